@@ -1,0 +1,73 @@
+#include "ir/tensor.h"
+
+#include <cstring>
+#include <sstream>
+
+namespace ios {
+
+int64_t NumElements(const Dims& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+std::string DimsToString(const Dims& dims) {
+  std::ostringstream out;
+  out << "[";
+  for (size_t i = 0; i < dims.size(); ++i) out << (i ? "," : "") << dims[i];
+  out << "]";
+  return out.str();
+}
+
+Dims RowMajorStrides(const Dims& dims) {
+  Dims strides(dims.size(), 1);
+  for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * dims[i + 1];
+  return strides;
+}
+
+Tensor::Tensor(DType dtype, Dims dims)
+    : dtype_(dtype),
+      dims_(std::move(dims)),
+      bytes_(static_cast<size_t>(NumElements(dims_)) * DTypeSize(dtype), 0) {}
+
+int64_t Tensor::IntAt(int64_t i) const {
+  switch (dtype_) {
+    case DType::kInt64: return data<int64_t>()[i];
+    case DType::kInt32: return data<int32_t>()[i];
+    case DType::kInt8: return data<int8_t>()[i];
+    case DType::kUint8: return data<uint8_t>()[i];
+    case DType::kBool: return data<uint8_t>()[i] != 0;
+    case DType::kFloat32: return static_cast<int64_t>(data<float>()[i]);
+    case DType::kFloat64: return static_cast<int64_t>(data<double>()[i]);
+    default: return 0;
+  }
+}
+
+double Tensor::FloatAt(int64_t i) const {
+  switch (dtype_) {
+    case DType::kFloat32: return data<float>()[i];
+    case DType::kFloat64: return data<double>()[i];
+    default: return static_cast<double>(IntAt(i));
+  }
+}
+
+std::vector<int64_t> Tensor::ToInt64Vector() const {
+  std::vector<int64_t> out(static_cast<size_t>(num_elements()));
+  for (int64_t i = 0; i < num_elements(); ++i) out[i] = IntAt(i);
+  return out;
+}
+
+Tensor Tensor::FromInt64(const std::vector<int64_t>& values, Dims dims) {
+  Tensor t(DType::kInt64, std::move(dims));
+  std::memcpy(t.raw(), values.data(), t.num_bytes());
+  return t;
+}
+
+Tensor Tensor::FromFloat(const std::vector<float>& values, Dims dims) {
+  Tensor t(DType::kFloat32, std::move(dims));
+  std::memcpy(t.raw(), values.data(), t.num_bytes());
+  return t;
+}
+
+}  // namespace ios
