@@ -1,0 +1,267 @@
+#include "onnx/onnx_importer.h"
+
+#include <map>
+#include <set>
+
+#include <onnx/onnx_pb.h>
+
+#include "onnx/attribute_proto.h"
+#include "onnx/tensor_proto.h"
+#include "ops/op_registry.h"
+#include "util/file_util.h"
+
+namespace ios {
+namespace {
+
+bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model, const std::string& source) {
+  for (const auto& opset : model.opset_import()) {
+    if (!IsDefaultDomain(opset.domain())) continue;
+    int64_t version = opset.version();
+    if (version < kMinSupportedOpset || version > kMaxSupportedOpset) {
+      return InvalidInput(source + ": opset " + std::to_string(version) +
+                          " is outside the supported range " + std::to_string(kMinSupportedOpset) +
+                          ".." + std::to_string(kMaxSupportedOpset) +
+                          "; convert the model with onnx.version_converter");
+    }
+    return version;
+  }
+  return InvalidInput(source + ": the model imports no default-domain (ai.onnx) opset");
+}
+
+// A Constant node's value, from whichever of its attributes is set.
+StatusOr<Tensor> ConstantNodeValue(const onnx::NodeProto& node, const std::string& what) {
+  for (const auto& attr : node.attribute()) {
+    const std::string& name = attr.name();
+    if (name == "value") return TensorFromProto(attr.t(), what);
+    if (name == "value_float") return Tensor::FromFloat({attr.f()}, {});
+    if (name == "value_floats")
+      return Tensor::FromFloat(std::vector<float>(attr.floats().begin(), attr.floats().end()),
+                               {attr.floats_size()});
+    if (name == "value_int") return Tensor::FromInt64({attr.i()}, {});
+    if (name == "value_ints")
+      return Tensor::FromInt64(std::vector<int64_t>(attr.ints().begin(), attr.ints().end()),
+                               {attr.ints_size()});
+  }
+  return Unsupported(what + ": Constant with a sparse or string value is not supported");
+}
+
+class Importer {
+ public:
+  Importer(const onnx::ModelProto& model, std::string source, const ImportOptions& options)
+      : model_(model), source_(std::move(source)), options_(options) {}
+
+  StatusOr<Graph> Run() {
+    graph_.source_path = source_;
+    graph_.name = model_.graph().name();
+    IOS_ASSIGN_OR_RETURN(graph_.opset, DefaultOpset(model_, source_));
+    IOS_RETURN_IF_ERROR(ImportInitializers());
+    IOS_RETURN_IF_ERROR(ImportInputs());
+    IOS_RETURN_IF_ERROR(CheckOpsSupported());
+    IOS_RETURN_IF_ERROR(ImportNodes());
+    IOS_RETURN_IF_ERROR(ImportOutputs());
+    graph_.RebuildUses();
+    IOS_RETURN_IF_ERROR(graph_.TopologicalOrder().status().WithContext(source_));
+    return std::move(graph_);
+  }
+
+ private:
+  std::string NodeWhat(const onnx::NodeProto& node, int index) const {
+    return source_ + ": node '" + NodeName(node, index) + "' (" + node.op_type() + ", opset " +
+           std::to_string(graph_.opset) + ")";
+  }
+  static std::string NodeName(const onnx::NodeProto& node, int index) {
+    return node.name().empty() ? "#" + std::to_string(index) : node.name();
+  }
+
+  Status DefineValue(Value value) {
+    if (by_name_.count(value.name)) {
+      return InvalidInput(source_ + ": tensor '" + value.name + "' is defined more than once");
+    }
+    std::string name = value.name;
+    by_name_[name] = graph_.AddValue(std::move(value));
+    return Status::Ok();
+  }
+
+  Status ImportInitializers() {
+    for (const auto& init : model_.graph().initializer()) {
+      IOS_ASSIGN_OR_RETURN(Tensor tensor,
+                           TensorFromProto(init, source_ + ": initializer '" + init.name() + "'"));
+      Value value;
+      value.name = init.name();
+      value.dtype = tensor.dtype();
+      value.dims = tensor.dims();
+      value.has_shape = true;
+      value.constant = std::move(tensor);
+      IOS_RETURN_IF_ERROR(DefineValue(std::move(value)));
+    }
+    return Status::Ok();
+  }
+
+  Status ImportInputs() {
+    for (const auto& input : model_.graph().input()) {
+      if (by_name_.count(input.name())) continue;  // IR < 4 lists initializers as inputs too
+      const std::string what = source_ + ": input '" + input.name() + "'";
+      if (!input.type().has_tensor_type()) return Unsupported(what + " is not a tensor");
+      const auto& tensor_type = input.type().tensor_type();
+      Value value;
+      value.name = input.name();
+      value.dtype = DTypeFromOnnx(tensor_type.elem_type());
+      if (value.dtype == DType::kUndefined) {
+        return Unsupported(what + " has element type " + std::to_string(tensor_type.elem_type()) +
+                           ", which ios does not support");
+      }
+      if (!tensor_type.has_shape()) return InvalidInput(what + " has no shape");
+      const auto& dims = tensor_type.shape().dim();
+      for (int d = 0; d < dims.size(); ++d) {
+        if (d == 0) {
+          value.dims.push_back(options_.batch);  // --batch fixes it, symbolic or not
+          continue;
+        }
+        if (!dims[d].has_dim_value()) {
+          std::string label = dims[d].has_dim_param() ? " ('" + dims[d].dim_param() + "')" : "";
+          return InvalidInput(what + ": dimension " + std::to_string(d) + label +
+                              " is unknown; only dimension 0, the batch, may be symbolic");
+        }
+        if (dims[d].dim_value() <= 0) {
+          return InvalidInput(what + ": dimension " + std::to_string(d) + " is " +
+                              std::to_string(dims[d].dim_value()) + "; dimensions must be positive");
+        }
+        value.dims.push_back(dims[d].dim_value());
+      }
+      value.has_shape = true;
+      ValueId id = static_cast<ValueId>(graph_.values.size());
+      IOS_RETURN_IF_ERROR(DefineValue(std::move(value)));
+      graph_.inputs.push_back(id);
+    }
+    return Status::Ok();
+  }
+
+  // Lists every unsupported node at once, so that a user sees the whole gap in one run.
+  Status CheckOpsSupported() const {
+    std::string unsupported;
+    int count = 0;
+    const auto& nodes = model_.graph().node();
+    for (int i = 0; i < nodes.size(); ++i) {
+      const auto& node = nodes[i];
+      bool known = IsDefaultDomain(node.domain()) &&
+                   (node.op_type() == "Constant" || OpRegistry::Global().Find(node.op_type()));
+      if (known) continue;
+      ++count;
+      unsupported += "\n  node '" + NodeName(node, i) + "': " +
+                     (IsDefaultDomain(node.domain()) ? "" : node.domain() + "::") + node.op_type() +
+                     " (opset " + std::to_string(graph_.opset) + ")";
+    }
+    if (count == 0) return Status::Ok();
+    return Unsupported(source_ + ": " + std::to_string(count) + " node(s) use ops that ios does not "
+                       "support:" + unsupported);
+  }
+
+  Status ImportNodes() {
+    const auto& nodes = model_.graph().node();
+    // First define every node output so that inputs can refer to nodes listed later (ONNX
+    // requires topological order, but files in the wild do not always keep it).
+    std::vector<std::vector<ValueId>> outputs(nodes.size());
+    for (int i = 0; i < nodes.size(); ++i) {
+      const auto& node = nodes[i];
+      if (node.op_type() == "Constant") {
+        if (node.output_size() != 1) return InvalidInput(NodeWhat(node, i) + ": needs 1 output");
+        IOS_ASSIGN_OR_RETURN(Tensor tensor, ConstantNodeValue(node, NodeWhat(node, i)));
+        Value value;
+        value.name = node.output(0);
+        value.dtype = tensor.dtype();
+        value.dims = tensor.dims();
+        value.has_shape = true;
+        value.constant = std::move(tensor);
+        IOS_RETURN_IF_ERROR(DefineValue(std::move(value)).WithContext(NodeWhat(node, i)));
+        continue;
+      }
+      for (const std::string& name : node.output()) {
+        if (name.empty()) {
+          outputs[i].push_back(kNoValue);
+          continue;
+        }
+        outputs[i].push_back(static_cast<ValueId>(graph_.values.size()));
+        Value value;
+        value.name = name;
+        IOS_RETURN_IF_ERROR(DefineValue(std::move(value)).WithContext(NodeWhat(node, i)));
+      }
+    }
+    std::string dangling;
+    for (int i = 0; i < nodes.size(); ++i) {
+      const auto& proto = nodes[i];
+      if (proto.op_type() == "Constant") continue;
+      Node node;
+      node.name = NodeName(proto, i);
+      node.op_type = proto.op_type();
+      node.opset = graph_.opset;
+      node.outputs = outputs[i];
+      for (const std::string& name : proto.input()) {
+        if (name.empty()) {
+          node.inputs.push_back(kNoValue);
+          continue;
+        }
+        auto it = by_name_.find(name);
+        if (it == by_name_.end()) {
+          dangling += "\n  " + NodeWhat(proto, i) + " reads '" + name + "'";
+          continue;
+        }
+        node.inputs.push_back(it->second);
+      }
+      for (const auto& attr : proto.attribute()) {
+        IOS_ASSIGN_OR_RETURN(AttributeValue value, AttributeFromProto(attr, NodeWhat(proto, i)));
+        node.attrs.Set(attr.name(), std::move(value));
+      }
+      graph_.AddNode(std::move(node));
+    }
+    if (!dangling.empty()) {
+      return InvalidInput(source_ + ": inputs that no node, initializer or graph input produces "
+                          "(a dangling input or a missing initializer):" + dangling);
+    }
+    return Status::Ok();
+  }
+
+  Status ImportOutputs() {
+    for (const auto& output : model_.graph().output()) {
+      auto it = by_name_.find(output.name());
+      if (it == by_name_.end()) {
+        return InvalidInput(source_ + ": graph output '" + output.name() +
+                            "' is not produced by any node");
+      }
+      graph_.outputs.push_back(it->second);
+    }
+    if (graph_.outputs.empty()) return InvalidInput(source_ + ": the graph has no outputs");
+    return Status::Ok();
+  }
+
+  const onnx::ModelProto& model_;
+  std::string source_;
+  ImportOptions options_;
+  Graph graph_;
+  std::map<std::string, ValueId> by_name_;
+};
+
+}  // namespace
+
+StatusOr<Graph> ImportOnnxBytes(const std::string& bytes, const std::string& source,
+                                const ImportOptions& options) {
+  if (options.batch <= 0) {
+    return InvalidInput("the batch size must be positive, got " + std::to_string(options.batch));
+  }
+  onnx::ModelProto model;
+  // Random bytes sometimes parse as a protobuf; an ONNX model also needs a graph with nodes.
+  if (bytes.empty() || !model.ParseFromString(bytes) || !model.has_graph() ||
+      model.graph().node_size() == 0 || model.ir_version() <= 0) {
+    return InvalidInput(source + ": not a valid ONNX model (the file is truncated, corrupted or "
+                        "not ONNX)");
+  }
+  return Importer(model, source, options).Run();
+}
+
+StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
+  IOS_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
+  return ImportOnnxBytes(bytes, path, options);
+}
+
+}  // namespace ios

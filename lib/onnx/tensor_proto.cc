@@ -1,0 +1,91 @@
+#include "onnx/tensor_proto.h"
+
+#include <cstring>
+
+#include "util/file_util.h"
+
+namespace ios {
+namespace {
+
+template <typename Dst, typename Field>
+void CopyTypedField(const Field& field, Tensor& tensor) {
+  Dst* dst = tensor.data<Dst>();
+  for (int i = 0; i < field.size(); ++i) dst[i] = static_cast<Dst>(field.Get(i));
+}
+
+}  // namespace
+
+StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, const std::string& what) {
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    return Unsupported(what + ": external tensor data is not supported; re-save the model with "
+                              "onnx.save(model, path, save_as_external_data=False)");
+  }
+  DType dtype = DTypeFromOnnx(proto.data_type());
+  if (dtype == DType::kUndefined) {
+    return Unsupported(what + ": tensor element type " + std::to_string(proto.data_type()) +
+                       " is not supported");
+  }
+  Dims dims(proto.dims().begin(), proto.dims().end());
+  for (int64_t d : dims) {
+    if (d < 0) return InvalidInput(what + ": negative dimension in " + DimsToString(dims));
+  }
+  Tensor tensor(dtype, dims);
+  const size_t expected = tensor.num_bytes();
+  const int64_t count = tensor.num_elements();
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != expected) {
+      return InvalidInput(what + ": has " + std::to_string(proto.raw_data().size()) +
+                          " bytes of data, expected " + std::to_string(expected) + " for " +
+                          DTypeName(dtype) + DimsToString(dims));
+    }
+    if (expected > 0) std::memcpy(tensor.raw(), proto.raw_data().data(), expected);
+    return tensor;
+  }
+  int64_t stored = 0;
+  switch (dtype) {
+    case DType::kFloat32: stored = proto.float_data_size(); break;
+    case DType::kFloat64: stored = proto.double_data_size(); break;
+    case DType::kInt64: stored = proto.int64_data_size(); break;
+    default: stored = proto.int32_data_size(); break;  // int32, int8, uint8, bool, float16 bits
+  }
+  if (stored != count) {
+    return InvalidInput(what + ": has " + std::to_string(stored) + " elements, expected " +
+                        std::to_string(count) + " for " + DTypeName(dtype) + DimsToString(dims));
+  }
+  switch (dtype) {
+    case DType::kFloat32: CopyTypedField<float>(proto.float_data(), tensor); break;
+    case DType::kFloat64: CopyTypedField<double>(proto.double_data(), tensor); break;
+    case DType::kInt64: CopyTypedField<int64_t>(proto.int64_data(), tensor); break;
+    case DType::kInt32: CopyTypedField<int32_t>(proto.int32_data(), tensor); break;
+    case DType::kInt8: CopyTypedField<int8_t>(proto.int32_data(), tensor); break;
+    case DType::kUint8: CopyTypedField<uint8_t>(proto.int32_data(), tensor); break;
+    case DType::kBool: CopyTypedField<uint8_t>(proto.int32_data(), tensor); break;
+    case DType::kFloat16: CopyTypedField<uint16_t>(proto.int32_data(), tensor); break;
+    case DType::kUndefined: break;
+  }
+  return tensor;
+}
+
+onnx::TensorProto TensorToProto(const Tensor& tensor, const std::string& name) {
+  onnx::TensorProto proto;
+  proto.set_name(name);
+  proto.set_data_type(static_cast<int32_t>(tensor.dtype()));
+  for (int64_t d : tensor.dims()) proto.add_dims(d);
+  proto.set_raw_data(tensor.raw(), tensor.num_bytes());
+  return proto;
+}
+
+StatusOr<Tensor> ReadTensorFile(const std::string& path) {
+  IOS_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
+  onnx::TensorProto proto;
+  if (!proto.ParseFromString(bytes)) {
+    return InvalidInput(path + ": not an ONNX TensorProto file (truncated or corrupted)");
+  }
+  return TensorFromProto(proto, path);
+}
+
+Status WriteTensorFile(const Tensor& tensor, const std::string& name, const std::string& path) {
+  return WriteFileAtomically(path, TensorToProto(tensor, name).SerializeAsString());
+}
+
+}  // namespace ios

@@ -1,0 +1,43 @@
+#include "passes/canonicalize.h"
+
+#include "ops/op_registry.h"
+#include "passes/eliminate_identity.h"
+#include "passes/fold_batchnorm.h"
+#include "passes/fuse_activation.h"
+#include "passes/infer_and_fold.h"
+
+namespace ios {
+namespace {
+
+// Plain shape inference over the whole graph, without folding.
+Status InferAll(Graph& graph) {
+  IOS_ASSIGN_OR_RETURN(std::vector<NodeId> order, graph.TopologicalOrder());
+  for (NodeId id : order) IOS_RETURN_IF_ERROR(InferNode(graph, id));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, CanonicalizeStats* stats) {
+  CanonicalizeStats local;
+  local.nodes_before = static_cast<int>(graph.nodes.size());
+  if (options.fold_constants) {
+    FoldStats fold;
+    IOS_RETURN_IF_ERROR(InferShapesAndFoldConstants(graph, &fold));
+    local.constants_folded = fold.nodes_folded;
+  } else {
+    IOS_RETURN_IF_ERROR(InferAll(graph));
+  }
+  if (options.eliminate_identities) local.identities_removed = EliminateIdentities(graph);
+  if (options.fold_batchnorm) {
+    IOS_ASSIGN_OR_RETURN(local.batchnorms_folded, FoldBatchNormIntoConv(graph));
+  }
+  if (options.fuse_activations) local.activations_fused = FuseConvActivations(graph);
+  graph.Compact();
+  IOS_RETURN_IF_ERROR(InferAll(graph));
+  local.nodes_after = static_cast<int>(graph.nodes.size());
+  if (stats) *stats = local;
+  return Status::Ok();
+}
+
+}  // namespace ios

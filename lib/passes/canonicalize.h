@@ -1,0 +1,32 @@
+// The canonicalisation pipeline that iosc runs after import, in order:
+//   1. shape inference with constant folding (shape subgraphs disappear),
+//   2. Identity / Dropout elimination,
+//   3. BatchNormalization folding into the preceding Conv,
+//   4. activation fusion into the preceding Conv,
+// then shape inference once more over the final graph.
+#pragma once
+
+#include "ir/graph.h"
+#include "util/status.h"
+
+namespace ios {
+
+struct CanonicalizeStats {
+  int nodes_before = 0;
+  int nodes_after = 0;
+  int constants_folded = 0;
+  int identities_removed = 0;
+  int batchnorms_folded = 0;
+  int activations_fused = 0;
+};
+
+struct CanonicalizeOptions {
+  bool fold_constants = true;
+  bool eliminate_identities = true;
+  bool fold_batchnorm = true;
+  bool fuse_activations = true;
+};
+
+Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, CanonicalizeStats* stats);
+
+}  // namespace ios

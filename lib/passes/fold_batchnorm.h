@@ -1,0 +1,14 @@
+// Folds an inference BatchNormalization into the Conv that feeds it:
+//   W'[o] = W[o] * s[o],  b'[o] = (b[o] - mean[o]) * s[o] + beta[o],  s = gamma / sqrt(var + eps).
+// Applies when the conv's output has no other reader and every parameter is constant.
+#pragma once
+
+#include "ir/graph.h"
+#include "util/status.h"
+
+namespace ios {
+
+// Returns the number of BatchNormalization nodes folded. Shapes must be inferred.
+StatusOr<int> FoldBatchNormIntoConv(Graph& graph);
+
+}  // namespace ios

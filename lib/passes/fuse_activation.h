@@ -1,0 +1,13 @@
+// Fuses an activation (Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu) into
+// the Conv before it, when the conv's output has no other reader. The result is recorded with
+// the attributes of ir/fused_activation.h.
+#pragma once
+
+#include "ir/graph.h"
+
+namespace ios {
+
+// Returns the number of activations fused. Shapes must be inferred.
+int FuseConvActivations(Graph& graph);
+
+}  // namespace ios

@@ -1,0 +1,44 @@
+#include "util/file_util.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace ios {
+
+StatusOr<std::string> ReadFileToString(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return IoError(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return IoError(path + ": read failed");
+  return buffer.str();
+}
+
+Status WriteFileAtomically(const std::string& path, const std::string& contents) {
+  // The temporary file sits next to the target so that rename() stays within one file system.
+  std::string temp = path + ".tmp." + std::to_string(::getpid());
+  FILE* file = std::fopen(temp.c_str(), "wb");
+  if (file == nullptr) return IoError(path + ": cannot write: " + std::strerror(errno));
+  bool ok = std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
+  ok = (std::fflush(file) == 0) && ok;
+  ok = (::fsync(::fileno(file)) == 0) && ok;
+  int saved_errno = errno;
+  ok = (std::fclose(file) == 0) && ok;
+  if (!ok) {
+    std::remove(temp.c_str());
+    return IoError(path + ": write failed: " + std::strerror(saved_errno));
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    saved_errno = errno;
+    std::remove(temp.c_str());
+    return IoError(path + ": cannot replace: " + std::strerror(saved_errno));
+  }
+  return Status::Ok();
+}
+
+}  // namespace ios

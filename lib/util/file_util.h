@@ -1,0 +1,14 @@
+// Reading whole files and writing them atomically (temporary file + rename), so that a failed
+// write never leaves a partial output or destroys an existing file.
+#pragma once
+
+#include <string>
+
+#include "util/status.h"
+
+namespace ios {
+
+StatusOr<std::string> ReadFileToString(const std::string& path);
+Status WriteFileAtomically(const std::string& path, const std::string& contents);
+
+}  // namespace ios
