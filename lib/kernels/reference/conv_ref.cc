@@ -1,0 +1,244 @@
+// Reference Conv and ConvTranspose: direct loops over N-d windows (1-D, 2-D and 3-D alike).
+#include <algorithm>
+
+#include "ir/fused_activation.h"
+#include "kernels/math/activation_math.h"
+#include "kernels/reference/reference_kernel_table.h"
+#include "kernels/reference/reference_util.h"
+
+namespace ios {
+namespace {
+
+// Checks the float32 X/W/B operands shared by Conv and ConvTranspose.
+Status CheckConvOperands(const Node& node, const Tensor& x, const Tensor& w, const Tensor* b,
+                         int64_t bias_size) {
+  const std::string label = NodeLabel(node);
+  if (x.dtype() != DType::kFloat32 || w.dtype() != DType::kFloat32 ||
+      (b != nullptr && b->dtype() != DType::kFloat32))
+    return Unsupported(label + "only float32 is supported, got " + DTypeName(x.dtype()));
+  if (x.rank() < 3)
+    return InvalidInput(label + "input must have rank >= 3 (N, C, spatial...), has " +
+                        DimsToString(x.dims()));
+  if (w.rank() != x.rank())
+    return InvalidInput(label + "weight " + DimsToString(w.dims()) +
+                        " must have the input's rank " + std::to_string(x.rank()));
+  if (b != nullptr && (b->rank() != 1 || b->dims()[0] != bias_size))
+    return InvalidInput(label + "bias " + DimsToString(b->dims()) + " must have shape [" +
+                        std::to_string(bias_size) + "]");
+  return Status::Ok();
+}
+
+// Offset of a spatial multi-index in a tensor laid out [N, C, spatial...].
+int64_t SpatialOffset(const Dims& index, const Dims& strides) {
+  int64_t offset = 0;
+  for (size_t d = 0; d < index.size(); ++d) offset += index[d] * strides[2 + d];
+  return offset;
+}
+
+// kernel_shape, when given, must agree with the weight.
+Status CheckKernelShape(const Node& node, const Dims& kernel) {
+  IOS_ASSIGN_OR_RETURN(Dims kernel_attr, node.attrs.GetInts("kernel_shape", kernel));
+  if (kernel_attr != kernel)
+    return InvalidInput(NodeLabel(node) + "kernel_shape " + DimsToString(kernel_attr) +
+                        " disagrees with the weight's spatial shape " + DimsToString(kernel));
+  return Status::Ok();
+}
+
+// Y = act(conv(X, W) + B). X [N, C, in...], W [M, C/group, k...], B [M].
+Status ConvKernel(const Node& node, const std::vector<const Tensor*>& inputs,
+                  std::vector<Tensor>* outputs) {
+  IOS_RETURN_IF_ERROR(RequireInput(node, inputs, 0));
+  IOS_RETURN_IF_ERROR(RequireInput(node, inputs, 1));
+  IOS_RETURN_IF_ERROR(RequireOutputs(node, outputs, 1));
+  const Tensor& x = *inputs[0];
+  const Tensor& w = *inputs[1];
+  const Tensor* b = OptionalInput(inputs, 2);
+  const std::string label = NodeLabel(node);
+  if (w.rank() < 1) return InvalidInput(label + "weight must not be a scalar");
+  const int64_t out_channels = w.dims()[0];
+  IOS_RETURN_IF_ERROR(CheckConvOperands(node, x, w, b, out_channels));
+
+  IOS_ASSIGN_OR_RETURN(int64_t group, node.attrs.GetInt("group", 1));
+  const int64_t batch = x.dims()[0];
+  const int64_t in_channels = x.dims()[1];
+  const int64_t group_in_channels = w.dims()[1];
+  if (group < 1 || in_channels != group_in_channels * group || out_channels % group != 0)
+    return InvalidInput(label + "input channels " + std::to_string(in_channels) + ", weight " +
+                        DimsToString(w.dims()) + " and group " + std::to_string(group) +
+                        " do not match");
+  const int64_t group_out_channels = out_channels / group;
+
+  const Dims in_spatial(x.dims().begin() + 2, x.dims().end());
+  const Dims kernel(w.dims().begin() + 2, w.dims().end());
+  IOS_RETURN_IF_ERROR(CheckKernelShape(node, kernel));
+  IOS_ASSIGN_OR_RETURN(WindowGeometry geo,
+                       ComputeWindowGeometry(node, in_spatial, kernel, /*ceil_mode=*/false));
+  const Activation act = GetFusedActivation(node.attrs);
+
+  Dims out_dims = {batch, out_channels};
+  out_dims.insert(out_dims.end(), geo.output.begin(), geo.output.end());
+  Tensor y(DType::kFloat32, out_dims);
+
+  const size_t n_spatial = in_spatial.size();
+  const Dims x_strides = RowMajorStrides(x.dims());
+  const Dims w_strides = RowMajorStrides(w.dims());
+  const Dims y_strides = RowMajorStrides(out_dims);
+  const float* xd = x.data<float>();
+  const float* wd = w.data<float>();
+  float* yd = y.data<float>();
+
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t m = 0; m < out_channels; ++m) {
+      const int64_t g = m / group_out_channels;
+      ForEachIndex(geo.output, [&](const Dims& o) {
+        double acc = b != nullptr ? b->data<float>()[m] : 0.0;
+        for (int64_t c = 0; c < group_in_channels; ++c) {
+          const int64_t ic = g * group_in_channels + c;
+          ForEachIndex(kernel, [&](const Dims& k) {
+            int64_t x_offset = n * x_strides[0] + ic * x_strides[1];
+            int64_t w_offset = m * w_strides[0] + c * w_strides[1];
+            for (size_t d = 0; d < n_spatial; ++d) {
+              int64_t pos = o[d] * geo.strides[d] - geo.pads_begin[d] + k[d] * geo.dilations[d];
+              if (pos < 0 || pos >= in_spatial[d]) return;  // padding contributes zero
+              x_offset += pos * x_strides[2 + d];
+              w_offset += k[d] * w_strides[2 + d];
+            }
+            acc += static_cast<double>(xd[x_offset]) * static_cast<double>(wd[w_offset]);
+          });
+        }
+        int64_t y_offset = n * y_strides[0] + m * y_strides[1];
+        for (size_t d = 0; d < n_spatial; ++d) y_offset += o[d] * y_strides[2 + d];
+        yd[y_offset] = ApplyActivation(act, static_cast<float>(acc));
+      });
+    }
+  }
+  (*outputs)[0] = std::move(y);
+  return Status::Ok();
+}
+
+// Y = convtranspose(X, W) + B. X [N, C, in...], W [C, M/group, k...], B [M]. Each input element
+// scatters x * W into the output window it maps to.
+Status ConvTransposeKernel(const Node& node, const std::vector<const Tensor*>& inputs,
+                           std::vector<Tensor>* outputs) {
+  IOS_RETURN_IF_ERROR(RequireInput(node, inputs, 0));
+  IOS_RETURN_IF_ERROR(RequireInput(node, inputs, 1));
+  IOS_RETURN_IF_ERROR(RequireOutputs(node, outputs, 1));
+  const Tensor& x = *inputs[0];
+  const Tensor& w = *inputs[1];
+  const Tensor* b = OptionalInput(inputs, 2);
+  const std::string label = NodeLabel(node);
+  if (w.rank() < 2) return InvalidInput(label + "weight must have rank >= 2");
+
+  IOS_ASSIGN_OR_RETURN(int64_t group, node.attrs.GetInt("group", 1));
+  if (group < 1) return InvalidInput(label + "group must be positive");
+  const int64_t out_channels = w.dims()[1] * group;
+  IOS_RETURN_IF_ERROR(CheckConvOperands(node, x, w, b, out_channels));
+  const int64_t batch = x.dims()[0];
+  const int64_t in_channels = x.dims()[1];
+  if (w.dims()[0] != in_channels || in_channels % group != 0)
+    return InvalidInput(label + "input channels " + std::to_string(in_channels) + ", weight " +
+                        DimsToString(w.dims()) + " and group " + std::to_string(group) +
+                        " do not match");
+  const int64_t group_in_channels = in_channels / group;
+  const int64_t group_out_channels = w.dims()[1];
+
+  const Dims in_spatial(x.dims().begin() + 2, x.dims().end());
+  const Dims kernel(w.dims().begin() + 2, w.dims().end());
+  const size_t n = in_spatial.size();
+  IOS_RETURN_IF_ERROR(CheckKernelShape(node, kernel));
+  IOS_ASSIGN_OR_RETURN(Dims strides, node.attrs.GetInts("strides", Dims(n, 1)));
+  IOS_ASSIGN_OR_RETURN(Dims dilations, node.attrs.GetInts("dilations", Dims(n, 1)));
+  IOS_ASSIGN_OR_RETURN(Dims output_padding, node.attrs.GetInts("output_padding", Dims(n, 0)));
+  IOS_ASSIGN_OR_RETURN(Dims pads, node.attrs.GetInts("pads", Dims(2 * n, 0)));
+  IOS_ASSIGN_OR_RETURN(Dims output_shape, node.attrs.GetInts("output_shape", Dims()));
+  IOS_ASSIGN_OR_RETURN(std::string auto_pad, node.attrs.GetString("auto_pad", "NOTSET"));
+  if (strides.size() != n || dilations.size() != n || output_padding.size() != n ||
+      pads.size() != 2 * n)
+    return InvalidInput(label + "strides, dilations, output_padding or pads has the wrong length");
+  // output_shape may be given for the spatial dimensions only or with N and C in front.
+  if (output_shape.size() == n + 2)
+    output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
+  if (!output_shape.empty() && output_shape.size() != n)
+    return InvalidInput(label + "output_shape has the wrong length");
+  if (auto_pad.empty()) auto_pad = "NOTSET";
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
+      auto_pad != "SAME_LOWER")
+    return InvalidInput(label + "unknown auto_pad '" + auto_pad + "'");
+
+  Dims pads_begin(pads.begin(), pads.begin() + n);
+  Dims out_spatial(n);
+  for (size_t d = 0; d < n; ++d) {
+    if (strides[d] < 1 || dilations[d] < 1)
+      return InvalidInput(label + "strides and dilations must be positive");
+    const int64_t full =
+        strides[d] * (in_spatial[d] - 1) + output_padding[d] + (kernel[d] - 1) * dilations[d] + 1;
+    const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
+    if (!output_shape.empty() || same) {
+      // ONNX: total padding from the requested output size, split as SAME_UPPER says (extra
+      // at the end) or otherwise (extra at the beginning). The total is negative when the
+      // requested output is larger than the full result; the halves then round down as in
+      // ONNX's Python reference, so the extra (zero) rows go at the end.
+      out_spatial[d] = !output_shape.empty() ? output_shape[d] : in_spatial[d] * strides[d];
+      const int64_t total = full - out_spatial[d];
+      const int64_t half = FloorDiv(total, 2);
+      pads_begin[d] = auto_pad == "SAME_UPPER" ? half : total - half;
+    } else if (auto_pad == "VALID") {
+      out_spatial[d] = full;
+      pads_begin[d] = 0;
+    } else {
+      out_spatial[d] = full - pads[d] - pads[n + d];
+    }
+    if (out_spatial[d] < 0) return InvalidInput(label + "negative output size");
+  }
+
+  Dims out_dims = {batch, out_channels};
+  out_dims.insert(out_dims.end(), out_spatial.begin(), out_spatial.end());
+  std::vector<double> acc(static_cast<size_t>(NumElements(out_dims)), 0.0);
+  const Dims x_strides = RowMajorStrides(x.dims());
+  const Dims w_strides = RowMajorStrides(w.dims());
+  const Dims y_strides = RowMajorStrides(out_dims);
+  const float* xd = x.data<float>();
+  const float* wd = w.data<float>();
+
+  for (int64_t nb = 0; nb < batch; ++nb) {
+    for (int64_t c = 0; c < in_channels; ++c) {
+      const int64_t g = c / group_in_channels;
+      ForEachIndex(in_spatial, [&](const Dims& i) {
+        const double xv = xd[nb * x_strides[0] + c * x_strides[1] + SpatialOffset(i, x_strides)];
+        for (int64_t mo = 0; mo < group_out_channels; ++mo) {
+          const int64_t m = g * group_out_channels + mo;
+          ForEachIndex(kernel, [&](const Dims& k) {
+            int64_t y_offset = nb * y_strides[0] + m * y_strides[1];
+            for (size_t d = 0; d < n; ++d) {
+              int64_t pos = i[d] * strides[d] - pads_begin[d] + k[d] * dilations[d];
+              if (pos < 0 || pos >= out_spatial[d]) return;  // cropped by the padding
+              y_offset += pos * y_strides[2 + d];
+            }
+            const int64_t w_offset =
+                c * w_strides[0] + mo * w_strides[1] + SpatialOffset(k, w_strides);
+            acc[y_offset] += xv * static_cast<double>(wd[w_offset]);
+          });
+        }
+      });
+    }
+  }
+
+  Tensor y(DType::kFloat32, out_dims);
+  float* yd = y.data<float>();
+  const int64_t spatial_size = NumElements(out_spatial);
+  for (int64_t i = 0; i < y.num_elements(); ++i) {
+    const int64_t m = (i / spatial_size) % out_channels;
+    yd[i] = static_cast<float>(acc[i] + (b != nullptr ? b->data<float>()[m] : 0.f));
+  }
+  (*outputs)[0] = std::move(y);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddConvReferenceKernels(ReferenceKernelTable& table) {
+  table["Conv"] = ConvKernel;
+  table["ConvTranspose"] = ConvTransposeKernel;
+}
+
+}  // namespace ios

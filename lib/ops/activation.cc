@@ -1,0 +1,93 @@
+// Activations and the unary math ops that exporters put in shape chains: the output has the
+// input's type, and the cost is one op per element.
+#include <string>
+#include <vector>
+
+#include "ops/op_registry.h"
+#include "ops/op_util.h"
+
+namespace ios {
+namespace {
+
+// An infer function for a unary op whose float attributes `float_attrs` must, when present,
+// be floats.
+InferFn UnaryInfer(std::vector<std::string> float_attrs) {
+  return [float_attrs](const Node& node, const std::vector<InferInput>& inputs,
+                       std::vector<TensorType>* outputs) {
+    for (const std::string& name : float_attrs) {
+      IOS_RETURN_IF_ERROR(node.attrs.GetFloat(name, 0.f).status());
+    }
+    (*outputs)[0] = inputs[0].type;
+    return Status::Ok();
+  };
+}
+
+Status InferNot(const Node& node, const std::vector<InferInput>& inputs,
+                std::vector<TensorType>* outputs) {
+  if (inputs[0].type.dtype != DType::kBool) {
+    return InvalidInput("input has type " + DTypeName(inputs[0].type.dtype) + "; Not takes bool");
+  }
+  (*outputs)[0] = inputs[0].type;
+  return Status::Ok();
+}
+
+// Clip's bounds: attributes before opset 11, optional scalar inputs 1 (min) and 2 (max) since.
+Status InferClip(const Node& node, const std::vector<InferInput>& inputs,
+                 std::vector<TensorType>* outputs) {
+  if (node.opset < 11) {
+    if (OptionalInput(inputs, 1) != nullptr || OptionalInput(inputs, 2) != nullptr) {
+      return InvalidInput("min/max are inputs only from opset 11; opset " +
+                          std::to_string(node.opset) + " takes attributes 'min' and 'max'");
+    }
+    IOS_RETURN_IF_ERROR(node.attrs.GetFloat("min", 0.f).status());
+    IOS_RETURN_IF_ERROR(node.attrs.GetFloat("max", 0.f).status());
+  } else {
+    if (node.attrs.Has("min") || node.attrs.Has("max")) {
+      return InvalidInput(
+          "min/max are inputs from opset 11, not attributes (this node uses "
+          "opset " +
+          std::to_string(node.opset) + ")");
+    }
+    const char* names[] = {"", "min", "max"};
+    for (size_t i = 1; i < 3; ++i) {
+      const InferInput* bound = OptionalInput(inputs, i);
+      if (bound == nullptr) continue;
+      if (bound->constant == nullptr) return NonConstantInput(names[i]);
+      if (bound->constant->num_elements() != 1) {
+        return InvalidInput("input '" + std::string(names[i]) + "' has shape " +
+                            DimsToString(bound->type.dims) + "; it must be a scalar");
+      }
+      if (bound->type.dtype != inputs[0].type.dtype) {
+        return InvalidInput("input '" + std::string(names[i]) + "' has type " +
+                            DTypeName(bound->type.dtype) + " but the input has type " +
+                            DTypeName(inputs[0].type.dtype));
+      }
+    }
+  }
+  (*outputs)[0] = inputs[0].type;
+  return Status::Ok();
+}
+
+}  // namespace
+
+void RegisterActivationOps(OpRegistry& registry) {
+  const CostFn one_per_element = MakeElementwiseCost(1);
+  auto unary = [&](const char* op_type, std::vector<std::string> float_attrs) {
+    RegisterOp(registry,
+               OpSchema{op_type, 1, 1, 1, 1, UnaryInfer(std::move(float_attrs)), one_per_element});
+  };
+  unary("Relu", {});
+  unary("LeakyRelu", {"alpha"});
+  unary("Sigmoid", {});
+  unary("Tanh", {});
+  unary("HardSigmoid", {"alpha", "beta"});
+  unary("HardSwish", {});
+  unary("Elu", {"alpha"});
+  for (const char* op_type : {"Neg", "Abs", "Sqrt", "Exp", "Log", "Floor", "Ceil", "Reciprocal"}) {
+    unary(op_type, {});
+  }
+  RegisterOp(registry, OpSchema{"Not", 1, 1, 1, 1, InferNot, one_per_element});
+  RegisterOp(registry, OpSchema{"Clip", 1, 3, 1, 1, InferClip, one_per_element});
+}
+
+}  // namespace ios

@@ -1,0 +1,194 @@
+// Conv and ConvTranspose: attribute checks, output shapes and cost.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "ir/fused_activation.h"
+#include "ops/op_registry.h"
+#include "ops/op_util.h"
+
+namespace ios {
+namespace {
+
+// Checks X/W ranks and the optional kernel_shape attribute; returns W's spatial dims.
+StatusOr<std::vector<int64_t>> ReadKernel(const Node& node, const Dims& x, const Dims& w) {
+  if (x.size() < 3) {
+    return InvalidInput("input X has shape " + DimsToString(x) +
+                        "; expected at least 3 dims (N, C, spatial...)");
+  }
+  if (w.size() != x.size()) {
+    return InvalidInput("weights W have shape " + DimsToString(w) + " (rank " +
+                        std::to_string(w.size()) + ") but input X has rank " +
+                        std::to_string(x.size()));
+  }
+  std::vector<int64_t> kernel(w.begin() + 2, w.end());
+  if (node.attrs.Has("kernel_shape")) {
+    IOS_ASSIGN_OR_RETURN(std::vector<int64_t> attr, node.attrs.GetInts("kernel_shape", {}));
+    if (attr != kernel) {
+      return InvalidInput("attribute 'kernel_shape' " + DimsToString(attr) +
+                          " does not match the weights' spatial dims " + DimsToString(kernel));
+    }
+  }
+  return kernel;
+}
+
+StatusOr<int64_t> ReadGroup(const Node& node) {
+  IOS_ASSIGN_OR_RETURN(int64_t group, node.attrs.GetInt("group", 1));
+  if (group < 1) {
+    return InvalidInput("attribute 'group' is " + std::to_string(group) + "; must be >= 1");
+  }
+  return group;
+}
+
+Status CheckBias(const std::vector<InferInput>& inputs, int64_t out_channels) {
+  const InferInput* bias = OptionalInput(inputs, 2);
+  if (bias == nullptr) return Status::Ok();
+  if (bias->type.dims != Dims{out_channels}) {
+    return InvalidInput("bias B has shape " + DimsToString(bias->type.dims) + ", expected [" +
+                        std::to_string(out_channels) + "] (one per output channel)");
+  }
+  return Status::Ok();
+}
+
+Status InferConv(const Node& node, const std::vector<InferInput>& inputs,
+                 std::vector<TensorType>* outputs) {
+  const Dims& x = inputs[0].type.dims;
+  const Dims& w = inputs[1].type.dims;
+  IOS_RETURN_IF_ERROR(CheckSameDType({inputs[0], inputs[1]}));
+  IOS_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, ReadKernel(node, x, w));
+  IOS_ASSIGN_OR_RETURN(int64_t group, ReadGroup(node));
+  const int64_t in_channels = x[1];
+  const int64_t out_channels = w[0];
+  if (in_channels % group != 0 || out_channels % group != 0) {
+    return InvalidInput("group " + std::to_string(group) + " does not divide the input channels " +
+                        std::to_string(in_channels) + " and the output channels " +
+                        std::to_string(out_channels));
+  }
+  if (w[1] * group != in_channels) {
+    return InvalidInput("input X has " + std::to_string(in_channels) + " channels but weights W " +
+                        DimsToString(w) + " with group " + std::to_string(group) + " expect " +
+                        std::to_string(w[1] * group));
+  }
+  IOS_RETURN_IF_ERROR(CheckBias(inputs, out_channels));
+  IOS_ASSIGN_OR_RETURN(WindowParams params, ReadWindowParams(node, kernel));
+  IOS_ASSIGN_OR_RETURN(Dims spatial,
+                       WindowOutputDims(Dims(x.begin() + 2, x.end()), false, &params));
+  Dims out = {x[0], out_channels};
+  out.insert(out.end(), spatial.begin(), spatial.end());
+  (*outputs)[0] = TensorType{inputs[0].type.dtype, out};
+  return Status::Ok();
+}
+
+// 2·MACs for the convolution, one add per output for the bias and one op per output for a
+// fused activation (the same as the standalone activation op, so fusion keeps total FLOPs).
+OpCost ConvCost(const Node& node, const std::vector<TensorType>& inputs,
+                const std::vector<TensorType>& outputs) {
+  const Dims& w = inputs[1].dims;
+  const double out_elements = static_cast<double>(NumElements(outputs[0].dims));
+  // W is [M, C/group, k...]: every output element reads C/group · prod(k) weights.
+  const double macs_per_output = static_cast<double>(NumElements(Dims(w.begin() + 1, w.end())));
+  OpCost cost;
+  cost.flops = 2 * out_elements * macs_per_output;
+  if (inputs.size() > 2 && inputs[2].dtype != DType::kUndefined) cost.flops += out_elements;
+  if (GetFusedActivation(node.attrs).kind != ActivationKind::kNone) cost.flops += out_elements;
+  cost.bytes_moved = BytesMoved(inputs, outputs);
+  return cost;
+}
+
+// Spatial output size of ConvTranspose on one axis without output_shape.
+int64_t TransposedSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
+                       int64_t pad_begin, int64_t pad_end, int64_t output_padding) {
+  return stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1 - pad_begin - pad_end;
+}
+
+Status InferConvTranspose(const Node& node, const std::vector<InferInput>& inputs,
+                          std::vector<TensorType>* outputs) {
+  const Dims& x = inputs[0].type.dims;
+  const Dims& w = inputs[1].type.dims;
+  IOS_RETURN_IF_ERROR(CheckSameDType({inputs[0], inputs[1]}));
+  IOS_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, ReadKernel(node, x, w));
+  IOS_ASSIGN_OR_RETURN(int64_t group, ReadGroup(node));
+  // W is [C, M/group, k...].
+  if (w[0] != x[1]) {
+    return InvalidInput("input X has " + std::to_string(x[1]) + " channels but weights W " +
+                        DimsToString(w) + " expect " + std::to_string(w[0]) +
+                        " (ConvTranspose weights are [C, M/group, k...])");
+  }
+  if (x[1] % group != 0) {
+    return InvalidInput("group " + std::to_string(group) + " does not divide the input channels " +
+                        std::to_string(x[1]));
+  }
+  const int64_t out_channels = w[1] * group;
+  IOS_RETURN_IF_ERROR(CheckBias(inputs, out_channels));
+  IOS_ASSIGN_OR_RETURN(WindowParams params, ReadWindowParams(node, kernel));
+  const size_t n = kernel.size();
+  IOS_ASSIGN_OR_RETURN(std::vector<int64_t> output_padding,
+                       node.attrs.GetInts("output_padding", std::vector<int64_t>(n, 0)));
+  IOS_ASSIGN_OR_RETURN(std::vector<int64_t> output_shape, node.attrs.GetInts("output_shape", {}));
+  if (output_padding.size() != n) {
+    return InvalidInput("attribute 'output_padding' " + DimsToString(output_padding) + " has " +
+                        std::to_string(output_padding.size()) + " values, expected " +
+                        std::to_string(n));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    // onnxruntime enforces this bound; PyTorch exports satisfy it.
+    const int64_t limit = std::max(params.strides[i], params.dilations[i]);
+    if (output_padding[i] < 0 || output_padding[i] >= limit) {
+      return InvalidInput(
+          "output_padding[" + std::to_string(i) + "] is " + std::to_string(output_padding[i]) +
+          "; it must be >= 0 and less than max(stride, dilation) = " + std::to_string(limit));
+    }
+  }
+  // output_shape may list only the spatial dims or the whole shape; only the spatial part counts.
+  if (!output_shape.empty() && output_shape.size() != n && output_shape.size() != n + 2) {
+    return InvalidInput("attribute 'output_shape' " + DimsToString(output_shape) + " has " +
+                        std::to_string(output_shape.size()) + " values, expected " +
+                        std::to_string(n));
+  }
+  Dims out = {x[0], out_channels};
+  for (size_t i = 0; i < n; ++i) {
+    int64_t size;
+    if (!output_shape.empty()) {
+      size = output_shape[output_shape.size() - n + i];
+    } else if (params.auto_pad == "SAME_UPPER" || params.auto_pad == "SAME_LOWER") {
+      // As the ONNX spec and onnxruntime: in · stride, regardless of output_padding.
+      size = x[2 + i] * params.strides[i];
+    } else {
+      const bool valid = params.auto_pad == "VALID";
+      size = TransposedSize(x[2 + i], kernel[i], params.strides[i], params.dilations[i],
+                            valid ? 0 : params.pads[i], valid ? 0 : params.pads[i + n],
+                            output_padding[i]);
+    }
+    if (size < 1) {
+      return InvalidInput("spatial axis " + std::to_string(i) + " would have output size " +
+                          std::to_string(size) + " (pads " + DimsToString(params.pads) +
+                          " remove more than the transposed convolution produces)");
+    }
+    out.push_back(size);
+  }
+  (*outputs)[0] = TensorType{inputs[0].type.dtype, out};
+  return Status::Ok();
+}
+
+// Every input element scatters into (M/group)·prod(k) outputs: 2 FLOPs each, plus the bias.
+OpCost ConvTransposeCost(const Node& node, const std::vector<TensorType>& inputs,
+                         const std::vector<TensorType>& outputs) {
+  const Dims& w = inputs[1].dims;
+  const double in_elements = static_cast<double>(NumElements(inputs[0].dims));
+  const double out_elements = static_cast<double>(NumElements(outputs[0].dims));
+  OpCost cost;
+  cost.flops = 2 * in_elements * static_cast<double>(NumElements(Dims(w.begin() + 1, w.end())));
+  if (inputs.size() > 2 && inputs[2].dtype != DType::kUndefined) cost.flops += out_elements;
+  cost.bytes_moved = BytesMoved(inputs, outputs);
+  return cost;
+}
+
+}  // namespace
+
+void RegisterConvOps(OpRegistry& registry) {
+  RegisterOp(registry, OpSchema{"Conv", 2, 3, 1, 1, InferConv, ConvCost});
+  RegisterOp(registry,
+             OpSchema{"ConvTranspose", 2, 3, 1, 1, InferConvTranspose, ConvTransposeCost});
+}
+
+}  // namespace ios

@@ -1,0 +1,80 @@
+// Elementwise ops with numpy (multidirectional) broadcasting: arithmetic, variadic reductions
+// across inputs (Sum, Mean, Min, Max), comparisons and Where.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "ops/op_registry.h"
+#include "ops/op_util.h"
+
+namespace ios {
+namespace {
+
+enum class ResultType {
+  kSameAsInput,  // arithmetic: the (common) input type
+  kBool,         // comparisons
+};
+
+// Opset < 7 broadcast with an explicit `axis` aligns the second input at that axis rather than
+// at the right end, which is not numpy broadcasting.
+Status CheckLegacyBroadcast(const Node& node) {
+  if (node.opset < 7 && node.attrs.Has("axis")) {
+    return Unsupported("legacy broadcasting with attribute 'axis' (opset < 7) is not supported");
+  }
+  return Status::Ok();
+}
+
+// `same_dtype`: every input must share input 0's type (Pow's exponent may differ).
+InferFn BroadcastInfer(ResultType result, bool same_dtype) {
+  return [result, same_dtype](const Node& node, const std::vector<InferInput>& inputs,
+                              std::vector<TensorType>* outputs) {
+    IOS_RETURN_IF_ERROR(CheckLegacyBroadcast(node));
+    if (same_dtype) IOS_RETURN_IF_ERROR(CheckSameDType(inputs));
+    IOS_ASSIGN_OR_RETURN(Dims dims, BroadcastInputs(inputs));
+    const DType dtype = result == ResultType::kBool ? DType::kBool : inputs[0].type.dtype;
+    (*outputs)[0] = TensorType{dtype, dims};
+    return Status::Ok();
+  };
+}
+
+Status InferWhere(const Node& node, const std::vector<InferInput>& inputs,
+                  std::vector<TensorType>* outputs) {
+  if (inputs[0].type.dtype != DType::kBool) {
+    return InvalidInput("condition has type " + DTypeName(inputs[0].type.dtype) +
+                        "; Where needs bool");
+  }
+  IOS_RETURN_IF_ERROR(CheckSameDType({inputs[1], inputs[2]}));
+  IOS_ASSIGN_OR_RETURN(Dims dims, BroadcastInputs(inputs));
+  (*outputs)[0] = TensorType{inputs[1].type.dtype, dims};
+  return Status::Ok();
+}
+
+// n inputs combine with n - 1 ops per output element (at least one, for a single input).
+OpCost VariadicCost(const Node& node, const std::vector<TensorType>& inputs,
+                    const std::vector<TensorType>& outputs) {
+  const double ops = std::max<double>(1, static_cast<double>(inputs.size()) - 1);
+  return PerOutputElementCost(inputs, outputs, ops);
+}
+
+}  // namespace
+
+void RegisterElementwiseOps(OpRegistry& registry) {
+  const CostFn one_per_element = MakeElementwiseCost(1);
+  for (const char* op_type : {"Add", "Sub", "Mul", "Div"}) {
+    RegisterOp(registry, OpSchema{op_type, 2, 2, 1, 1,
+                                  BroadcastInfer(ResultType::kSameAsInput, true), one_per_element});
+  }
+  RegisterOp(registry, OpSchema{"Pow", 2, 2, 1, 1, BroadcastInfer(ResultType::kSameAsInput, false),
+                                one_per_element});
+  for (const char* op_type : {"Min", "Max", "Sum", "Mean"}) {
+    RegisterOp(registry, OpSchema{op_type, 1, -1, 1, 1,
+                                  BroadcastInfer(ResultType::kSameAsInput, true), VariadicCost});
+  }
+  for (const char* op_type : {"Equal", "Less", "Greater"}) {
+    RegisterOp(registry, OpSchema{op_type, 2, 2, 1, 1, BroadcastInfer(ResultType::kBool, true),
+                                  one_per_element});
+  }
+  RegisterOp(registry, OpSchema{"Where", 3, 3, 1, 1, InferWhere, one_per_element});
+}
+
+}  // namespace ios

@@ -1,0 +1,62 @@
+// BatchNormalization in inference mode: y = (x - mean) / sqrt(var + epsilon) · scale + B.
+#include <string>
+#include <vector>
+
+#include "ops/op_registry.h"
+#include "ops/op_util.h"
+
+namespace ios {
+namespace {
+
+constexpr const char* kBatchNormParamNames[] = {"X", "scale", "B", "input_mean", "input_var"};
+
+Status InferBatchNorm(const Node& node, const std::vector<InferInput>& inputs,
+                      std::vector<TensorType>* outputs) {
+  IOS_ASSIGN_OR_RETURN(int64_t training_mode, node.attrs.GetInt("training_mode", 0));
+  if (training_mode != 0) {
+    return Unsupported("training_mode=" + std::to_string(training_mode) +
+                       " is not supported: ios runs inference only and needs training_mode=0");
+  }
+  // The running mean/var outputs (opset < 14 and training_mode=1) exist only for training.
+  for (size_t i = 1; i < node.outputs.size(); ++i) {
+    if (node.outputs[i] != kNoValue) {
+      return Unsupported("output " + std::to_string(i) +
+                         " (a training statistic) is not supported: ios runs inference only "
+                         "and BatchNormalization must have a single output Y");
+    }
+  }
+  if (node.opset < 9) {
+    // Before opset 9, spatial=0 meant per-element statistics of shape [C, H, W].
+    IOS_ASSIGN_OR_RETURN(int64_t spatial, node.attrs.GetInt("spatial", 1));
+    if (spatial != 1) {
+      return Unsupported("spatial=" + std::to_string(spatial) +
+                         " is not supported; only spatial=1 (per-channel statistics)");
+    }
+  }
+  IOS_RETURN_IF_ERROR(node.attrs.GetFloat("epsilon", 1e-5f).status());
+  const Dims& x = inputs[0].type.dims;
+  if (x.size() < 2) {
+    return InvalidInput("input X has shape " + DimsToString(x) +
+                        "; expected at least 2 dims (N, C, ...)");
+  }
+  for (size_t i = 1; i < 5; ++i) {
+    if (inputs[i].type.dims != Dims{x[1]}) {
+      return InvalidInput("input '" + std::string(kBatchNormParamNames[i]) + "' has shape " +
+                          DimsToString(inputs[i].type.dims) + ", expected [" +
+                          std::to_string(x[1]) + "] (one value per channel of X)");
+    }
+  }
+  (*outputs)[0] = inputs[0].type;
+  return Status::Ok();
+}
+
+}  // namespace
+
+void RegisterNormalizationOps(OpRegistry& registry) {
+  // Up to 5 outputs so that a training-mode node gets a clear message rather than a count error.
+  // Cost: scale and shift fold into one multiply-add per element.
+  RegisterOp(registry,
+             OpSchema{"BatchNormalization", 5, 5, 1, 5, InferBatchNorm, MakeElementwiseCost(2)});
+}
+
+}  // namespace ios

@@ -1,0 +1,356 @@
+"""A small helper that builds the benchmark CNNs as ONNX graphs.
+
+Conventions (the C++ importer relies on them):
+
+* NCHW float32; one graph input "input" of shape [N, C, H, W] with a symbolic
+  batch dimension "N"; one graph output "output".
+* opset 17 of the default domain, ir_version 8.
+* Every Conv has a bias.  A conv with ``act="relu"`` is a Conv node followed by
+  a separate Relu node (as PyTorch's exporter emits it); ``act="identity"``
+  emits no activation node.
+* ``relu_conv`` = Relu -> Conv 1x1; ``relu_sep_conv`` = Relu -> depthwise Conv
+  k x k (group = channels) -> pointwise Conv 1x1; ``sep_conv`` is the same
+  without the Relu.  Every compound gets its own Relu node, so each Relu has
+  exactly one consumer.
+* Aggregations (``aggregate``): a list of terms; the tensors of a term are
+  added by one ``Sum`` node (only when the term has >= 2 tensors), and the
+  terms are concatenated by one ``Concat`` (axis 1) when there are >= 2 terms.
+
+Weights come from a seeded ``numpy.random.Generator`` with He scaling
+(std = sqrt(2 / fan_in)) and small random biases.  By default the builder also
+runs the network eagerly in numpy on one fixed random calibration image while
+it is being built and rescales every conv's weights by a scalar so that the
+conv's output has a root mean square close to 1 (data-dependent init in the
+style of LSUV).  This keeps the activations of deep, sum-heavy networks
+(NasNet, RandWire) at magnitude ~1 instead of growing by a constant factor
+per cell.  The scalar is rounded to a multiple of 1/8 in log2 so that tiny
+floating-point differences between BLAS builds almost never change a weight.
+"""
+
+import math
+import zlib
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+OPSET = 17
+IR_VERSION = 8
+
+
+def _pair(v):
+    if isinstance(v, (tuple, list)):
+        assert len(v) == 2
+        return int(v[0]), int(v[1])
+    return int(v), int(v)
+
+
+class Tensor:
+    """A value of the graph under construction: name, shape (C, H, W) for batch 1,
+    and (when calibrating) its numpy value for the calibration image."""
+
+    __slots__ = ("name", "shape", "value")
+
+    def __init__(self, name, shape, value=None):
+        self.name = name
+        self.shape = tuple(int(s) for s in shape)
+        self.value = value
+
+    @property
+    def channels(self):
+        return self.shape[0]
+
+    def __repr__(self):
+        return "Tensor(%r, %r)" % (self.name, self.shape)
+
+
+# ----------------------------------------------------------------------------
+# numpy reference kernels for the calibration image (batch 1, arrays C x H x W)
+
+
+def _out_size(size, k, s, p0, p1):
+    return (size + p0 + p1 - k) // s + 1
+
+
+def _windows(xp, kh, kw, sh, sw, ho, wo):
+    for i in range(kh):
+        for j in range(kw):
+            yield i, j, xp[:, i:i + sh * (ho - 1) + 1:sh, j:j + sw * (wo - 1) + 1:sw]
+
+
+def _np_conv(x, w, stride, pads, group):
+    c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    sh, sw = stride
+    pt, pl, pb, pr = pads
+    ho, wo = _out_size(h, kh, sh, pt, pb), _out_size(wd, kw, sw, pl, pr)
+    xp = np.pad(x, ((0, 0), (pt, pb), (pl, pr))) if (pt or pl or pb or pr) else x
+    if group == 1:
+        if kh == 1 and kw == 1:
+            cols = np.ascontiguousarray(xp[:, 0:sh * (ho - 1) + 1:sh, 0:sw * (wo - 1) + 1:sw]).reshape(c, ho * wo)
+        else:
+            cols = np.empty((c, kh, kw, ho, wo), np.float32)
+            for i, j, win in _windows(xp, kh, kw, sh, sw, ho, wo):
+                cols[:, i, j] = win
+            cols = cols.reshape(c * kh * kw, ho * wo)
+        return (w.reshape(o, -1) @ cols).reshape(o, ho, wo)
+    if group == c and o == c and cg == 1:  # depthwise
+        y = np.zeros((c, ho, wo), np.float32)
+        tmp = np.empty_like(y)
+        for i, j, win in _windows(xp, kh, kw, sh, sw, ho, wo):
+            np.multiply(win, w[:, 0, i, j, None, None], out=tmp)
+            y += tmp
+        return y
+    # general grouped conv (not used by the benchmark networks, kept for completeness)
+    og = o // group
+    parts = [_np_conv(np.ascontiguousarray(x[g * cg:(g + 1) * cg]), w[g * og:(g + 1) * og], stride, pads, 1)
+             for g in range(group)]
+    return np.concatenate(parts, axis=0)
+
+
+def _np_pool(x, kind, k, stride, pads):
+    c, h, wd = x.shape
+    kh, kw = k
+    sh, sw = stride
+    pt, pl, pb, pr = pads
+    ho, wo = _out_size(h, kh, sh, pt, pb), _out_size(wd, kw, sw, pl, pr)
+    fill = -np.inf if kind == "max" else 0.0
+    xp = np.pad(x, ((0, 0), (pt, pb), (pl, pr)), constant_values=fill) if (pt or pl or pb or pr) else x
+    y = None
+    for _, _, win in _windows(xp, kh, kw, sh, sw, ho, wo):
+        if y is None:
+            y = np.array(win, dtype=np.float32)
+        elif kind == "max":
+            np.maximum(y, win, out=y)
+        else:
+            y += win
+    if kind == "avg":  # count_include_pad = 1
+        y *= np.float32(1.0 / (kh * kw))
+    return y
+
+
+# ----------------------------------------------------------------------------
+
+
+class OnnxBuilder:
+    """Builds one ONNX graph; see the module docstring for the conventions."""
+
+    def __init__(self, graph_name, input_shape, seed, calibrate=True, calibration_hw=None,
+                 bias_std=0.02, target_rms=1.0):
+        self.graph_name = graph_name
+        self.input_shape = tuple(input_shape)
+        # One weight stream per (seed, model): the model name is mixed into the seed.
+        self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), zlib.crc32(graph_name.encode())]))
+        self.calibrate = calibrate
+        self.bias_std = float(bias_std)
+        self.target_rms = float(target_rms)
+        self.model = onnx.ModelProto()
+        self.graph = self.model.graph
+        self.nodes = self.graph.node  # repeated NodeProto, filled in place
+        self._names = set()
+        self._producer = {}  # tensor name -> index into self.nodes
+        self._consumers = {}  # tensor name -> count
+        self.num_params = 0
+        value = None
+        if calibrate:
+            c = self.input_shape[0]
+            h, w = calibration_hw if calibration_hw else self.input_shape[1:]
+            calib_rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x5ca1e]))  # same image for all models
+            value = calib_rng.standard_normal((c, h, w), dtype=np.float32)
+        self.input = Tensor("input", self.input_shape, value)
+        self._names.add("input")
+
+    # -- bookkeeping -----------------------------------------------------------
+
+    def _claim(self, name):
+        if name in self._names:
+            raise ValueError("duplicate node/tensor name %r" % name)
+        self._names.add(name)
+        return name
+
+    def _add_node(self, op_type, inputs, name, **attrs):
+        self._claim(name)
+        for t in inputs:
+            self._consumers[t] = self._consumers.get(t, 0) + 1
+        node = self.nodes.add()
+        node.CopyFrom(helper.make_node(op_type, list(inputs), [name], name=name, **attrs))
+        self._producer[name] = len(self.nodes) - 1
+        return name
+
+    def _add_initializer(self, name, array):
+        self._claim(name)
+        assert array.dtype == np.float32
+        tensor = self.graph.initializer.add()
+        tensor.name = name
+        tensor.data_type = TensorProto.FLOAT
+        tensor.dims.extend(array.shape)
+        tensor.raw_data = np.ascontiguousarray(array).astype("<f4", copy=False).tobytes()
+        self.num_params += array.size
+
+    # -- primitive ops -----------------------------------------------------------
+
+    def conv(self, x, out_channels, kernel, stride=1, pad=0, group=1, act="relu", name=None):
+        """Conv with bias (+ a separate Relu node if act == "relu").
+
+        ``pad`` is symmetric per axis: an int or (pad_h, pad_w)."""
+        assert name, "conv needs a name"
+        assert act in ("relu", "identity"), act
+        c, h, w = x.shape
+        kh, kw = _pair(kernel)
+        sh, sw = _pair(stride)
+        ph, pw = _pair(pad)
+        assert c % group == 0 and out_channels % group == 0, (name, c, out_channels, group)
+        cg = c // group
+        ho, wo = _out_size(h, kh, sh, ph, ph), _out_size(w, kw, sw, pw, pw)
+        assert ho > 0 and wo > 0, (name, x.shape)
+        fan_in = cg * kh * kw
+        weight = self.rng.standard_normal((out_channels, cg, kh, kw), dtype=np.float32)
+        weight *= np.float32(math.sqrt(2.0 / fan_in))
+        bias = self.rng.standard_normal(out_channels, dtype=np.float32) * np.float32(self.bias_std)
+        pads = (ph, pw, ph, pw)
+        value = None
+        if x.value is not None:
+            value = _np_conv(x.value, weight, (sh, sw), pads, group)
+            flat = value.reshape(-1)
+            rms = math.sqrt(max(float(np.dot(flat, flat)), 0.0) / flat.size)
+            if rms > 0 and math.isfinite(rms):
+                scale = 2.0 ** (round(math.log2(self.target_rms / rms) * 8) / 8)
+                weight *= np.float32(scale)
+                value *= np.float32(scale)
+            value += bias[:, None, None]
+        conv_name = name + "/conv" if act == "relu" else name
+        self._add_initializer(conv_name + "/W", weight)
+        self._add_initializer(conv_name + "/B", bias)
+        self._add_node("Conv", [x.name, conv_name + "/W", conv_name + "/B"], conv_name,
+                       kernel_shape=[kh, kw], strides=[sh, sw], pads=list(pads), dilations=[1, 1],
+                       group=int(group))
+        y = Tensor(conv_name, (out_channels, ho, wo), value)
+        if act == "relu":
+            y = self.relu(y, name=name + "/relu")
+        return y
+
+    def relu(self, x, name):
+        self._add_node("Relu", [x.name], name)
+        value = np.maximum(x.value, 0) if x.value is not None else None
+        return Tensor(name, x.shape, value)
+
+    def _pool(self, op, kind, x, kernel, stride, pad, name, **extra):
+        c, h, w = x.shape
+        kh, kw = _pair(kernel)
+        sh, sw = _pair(stride)
+        ph, pw = _pair(pad)
+        pads = (ph, pw, ph, pw)
+        ho, wo = _out_size(h, kh, sh, ph, ph), _out_size(w, kw, sw, pw, pw)
+        assert ho > 0 and wo > 0, (name, x.shape)
+        self._add_node(op, [x.name], name, kernel_shape=[kh, kw], strides=[sh, sw], pads=list(pads), **extra)
+        value = _np_pool(x.value, kind, (kh, kw), (sh, sw), pads) if x.value is not None else None
+        return Tensor(name, (c, ho, wo), value)
+
+    def maxpool(self, x, kernel, stride, pad=0, name=None):
+        return self._pool("MaxPool", "max", x, kernel, stride, pad, name)
+
+    def avgpool(self, x, kernel, stride, pad=0, name=None):
+        """AveragePool with count_include_pad = 1 (the reference counts padding)."""
+        return self._pool("AveragePool", "avg", x, kernel, stride, pad, name, count_include_pad=1)
+
+    def global_avgpool(self, x, name):
+        self._add_node("GlobalAveragePool", [x.name], name)
+        value = x.value.mean(axis=(1, 2), keepdims=True, dtype=np.float32) if x.value is not None else None
+        return Tensor(name, (x.shape[0], 1, 1), value)
+
+    def sum(self, xs, name):
+        """One Sum node (any number >= 1 of inputs, all of the same shape)."""
+        assert len(xs) >= 1
+        for t in xs:
+            assert t.shape == xs[0].shape, (name, [(u.name, u.shape) for u in xs])
+        self._add_node("Sum", [t.name for t in xs], name)
+        value = None
+        if all(t.value is not None for t in xs):
+            value = xs[0].value.copy()
+            for t in xs[1:]:
+                value += t.value
+        return Tensor(name, xs[0].shape, value)
+
+    def concat(self, xs, name):
+        assert len(xs) >= 2
+        for t in xs:
+            assert t.shape[1:] == xs[0].shape[1:], (name, [(u.name, u.shape) for u in xs])
+        self._add_node("Concat", [t.name for t in xs], name, axis=1)
+        value = None
+        if all(t.value is not None for t in xs):
+            value = np.concatenate([t.value for t in xs], axis=0)
+        return Tensor(name, (sum(t.shape[0] for t in xs),) + xs[0].shape[1:], value)
+
+    def aggregate(self, terms, name, term_names=None):
+        """The reference's term list: tensors of a term are summed (one Sum per term
+        with >= 2 tensors), terms are concatenated along channels (one Concat when
+        there are >= 2 terms).  A single term is returned as its Sum (named
+        ``name``), a single one-tensor term as the tensor itself.  The Sum of term
+        i is named ``term_names[i]`` when given, else "<name>/term<i>"."""
+        terms = [list(t) if isinstance(t, (list, tuple)) else [t] for t in terms]
+        assert terms and all(terms)
+        if len(terms) == 1:
+            return terms[0][0] if len(terms[0]) == 1 else self.sum(terms[0], name)
+        parts = []
+        for i, term in enumerate(terms):
+            if len(term) == 1:
+                parts.append(term[0])
+            else:
+                parts.append(self.sum(term, term_names[i] if term_names else "%s/term%d" % (name, i)))
+        return self.concat(parts, name)
+
+    # -- compounds ---------------------------------------------------------------
+
+    def relu_conv(self, x, out_channels, stride=1, name=None):
+        """ReluConv: Relu -> Conv 1x1 (act identity)."""
+        r = self.relu(x, name + "/relu")
+        return self.conv(r, out_channels, 1, stride=stride, pad=0, act="identity", name=name + "/conv")
+
+    def sep_conv(self, x, out_channels, kernel, stride=1, pad=None, name=None):
+        """SepConv: depthwise Conv k x k (group = channels) -> pointwise Conv 1x1, no activations."""
+        kh, kw = _pair(kernel)
+        if pad is None:
+            pad = (kh // 2, kw // 2)
+        d = self.conv(x, x.channels, (kh, kw), stride=stride, pad=pad, group=x.channels, act="identity",
+                      name=name + "/dw")
+        return self.conv(d, out_channels, 1, stride=1, pad=0, act="identity", name=name + "/pw")
+
+    def relu_sep_conv(self, x, out_channels, kernel, stride=1, pad=None, name=None):
+        """ReluSepConv: Relu -> depthwise k x k -> pointwise 1x1 (no other activations)."""
+        r = self.relu(x, name + "/relu")
+        return self.sep_conv(r, out_channels, kernel, stride=stride, pad=pad, name=name)
+
+    # -- model -------------------------------------------------------------------
+
+    def make_model(self, output, doc_string="", metadata=None):
+        """Rename ``output`` to "output" and return the ModelProto."""
+        assert output.name in self._producer, "the output must be produced by a node"
+        assert self._consumers.get(output.name, 0) == 0, "the output tensor must not be consumed"
+        node = self.nodes[self._producer[output.name]]
+        node.output[0] = "output"
+        c, h, w = self.input_shape
+        graph = self.graph
+        graph.name = self.graph_name
+        graph.input.add().CopyFrom(helper.make_tensor_value_info("input", TensorProto.FLOAT, ["N", c, h, w]))
+        graph.output.add().CopyFrom(
+            helper.make_tensor_value_info("output", TensorProto.FLOAT, ["N"] + list(output.shape)))
+        model = self.model
+        model.ir_version = IR_VERSION
+        model.opset_import.add().CopyFrom(helper.make_opsetid("", OPSET))
+        model.producer_name = "ios-generate-models"
+        model.doc_string = doc_string
+        for key, value in (metadata or {}).items():
+            entry = model.metadata_props.add()
+            entry.key = str(key)
+            entry.value = str(value)
+        return model
+
+
+def op_histogram(model):
+    counts = {}
+    for node in model.graph.node:
+        counts[node.op_type] = counts.get(node.op_type, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+__all__ = ["OnnxBuilder", "Tensor", "op_histogram", "OPSET", "IR_VERSION"]

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Write an onnxruntime reference input/output pair for an ONNX model.
+
+    ort_reference.py MODEL --out DIR [--batch N] [--seed S] [--threads T]
+
+Runs onnxruntime (CPU, default session options, intra_op_num_threads = T) on
+random inputs (fixed seed; float inputs are standard normal float32) with every
+symbolic or unknown dimension set to N, and writes DIR/input_<i>.pb and
+DIR/output_<i>.pb as serialised onnx.TensorProto files (one per graph input /
+output, in order; each TensorProto carries the graph name of its value), the
+layout of ONNX's backend test data.  Files are written atomically.
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+
+import numpy as np
+from onnx import numpy_helper
+
+_ORT_TYPES = {
+    "tensor(float)": np.float32, "tensor(double)": np.float64, "tensor(float16)": np.float16,
+    "tensor(int64)": np.int64, "tensor(int32)": np.int32, "tensor(int8)": np.int8,
+    "tensor(uint8)": np.uint8, "tensor(bool)": np.bool_,
+}
+
+
+def concrete_shape(shape, batch):
+    """Replace symbolic / unknown dimensions (strings or None) by ``batch``."""
+    return tuple(d if isinstance(d, int) and d >= 0 else batch for d in shape)
+
+
+def random_input(rng, ort_type, shape):
+    dtype = _ORT_TYPES.get(ort_type)
+    if dtype is None:
+        raise SystemExit("unsupported input type %s" % ort_type)
+    if np.issubdtype(dtype, np.floating):
+        return rng.standard_normal(shape, dtype=np.float32).astype(dtype, copy=False)
+    if dtype is np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    return rng.integers(0, 10, size=shape).astype(dtype)
+
+
+def make_session(model_path, threads):
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    return ort.InferenceSession(model_path, so, providers=["CPUExecutionProvider"])
+
+
+def make_inputs(session, batch, seed, shapes=None):
+    """Random inputs for every session input, keyed by name, in input order.
+
+    ``shapes`` may map an input name to a concrete shape that overrides the
+    model's declared one."""
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for info in session.get_inputs():
+        shape = shapes[info.name] if shapes and info.name in shapes else concrete_shape(info.shape, batch)
+        feeds[info.name] = random_input(rng, info.type, shape)
+    return feeds
+
+
+def write_atomically(path, data):
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)  # mkstemp creates 0600; give the file normal permissions
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("model", help="ONNX model file")
+    parser.add_argument("--out", required=True, help="output directory (created if missing)")
+    parser.add_argument("--batch", type=int, default=1, help="value of symbolic dimensions (default 1)")
+    parser.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
+    parser.add_argument("--threads", type=int, default=2, help="onnxruntime intra-op threads (default 2)")
+    args = parser.parse_args(argv)
+    if args.batch < 1:
+        parser.error("--batch must be >= 1")
+
+    session = make_session(args.model, args.threads)
+    feeds = make_inputs(session, args.batch, args.seed)
+    output_names = [o.name for o in session.get_outputs()]
+    outputs = session.run(output_names, feeds)
+
+    os.makedirs(args.out, exist_ok=True)
+    for i, (name, value) in enumerate(feeds.items()):
+        write_atomically(os.path.join(args.out, "input_%d.pb" % i),
+                         numpy_helper.from_array(value, name).SerializeToString())
+    for i, (name, value) in enumerate(zip(output_names, outputs)):
+        value = np.asarray(value)
+        write_atomically(os.path.join(args.out, "output_%d.pb" % i),
+                         numpy_helper.from_array(value, name).SerializeToString())
+        finite = bool(np.isfinite(value).all()) if np.issubdtype(value.dtype, np.floating) else True
+        print("%s: output %d %r shape %s finite %s mean %.6g std %.6g max |x| %.6g" % (
+            os.path.basename(args.model), i, name, value.shape, finite, float(np.mean(value)),
+            float(np.std(value)), float(np.max(np.abs(value))) if value.size else 0.0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,265 @@
+// Conformance of the reference kernels against ONNX's own backend node tests (the Debian
+// package libonnx-testdata). Each directory named in tests/onnx_node_tests_expected.txt holds a
+// model.onnx and test_data_set_*/{input,output}_N.pb; its nodes are converted to ios Nodes,
+// evaluated with EvaluateReference in order, and the graph outputs compared with the expected
+// tensors (float: abs 1e-5 + rel 1e-4; integers and bools exactly).
+//
+// To regenerate the list, run the disabled survey, which tries every node test whose ops all
+// have a reference kernel:
+//   ios_tests --gtest_also_run_disabled_tests --gtest_filter='*ConformanceSurvey*'
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kernels/reference/reference_kernels.h"
+#include "onnx_tensor_io.h"
+
+namespace ios {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kNodeTestDir = IOS_ONNX_NODE_TEST_DIR;
+
+std::string ExpectedListPath() {
+  return std::string(IOS_SOURCE_DIR) + "/tests/onnx_node_tests_expected.txt";
+}
+
+// The directory names in the expected list: one per line, '#' starts a comment.
+std::vector<std::string> LoadExpectedList() {
+  std::vector<std::string> names;
+  std::ifstream in(ExpectedListPath());
+  std::string line;
+  while (std::getline(in, line)) {
+    line = line.substr(0, line.find('#'));
+    const size_t begin = line.find_first_not_of(" \t\r");
+    if (begin == std::string::npos) continue;
+    const size_t end = line.find_last_not_of(" \t\r");
+    names.push_back(line.substr(begin, end - begin + 1));
+  }
+  return names;
+}
+
+StatusOr<onnx::ModelProto> LoadModel(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return IoError("cannot open " + path);
+  onnx::ModelProto model;
+  if (!model.ParseFromIstream(&in)) return InvalidInput(path + " is not a ModelProto");
+  return model;
+}
+
+int64_t DefaultDomainOpset(const onnx::ModelProto& model) {
+  for (const auto& opset : model.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx") return opset.version();
+  return 0;
+}
+
+StatusOr<Node> NodeFromOnnx(const onnx::NodeProto& proto, int64_t opset) {
+  if (!proto.domain().empty() && proto.domain() != "ai.onnx")
+    return Unsupported("node domain '" + proto.domain() + "'");
+  Node node;
+  node.name = proto.name();
+  node.op_type = proto.op_type();
+  node.opset = opset;
+  for (const auto& attr : proto.attribute()) {
+    auto value = test::AttributeFromOnnx(attr);
+    if (!value.ok()) return value.status();
+    node.attrs.Set(attr.name(), std::move(value).value());
+  }
+  return node;
+}
+
+// Empty when the tensors agree; otherwise what differs.
+std::string CompareTensors(const Tensor& expected, const Tensor& actual) {
+  if (expected.dtype() != actual.dtype())
+    return "dtype " + DTypeName(actual.dtype()) + ", expected " + DTypeName(expected.dtype());
+  if (expected.dims() != actual.dims())
+    return "dims " + DimsToString(actual.dims()) + ", expected " + DimsToString(expected.dims());
+  const bool is_float = expected.dtype() == DType::kFloat32 || expected.dtype() == DType::kFloat64;
+  if (!is_float) {
+    if (expected.num_bytes() != actual.num_bytes() ||
+        (expected.num_bytes() > 0 &&
+         std::memcmp(expected.raw(), actual.raw(), expected.num_bytes()) != 0)) {
+      for (int64_t i = 0; i < expected.num_elements(); ++i)
+        if (expected.IntAt(i) != actual.IntAt(i))
+          return "element " + std::to_string(i) + " is " + std::to_string(actual.IntAt(i)) +
+                 ", expected " + std::to_string(expected.IntAt(i));
+      return "bytes differ";
+    }
+    return "";
+  }
+  for (int64_t i = 0; i < expected.num_elements(); ++i) {
+    const double e = expected.FloatAt(i);
+    const double a = actual.FloatAt(i);
+    if (std::isnan(e) && std::isnan(a)) continue;
+    if (std::isinf(e) && e == a) continue;
+    if (!(std::fabs(a - e) <= 1e-5 + 1e-4 * std::fabs(e))) {
+      std::ostringstream message;
+      message.precision(9);
+      message << "element " << i << " is " << a << ", expected " << e;
+      return message.str();
+    }
+  }
+  return "";
+}
+
+struct NodeTestOutcome {
+  Status status;         // not ok: the test could not run (unsupported, bad data, kernel error)
+  std::string mismatch;  // non-empty: it ran and an output differs
+};
+
+// A bare name is a directory of data/node; "pytorch-converted/test_X" and the like name a
+// directory under data/ (the same format, exported by older PyTorch at opset 6).
+fs::path TestDirectory(const std::string& name) {
+  if (name.find('/') != std::string::npos) return fs::path(kNodeTestDir).parent_path() / name;
+  return fs::path(kNodeTestDir) / name;
+}
+
+// Runs every test_data_set_* of one node test directory.
+NodeTestOutcome RunNodeTest(const std::string& name) {
+  const fs::path dir = TestDirectory(name);
+  auto model = LoadModel((dir / "model.onnx").string());
+  if (!model.ok()) return {model.status(), ""};
+  const onnx::GraphProto& graph = model->graph();
+  const int64_t opset = DefaultDomainOpset(*model);
+
+  std::vector<fs::path> data_sets;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
+      data_sets.push_back(entry.path());
+  std::sort(data_sets.begin(), data_sets.end());
+  if (data_sets.empty()) return {IoError("no test_data_set_* in " + dir.string()), ""};
+
+  for (const auto& value : graph.input())
+    if (!value.type().has_tensor_type())
+      return {Unsupported("graph input '" + value.name() + "' is not a tensor"), ""};
+  for (const auto& value : graph.output())
+    if (!value.type().has_tensor_type())
+      return {Unsupported("graph output '" + value.name() + "' is not a tensor"), ""};
+
+  for (const fs::path& data_set : data_sets) {
+    std::map<std::string, Tensor> values;
+    for (const auto& init : graph.initializer()) {
+      auto tensor = test::TensorFromOnnx(init);
+      if (!tensor.ok()) return {tensor.status(), ""};
+      values[init.name()] = std::move(tensor).value();
+    }
+    for (int i = 0; i < graph.input_size(); ++i) {
+      const fs::path file = data_set / ("input_" + std::to_string(i) + ".pb");
+      if (!fs::exists(file)) continue;  // an initializer-backed input
+      auto tensor = test::ReadOnnxTensorFile(file.string());
+      if (!tensor.ok()) return {tensor.status(), ""};
+      values[graph.input(i).name()] = std::move(tensor).value();
+    }
+    for (const onnx::NodeProto& proto : graph.node()) {
+      auto node = NodeFromOnnx(proto, opset);
+      if (!node.ok()) return {node.status().WithContext(proto.op_type()), ""};
+      std::vector<const Tensor*> inputs;
+      for (const std::string& input : proto.input()) {
+        if (input.empty()) {
+          inputs.push_back(nullptr);
+          continue;
+        }
+        auto it = values.find(input);
+        if (it == values.end()) return {InvalidInput("no value for input '" + input + "'"), ""};
+        inputs.push_back(&it->second);
+      }
+      std::vector<Tensor> outputs(static_cast<size_t>(proto.output_size()));
+      Status status = EvaluateReference(*node, inputs, &outputs);
+      if (!status.ok()) return {status, ""};
+      for (int i = 0; i < proto.output_size(); ++i)
+        if (!proto.output(i).empty()) values[proto.output(i)] = std::move(outputs[i]);
+    }
+    for (int i = 0; i < graph.output_size(); ++i) {
+      const fs::path file = data_set / ("output_" + std::to_string(i) + ".pb");
+      auto expected = test::ReadOnnxTensorFile(file.string());
+      if (!expected.ok()) return {expected.status(), ""};
+      auto it = values.find(graph.output(i).name());
+      if (it == values.end())
+        return {Internal("output '" + graph.output(i).name() + "' was not computed"), ""};
+      std::string diff = CompareTensors(*expected, it->second);
+      if (!diff.empty())
+        return {Status::Ok(),
+                data_set.filename().string() + " output '" + graph.output(i).name() + "': " + diff};
+    }
+  }
+  return {Status::Ok(), ""};
+}
+
+class OnnxNodeConformanceTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OnnxNodeConformanceTest, MatchesOnnxExpectedOutputs) {
+  if (!fs::exists(kNodeTestDir))
+    GTEST_SKIP() << "ONNX node tests not installed at " << kNodeTestDir;
+  NodeTestOutcome outcome = RunNodeTest(GetParam());
+  ASSERT_TRUE(outcome.status.ok()) << outcome.status.message();
+  EXPECT_EQ(outcome.mismatch, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(OnnxNodeTests, OnnxNodeConformanceTest,
+                         ::testing::ValuesIn(LoadExpectedList()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+TEST(OnnxNodeConformanceListTest, ExpectedListIsNotEmpty) {
+  EXPECT_FALSE(LoadExpectedList().empty()) << "cannot read " << ExpectedListPath();
+}
+
+// Tries every node test whose ops all have a reference kernel and prints one line per test:
+// PASS, FAIL (an output differs) or ERROR (with the status). Used to regenerate the list.
+TEST(DISABLED_OnnxNodeConformanceSurvey, RunsEveryNodeTestOfSupportedOps) {
+  if (!fs::exists(kNodeTestDir)) GTEST_SKIP() << "ONNX node tests not installed";
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(kNodeTestDir))
+    names.push_back(entry.path().filename().string());
+  for (const char* extra : {"pytorch-converted", "pytorch-operator", "simple"}) {
+    const fs::path dir = fs::path(kNodeTestDir).parent_path() / extra;
+    if (!fs::exists(dir)) continue;
+    for (const auto& entry : fs::directory_iterator(dir))
+      names.push_back(std::string(extra) + "/" + entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  int pass = 0, total = 0;
+  for (const std::string& name : names) {
+    auto model = LoadModel((TestDirectory(name) / "model.onnx").string());
+    if (!model.ok()) continue;
+    bool all_supported = model->graph().node_size() > 0;
+    std::string ops;
+    for (const auto& node : model->graph().node()) {
+      all_supported = all_supported && FindReferenceKernel(node.op_type()) != nullptr;
+      if (ops.find(node.op_type()) == std::string::npos)
+        ops += (ops.empty() ? "" : ",") + node.op_type();
+    }
+    if (!all_supported) continue;
+    ++total;
+    NodeTestOutcome outcome = RunNodeTest(name);
+    std::string verdict = "PASS";
+    if (!outcome.status.ok()) {
+      verdict = "ERROR " + outcome.status.message();
+    } else if (!outcome.mismatch.empty()) {
+      verdict = "FAIL " + outcome.mismatch;
+    } else {
+      ++pass;
+    }
+    std::printf("SURVEY %s [%s] %s\n", name.c_str(), ops.c_str(), verdict.c_str());
+  }
+  std::printf("SURVEY passed %d of %d\n", pass, total);
+}
+
+}  // namespace
+}  // namespace ios

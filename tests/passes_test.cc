@@ -1,0 +1,167 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ir/fused_activation.h"
+#include "kernels/reference/reference_graph.h"
+#include "passes/canonicalize.h"
+#include "passes/eliminate_identity.h"
+#include "passes/fold_batchnorm.h"
+#include "passes/fuse_activation.h"
+#include "passes/infer_and_fold.h"
+#include "test_graph_builder.h"
+
+namespace ios {
+namespace {
+
+using testing::GraphBuilder;
+
+float MaxAbsDiff(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.dims(), b.dims());
+  float worst = 0;
+  for (int64_t i = 0; i < a.num_elements(); ++i)
+    worst = std::max(worst, std::fabs(a.data<float>()[i] - b.data<float>()[i]));
+  return worst;
+}
+
+int CountOps(const Graph& g, const std::string& op_type) {
+  int n = 0;
+  for (const Node& node : g.nodes) n += (!node.dead && node.op_type == op_type) ? 1 : 0;
+  return n;
+}
+
+// Conv -> BatchNormalization -> Relu, with random statistics.
+Graph ConvBnRelu(GraphBuilder& b) {
+  ValueId x = b.Input("x", {2, 3, 9, 9});
+  ValueId conv = b.Conv(x, 8, 3, 1);
+  Tensor var = b.Random({8});
+  for (int64_t i = 0; i < 8; ++i) var.data<float>()[i] = std::fabs(var.data<float>()[i]) + 0.1f;
+  ValueId bn = b.Op("BatchNormalization",
+                    {conv, b.Constant("gamma", b.Random({8})), b.Constant("beta", b.Random({8})),
+                     b.Constant("mean", b.Random({8})), b.Constant("var", std::move(var))});
+  ValueId relu = b.Op("Relu", {bn});
+  return b.Finish({relu});
+}
+
+TEST(FoldBatchNormTest, FoldedConvComputesTheSameAsConvThenBatchNorm) {
+  GraphBuilder b;
+  Graph g = ConvBnRelu(b);
+  Tensor input = b.Random({2, 3, 9, 9});
+  auto before = EvaluateGraphReference(g, {input});
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  auto folded = FoldBatchNormIntoConv(g);
+  ASSERT_TRUE(folded.ok());
+  EXPECT_EQ(folded.value(), 1);
+  EXPECT_EQ(CountOps(g, "BatchNormalization"), 0);
+  auto after = EvaluateGraphReference(g, {input});
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  EXPECT_LT(MaxAbsDiff(before.value()[0], after.value()[0]), 1e-5f);
+}
+
+TEST(FoldBatchNormTest, SkipsAConvWhoseOutputHasAnotherReader) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 2, 5, 5});
+  ValueId conv = b.Conv(x, 4, 1);
+  ValueId bn = b.Op("BatchNormalization",
+                    {conv, b.Constant("g", b.Random({4})), b.Constant("be", b.Random({4})),
+                     b.Constant("m", b.Random({4})), b.Constant("v", Tensor::FromFloat({1, 2, 3, 4}, {4}))});
+  ValueId other = b.Op("Relu", {conv});
+  Graph g = b.Finish({bn, other});
+  auto folded = FoldBatchNormIntoConv(g);
+  ASSERT_TRUE(folded.ok());
+  EXPECT_EQ(folded.value(), 0);
+  EXPECT_EQ(CountOps(g, "BatchNormalization"), 1);
+}
+
+TEST(FuseActivationTest, ReluAndClipFuseIntoTheConvBefore) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 3, 6, 6});
+  ValueId relu = b.Op("Relu", {b.Conv(x, 4, 3, 1)});
+  ValueId clip = b.Op("Clip", {b.Conv(relu, 4, 1), b.Constant("lo", Tensor::FromFloat({0.f}, {})),
+                               b.Constant("hi", Tensor::FromFloat({6.f}, {}))});
+  Graph g = b.Finish({clip});
+  Tensor input = b.Random({1, 3, 6, 6});
+  auto before = EvaluateGraphReference(g, {input});
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  EXPECT_EQ(FuseConvActivations(g), 2);
+  EXPECT_EQ(CountOps(g, "Relu") + CountOps(g, "Clip"), 0);
+  Activation second = GetFusedActivation(g.nodes[g.values[g.outputs[0]].producer].attrs);
+  EXPECT_EQ(second.kind, ActivationKind::kClip);
+  EXPECT_FLOAT_EQ(second.alpha, 0.f);
+  EXPECT_FLOAT_EQ(second.beta, 6.f);
+  auto after = EvaluateGraphReference(g, {input});
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  EXPECT_LT(MaxAbsDiff(before.value()[0], after.value()[0]), 1e-6f);
+}
+
+TEST(FuseActivationTest, KeepsTheActivationWhenTheConvOutputIsReadTwice) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 3, 6, 6});
+  ValueId conv = b.Conv(x, 4, 1);
+  ValueId relu = b.Op("Relu", {conv});
+  ValueId sum = b.Op("Add", {relu, conv});
+  Graph g = b.Finish({sum});
+  EXPECT_EQ(FuseConvActivations(g), 0);
+  EXPECT_EQ(CountOps(g, "Relu"), 1);
+}
+
+TEST(EliminateIdentityTest, RemovesIdentityAndDropoutButKeepsTheOutputName) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 3, 4, 4});
+  ValueId relu = b.Op("Relu", {x});
+  ValueId id = b.Op("Identity", {relu});
+  ValueId drop = b.Op("Dropout", {id});
+  ValueId out = b.Op("Identity", {b.Op("Sigmoid", {drop})}, {}, "final");
+  Graph g = b.Finish({out});
+  EXPECT_EQ(EliminateIdentities(g), 3);
+  EXPECT_EQ(CountOps(g, "Identity") + CountOps(g, "Dropout"), 0);
+  EXPECT_EQ(g.values[g.outputs[0]].name, "final:0");
+  EXPECT_EQ(g.nodes[g.values[g.outputs[0]].producer].op_type, "Sigmoid");
+}
+
+TEST(InferAndFoldTest, FoldsTheExportersFlattenChain) {
+  // x -> Shape -> Gather(0) -> Unsqueeze -> Concat(-1) -> Reshape(x): the PyTorch flatten idiom.
+  GraphBuilder b(13);
+  b.set_infer(false);  // the Reshape's shape only becomes known by folding
+  ValueId x = b.Input("x", {3, 4, 2, 2});
+  ValueId shape = b.Op("Shape", {x});
+  AttributeMap gather_axis;
+  gather_axis.Set("axis", int64_t{0});
+  ValueId batch = b.Op("Gather", {shape, b.Constant("zero", Tensor::FromInt64({0}, {}))}, gather_axis);
+  ValueId batch1 = b.Op("Unsqueeze", {batch, b.Constant("axes", Tensor::FromInt64({0}, {1}))});
+  AttributeMap concat_axis;
+  concat_axis.Set("axis", int64_t{0});
+  ValueId target = b.Op("Concat", {batch1, b.Constant("minus1", Tensor::FromInt64({-1}, {1}))}, concat_axis);
+  ValueId flat = b.Op("Reshape", {x, target});
+  Graph g = b.Finish({flat});
+  FoldStats stats;
+  Status status = InferShapesAndFoldConstants(g, &stats);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(stats.nodes_folded, 4);  // Shape, Gather, Unsqueeze, Concat
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op_type, "Reshape");
+  const Value& shape_value = g.values[g.nodes[0].inputs[1]];
+  ASSERT_TRUE(shape_value.constant.has_value());
+  EXPECT_EQ(shape_value.constant->ToInt64Vector(), (std::vector<int64_t>{3, -1}));
+  EXPECT_EQ(g.values[g.outputs[0]].dims, (Dims{3, 16}));
+}
+
+TEST(CanonicalizeTest, PipelineFoldsFusesAndPreservesNumerics) {
+  GraphBuilder b;
+  Graph g = ConvBnRelu(b);
+  Tensor input = b.Random({2, 3, 9, 9});
+  auto before = EvaluateGraphReference(g, {input});
+  ASSERT_TRUE(before.ok());
+  CanonicalizeStats stats;
+  ASSERT_TRUE(Canonicalize(g, CanonicalizeOptions{}, &stats).ok());
+  EXPECT_EQ(stats.batchnorms_folded, 1);
+  EXPECT_EQ(stats.activations_fused, 1);
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(GetFusedActivation(g.nodes[0].attrs).kind, ActivationKind::kRelu);
+  auto after = EvaluateGraphReference(g, {input});
+  ASSERT_TRUE(after.ok());
+  EXPECT_LT(MaxAbsDiff(before.value()[0], after.value()[0]), 1e-5f);
+}
+
+}  // namespace
+}  // namespace ios

@@ -1,0 +1,49 @@
+"""Shared helpers for the Python-driven tests: arguments, running the CLIs, and a tally that
+ends with the 'N passed, N failed' line CTest logs show."""
+import argparse
+import os
+import subprocess
+import sys
+
+
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--iosc", required=True)
+    parser.add_argument("--build-dir", required=True)
+    parser.add_argument("--source-dir", required=True)
+    return parser.parse_args()
+
+
+def run(cmd, **kwargs):
+    """Runs a command, capturing text output; never raises on a non-zero exit."""
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kwargs)
+
+
+def ensure_models(args, names):
+    """Generates the benchmark networks into BUILD/models (cached by the generator)."""
+    out = os.path.join(args.build_dir, "models")
+    result = run([sys.executable, os.path.join(args.source_dir, "scripts", "generate_models.py"),
+                  "--out", out, "--models", ",".join(names)])
+    if result.returncode != 0:
+        print(result.stdout, result.stderr)
+        raise SystemExit("model generation failed")
+    return {name: os.path.join(out, name + ".onnx") for name in names}
+
+
+class Tally:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, name, condition, detail=""):
+        if condition:
+            self.passed += 1
+            print(f"PASS {name}")
+        else:
+            self.failed += 1
+            print(f"FAIL {name}: {detail}")
+        return condition
+
+    def finish(self):
+        print(f"{self.passed} passed, {self.failed} failed")
+        sys.exit(1 if self.failed or not self.passed else 0)

@@ -1,0 +1,65 @@
+"""The block and unit structure iosc finds in the four benchmark networks equals the figures of
+the reference implementation (../shared/reference-models/README.md)."""
+import json
+import os
+import tempfile
+
+from ios_test_util import Tally, ensure_models, parse_args, run
+
+# units per block, and (units, width) of the largest block, from the reference README
+EXPECTED = {
+    "inception_v3": ([7, 9, 9, 9, 6, 12, 12, 12, 12, 8, 11, 11, 1], (11, 6)),
+    "squeezenet": ([2, 6, 5, 6, 1, 5, 6, 5, 6, 1, 5, 2], (6, 3)),
+    "randwire": ([1, 17, 33, 33, 33, 3], (33, 8)),
+}
+NASNET_UNITS = 374
+NASNET_LARGEST_PART = (18, 8)
+
+
+def dump_blocks(args, model, extra=()):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "blocks.json")
+        result = run([args.iosc, model, "--dump-blocks", path, *extra])
+        if result.returncode != 0:
+            raise SystemExit(f"iosc failed on {model}: {result.stderr}")
+        with open(path) as f:
+            return json.load(f), result.stdout
+
+
+def main():
+    args = parse_args()
+    tally = Tally()
+    models = ensure_models(args, list(EXPECTED) + ["nasnet"])
+    for name, (units, (largest_units, largest_width)) in EXPECTED.items():
+        dump, summary = dump_blocks(args, models[name])
+        got = [b["units"] for b in dump["blocks"]]
+        tally.check(f"{name} units per block", got == units, f"got {got}, want {units}")
+        tally.check(f"{name} total units", dump["total_units"] == sum(units),
+                    f"got {dump['total_units']}")
+        largest = max(dump["blocks"], key=lambda b: b["units"])
+        tally.check(f"{name} largest block", (largest["units"], largest["width"]) ==
+                    (largest_units, largest_width),
+                    f"got {(largest['units'], largest['width'])}")
+        tally.check(f"{name} summary printed", f"{len(units)} blocks, {sum(units)} units" in summary,
+                    summary)
+        for block in dump["blocks"]:
+            listed = sum(len(u["nodes"]) > 0 for u in block["unit_list"])
+            if not tally.check(f"{name} block lists its units", listed == block["units"]):
+                break
+
+    dump, _ = dump_blocks(args, models["nasnet"], ["--part-limit", "18"])
+    tally.check("nasnet total units", dump["total_units"] == NASNET_UNITS,
+                f"got {dump['total_units']}")
+    parts = [p for b in dump["blocks"] for p in b["parts"]]
+    largest = max(parts, key=lambda p: (p["units"], p["width"]))
+    tally.check("nasnet largest part (limit 18)", (largest["units"], largest["width"]) ==
+                NASNET_LARGEST_PART, f"got {(largest['units'], largest['width'])}")
+    dump, _ = dump_blocks(args, models["nasnet"])
+    parts = [p for b in dump["blocks"] for p in b["parts"]]
+    tally.check("nasnet parts within the default limit", all(p["units"] <= 50 for p in parts),
+                str([p["units"] for p in parts]))
+    tally.finish()
+
+
+if __name__ == "__main__":
+    main()
