@@ -7,7 +7,7 @@ set -euo pipefail
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
-  libcli11-dev libspdlog-dev libfmt-dev libgtest-dev libdnnl-dev
+  libcli11-dev libspdlog-dev libfmt-dev libgtest-dev libdnnl-dev libssl-dev
   python3 python3-pip
 )
 

@@ -55,11 +55,22 @@ void AddActivationNode(const Node& conv, const Activation& act, const std::strin
   }
 }
 
+// The IR version that onnx pairs with an opset (onnx/helper.py's VERSION_TABLE).
+int64_t IrVersionForOpset(int64_t opset) {
+  if (opset >= 21) return 10;
+  if (opset >= 19) return 9;
+  if (opset >= 15) return 8;
+  if (opset >= 12) return 7;
+  if (opset >= 10) return 5;
+  if (opset >= 9) return 4;
+  return 3;
+}
+
 }  // namespace
 
 StatusOr<std::string> ExportOnnxBytes(const Graph& graph) {
   onnx::ModelProto model;
-  model.set_ir_version(8);
+  model.set_ir_version(IrVersionForOpset(graph.opset));
   model.set_producer_name("ios");
   model.set_producer_version(IOS_VERSION);
   auto* opset = model.add_opset_import();

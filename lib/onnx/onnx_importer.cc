@@ -71,6 +71,12 @@ class Importer {
     return source_ + ": node '" + NodeName(node, index) + "' (" + node.op_type() + ", opset " +
            std::to_string(graph_.opset) + ")";
   }
+  int64_t DomainOpset(const std::string& domain) const {
+    if (IsDefaultDomain(domain)) return graph_.opset;
+    for (const auto& opset : model_.opset_import())
+      if (opset.domain() == domain) return opset.version();
+    return 0;
+  }
   static std::string NodeName(const onnx::NodeProto& node, int index) {
     return node.name().empty() ? "#" + std::to_string(index) : node.name();
   }
@@ -117,6 +123,12 @@ class Importer {
       for (int d = 0; d < dims.size(); ++d) {
         if (d == 0) {
           value.dims.push_back(options_.batch);  // --batch fixes it, symbolic or not
+          if (dims[0].has_dim_param()) batch_symbols_.insert(dims[0].dim_param());
+          continue;
+        }
+        // ONNX gives one symbol one value: the batch's symbol is the batch wherever it appears.
+        if (dims[d].has_dim_param() && batch_symbols_.count(dims[d].dim_param())) {
+          value.dims.push_back(options_.batch);
           continue;
         }
         if (!dims[d].has_dim_value()) {
@@ -151,7 +163,7 @@ class Importer {
       ++count;
       unsupported += "\n  node '" + NodeName(node, i) + "': " +
                      (IsDefaultDomain(node.domain()) ? "" : node.domain() + "::") + node.op_type() +
-                     " (opset " + std::to_string(graph_.opset) + ")";
+                     " (opset " + std::to_string(DomainOpset(node.domain())) + ")";
     }
     if (count == 0) return Status::Ok();
     return Unsupported(source_ + ": " + std::to_string(count) + " node(s) use ops that ios does not "
@@ -240,6 +252,7 @@ class Importer {
   ImportOptions options_;
   Graph graph_;
   std::map<std::string, ValueId> by_name_;
+  std::set<std::string> batch_symbols_;
 };
 
 }  // namespace
@@ -249,9 +262,10 @@ StatusOr<Graph> ImportOnnxBytes(const std::string& bytes, const std::string& sou
   if (options.batch <= 0) {
     return InvalidInput("the batch size must be positive, got " + std::to_string(options.batch));
   }
+  if (bytes.empty()) return InvalidInput(source + ": the file is empty, not an ONNX model");
   onnx::ModelProto model;
   // Random bytes sometimes parse as a protobuf; an ONNX model also needs a graph with nodes.
-  if (bytes.empty() || !model.ParseFromString(bytes) || !model.has_graph() ||
+  if (!model.ParseFromString(bytes) || !model.has_graph() ||
       model.graph().node_size() == 0 || model.ir_version() <= 0) {
     return InvalidInput(source + ": not a valid ONNX model (the file is truncated, corrupted or "
                         "not ONNX)");

@@ -1,5 +1,7 @@
 #include "passes/infer_and_fold.h"
 
+#include <algorithm>
+
 #include "kernels/reference/reference_kernels.h"
 #include "ops/op_registry.h"
 
@@ -50,6 +52,28 @@ Status FoldNode(Graph& graph, NodeId id) {
   return Status::Ok();
 }
 
+// Shape needs only its input's dimensions, which are static once the batch is fixed, so it
+// folds even when the input is computed at run time. That is what makes the exporters' shape
+// subgraphs disappear.
+void FoldShape(Graph& graph, NodeId id) {
+  Node& node = graph.nodes[id];
+  const Dims& dims = graph.values[node.inputs[0]].dims;
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  auto clamp_axis = [rank](int64_t axis) {
+    if (axis < 0) axis += rank;
+    return std::min(std::max<int64_t>(axis, 0), rank);
+  };
+  auto start = node.attrs.GetInt("start", 0);
+  auto end = node.attrs.GetInt("end", rank);
+  int64_t first = clamp_axis(start.ok() ? start.value() : 0);
+  int64_t last = clamp_axis(end.ok() ? end.value() : rank);
+  std::vector<int64_t> values;
+  for (int64_t i = first; i < last; ++i) values.push_back(dims[i]);
+  Value& out = graph.values[node.outputs[0]];
+  out.constant = Tensor::FromInt64(values, {static_cast<int64_t>(values.size())});
+  node.dead = true;
+}
+
 }  // namespace
 
 Status InferShapesAndFoldConstants(Graph& graph, FoldStats* stats) {
@@ -57,6 +81,11 @@ Status InferShapesAndFoldConstants(Graph& graph, FoldStats* stats) {
   for (NodeId id : order) {
     IOS_RETURN_IF_ERROR(InferNode(graph, id));
     const Node& node = graph.nodes[id];
+    if (node.op_type == "Shape" && node.outputs.size() == 1 && node.outputs[0] != kNoValue) {
+      FoldShape(graph, id);
+      if (stats) ++stats->nodes_folded;
+      continue;
+    }
     bool foldable = AllInputsConstant(graph, node) && FindReferenceKernel(node.op_type) &&
                     OutputBytes(graph, node) <= kMaxFoldedBytes;
     if (!foldable) continue;

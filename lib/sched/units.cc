@@ -124,14 +124,14 @@ class UnitBuilder {
     }
   }
 
-  // Folds aggregations into their only reader, latest first so that Sum -> Concat -> Conv
-  // collapses into the conv's unit.
+  // Folds sums into their only reader, latest first so that Sum -> Sum -> Conv collapses into
+  // the conv's unit.
   void FoldAggregations() {
     for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
       NodeId id = *it;
       const Node& node = graph_.nodes[id];
       int group = unit_of_[id];
-      if (!IsAggregation(node) || groups_[group].nodes.size() != 1 ||
+      if (!IsSum(node) || groups_[group].nodes.size() != 1 ||
           options_.single_op_nodes.count(id))
         continue;
       NodeId reader = OnlyReader(graph_, id);
@@ -140,8 +140,6 @@ class UnitBuilder {
       Group& target = groups_[unit_of_[reader]];
       // The reader must be the head of its unit: folding into the middle would hide an input.
       if (target.nodes.empty() || !StartsWithNode(target, reader)) continue;
-      bool target_is_sum = target.kind == UnitKind::kAggregation && IsSum(graph_.nodes[reader]);
-      if (!IsSum(node) && target_is_sum) continue;  // a sum of concats is not an input form
       std::vector<NodeId> merged = groups_[group].nodes;
       merged.insert(merged.end(), target.nodes.begin(), target.nodes.end());
       for (NodeId n : groups_[group].nodes) unit_of_[n] = unit_of_[reader];

@@ -5,9 +5,10 @@
 //   SepConv      a depthwise conv whose only reader is a pointwise (1x1, group 1) conv;
 //   ReluSepConv  the same with a leading Relu whose only reader is the depthwise conv;
 //   Pool         a MaxPool/AveragePool/GlobalAveragePool/GlobalMaxPool;
-//   Aggregation  an Add/Sum/Concat. It folds into the unit that is its only reader as that unit's
-//                input, when the result is still a concatenation of sums: a Sum/Add folds into
-//                any unit, a Concat into any unit that is not itself a Sum/Add;
+//   Aggregation  an Add/Sum/Concat. A Sum/Add folds into the unit that is its only reader, which
+//                adds its inputs as it reads them (into a Concat unit, it sums into that slice).
+//                A Concat never folds: it is a layout, which the memory plan realises by having
+//                its producers write slices of one buffer, so it stays a unit of its own;
 //   Op           any other op, alone.
 // Block formation (blocks.h) restricts these rules through UnitOptions: nodes in
 // `single_op_nodes` form units of their own and absorb nothing (chain blocks), and no unit spans

@@ -1,0 +1,133 @@
+#include "onnx/onnx_importer.h"
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+namespace ios {
+namespace {
+
+// A one-Relu model whose input has the given dims (a string is a symbolic dim).
+onnx::ModelProto ReluModel(const std::vector<std::string>& dims, int64_t opset = 13) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  auto* op = model.add_opset_import();
+  op->set_domain("");
+  op->set_version(opset);
+  auto* graph = model.mutable_graph();
+  auto* input = graph->add_input();
+  input->set_name("x");
+  auto* type = input->mutable_type()->mutable_tensor_type();
+  type->set_elem_type(onnx::TensorProto::FLOAT);
+  for (const std::string& d : dims) {
+    auto* dim = type->mutable_shape()->add_dim();
+    if (std::isdigit(static_cast<unsigned char>(d[0])) || d[0] == '-')
+      dim->set_dim_value(std::stoll(d));
+    else
+      dim->set_dim_param(d);
+  }
+  auto* node = graph->add_node();
+  node->set_name("relu");
+  node->set_op_type("Relu");
+  node->add_input("x");
+  node->add_output("y");
+  graph->add_output()->set_name("y");
+  return model;
+}
+
+StatusOr<Graph> Import(const onnx::ModelProto& model, int64_t batch = 1) {
+  ImportOptions options;
+  options.batch = batch;
+  return ImportOnnxBytes(model.SerializeAsString(), "model.onnx", options);
+}
+
+TEST(OnnxImporterTest, BatchReplacesDimensionZeroAndItsSymbolElsewhere) {
+  auto graph = Import(ReluModel({"N", "3", "N", "5"}), 4);
+  ASSERT_TRUE(graph.ok()) << graph.status().message();
+  EXPECT_EQ(graph->values[graph->inputs[0]].dims, (Dims{4, 3, 4, 5}));
+  auto numeric = Import(ReluModel({"7", "3"}), 2);
+  ASSERT_TRUE(numeric.ok());
+  EXPECT_EQ(numeric->values[numeric->inputs[0]].dims, (Dims{2, 3}));
+}
+
+TEST(OnnxImporterTest, UnknownDimensionNamesTheInputAndTheDimension) {
+  auto graph = Import(ReluModel({"N", "C", "8"}));
+  ASSERT_FALSE(graph.ok());
+  EXPECT_EQ(graph.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(graph.status().message().find("input 'x': dimension 1 ('C') is unknown"),
+            std::string::npos)
+      << graph.status().message();
+}
+
+TEST(OnnxImporterTest, OpsetRangeIsEnforced) {
+  EXPECT_TRUE(Import(ReluModel({"N", "3"}, 7)).ok());
+  EXPECT_TRUE(Import(ReluModel({"N", "3"}, 21)).ok());
+  auto too_new = Import(ReluModel({"N", "3"}, 22));
+  ASSERT_FALSE(too_new.ok());
+  EXPECT_NE(too_new.status().message().find("opset 22"), std::string::npos);
+}
+
+TEST(OnnxImporterTest, ConstantNodesAndLegacyInitializerInputsBecomeConstants) {
+  onnx::ModelProto model = ReluModel({"N", "2"}, 9);
+  auto* graph = model.mutable_graph();
+  // IR 3 style: the initializer is listed among the inputs too.
+  auto* init = graph->add_initializer();
+  init->set_name("w");
+  init->set_data_type(onnx::TensorProto::FLOAT);
+  init->add_dims(2);
+  init->add_float_data(1.5f);
+  init->add_float_data(-2.f);
+  graph->add_input()->set_name("w");
+  auto* constant = graph->add_node();
+  constant->set_op_type("Constant");
+  constant->add_output("c");
+  auto* attr = constant->add_attribute();
+  attr->set_name("value_ints");
+  attr->set_type(onnx::AttributeProto::INTS);
+  attr->add_ints(3);
+  auto* add = graph->add_node();
+  add->set_name("add");
+  add->set_op_type("Add");
+  add->add_input("y");
+  add->add_input("w");
+  add->add_output("z");
+  graph->mutable_output(0)->set_name("z");
+  auto imported = Import(model);
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  EXPECT_EQ(imported->inputs.size(), 1u);  // w is a constant, not a runtime input
+  ValueId w = imported->FindValue("w");
+  ASSERT_TRUE(imported->values[w].constant.has_value());
+  EXPECT_FLOAT_EQ(imported->values[w].constant->data<float>()[1], -2.f);
+  ValueId c = imported->FindValue("c");
+  ASSERT_NE(c, kNoValue);
+  EXPECT_EQ(imported->values[c].constant->ToInt64Vector(), (std::vector<int64_t>{3}));
+  EXPECT_EQ(imported->nodes.size(), 2u);  // the Constant node became a value
+}
+
+TEST(OnnxImporterTest, EveryUnsupportedNodeIsListed) {
+  onnx::ModelProto model = ReluModel({"N", "3"});
+  for (const char* op : {"LSTM", "Einsum"}) {
+    auto* node = model.mutable_graph()->add_node();
+    node->set_name(std::string("my_") + op);
+    node->set_op_type(op);
+    node->add_input("y");
+    node->add_output(std::string("out_") + op);
+  }
+  auto graph = Import(model);
+  ASSERT_FALSE(graph.ok());
+  EXPECT_EQ(graph.status().code(), StatusCode::kUnsupported);
+  const std::string& message = graph.status().message();
+  EXPECT_NE(message.find("2 node(s)"), std::string::npos) << message;
+  EXPECT_NE(message.find("'my_LSTM': LSTM (opset 13)"), std::string::npos) << message;
+  EXPECT_NE(message.find("'my_Einsum': Einsum (opset 13)"), std::string::npos) << message;
+}
+
+TEST(OnnxImporterTest, GarbageIsNotAModel) {
+  ImportOptions options;
+  auto graph =
+      ImportOnnxBytes(std::string("\x08\x01 hello, not onnx at all", 24), "junk.onnx", options);
+  ASSERT_FALSE(graph.ok());
+  EXPECT_NE(graph.status().message().find("junk.onnx: not a valid ONNX model"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ios

@@ -1,0 +1,51 @@
+"""Each canonicalisation pass, alone and all together, preserves what the model computes:
+onnxruntime on the original file against onnxruntime on iosc's --emit-onnx output."""
+import os
+import sys
+import tempfile
+
+from ios_test_util import Tally, ensure_models, parse_args, run
+
+SMALL_MODELS = ["pytorch_style_opset14", "opset7_legacy", "opset11_tf2onnx_style",
+                "opset21_inputs_form", "residual_blocks_opset17"]
+BENCHMARKS = ["inception_v3", "squeezenet", "randwire"]
+PASS_SETS = [
+    "fold-constants",
+    "fold-constants,eliminate-identity",
+    "fold-constants,fold-batchnorm",
+    "fold-constants,fuse-activation",
+    "fold-constants,eliminate-identity,fold-batchnorm,fuse-activation",
+]
+# fp32: BatchNorm folding rescales weights once (W * s) instead of scaling every output, which
+# reorders roundings; 1e-4 relative on values of magnitude ~1 is the tolerance used throughout.
+ATOL, RTOL = "1e-5", "1e-4"
+
+
+def check(tally, args, model, batch, passes, tmp):
+    out = os.path.join(tmp, "canonical.onnx")
+    result = run([args.iosc, model, "--batch", batch, "--passes", passes, "--emit-onnx", out])
+    name = f"{os.path.basename(model)} batch {batch} passes {passes}"
+    if not tally.check(f"{name}: iosc", result.returncode == 0, result.stderr.strip()):
+        return
+    compare = run([sys.executable, os.path.join(args.source_dir, "scripts", "compare_onnx_models.py"),
+                   model, out, "--batch", batch, "--atol", ATOL, "--rtol", RTOL])
+    tally.check(f"{name}: matches onnxruntime", compare.returncode == 0,
+                compare.stdout.strip() + compare.stderr.strip())
+
+
+def main():
+    args = parse_args()
+    tally = Tally()
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in SMALL_MODELS:
+            model = os.path.join(args.source_dir, "testdata", "models", name + ".onnx")
+            for passes in PASS_SETS:
+                for batch in ("1", "2"):
+                    check(tally, args, model, batch, passes, tmp)
+        for name, model in ensure_models(args, BENCHMARKS).items():
+            check(tally, args, model, "1", PASS_SETS[-1], tmp)
+    tally.finish()
+
+
+if __name__ == "__main__":
+    main()
