@@ -11,10 +11,23 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   app.add_option("model", options->model_path, "ONNX model to compile")
       ->required()
       ->check(CLI::ExistingFile);
+  app.add_option("-o,--output", options->output_path,
+                 "Write the plan (weights, schedule, memory plan, device fingerprint) here");
+  app.add_option("--device", options->device,
+                 "Target device: cpu, or a CUDA device ordinal such as 0")
+      ->capture_default_str();
+  app.add_option("--schedule", options->schedule,
+                 "Schedule: sequential (one unit per stage) or greedy (every ready unit)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"sequential", "greedy"}));
+  app.add_option("--max-streams", options->max_streams,
+                 "Most groups (streams) per stage; 0 = the device's default (CPU: its cores)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--batch", options->batch,
                  "Batch size; replaces dimension 0 of every input, symbolic or numeric")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   app.add_option("--part-limit", options->part_limit,
                  "Largest number of schedule units in one block part (0 = no limit)")
       ->capture_default_str()
@@ -24,9 +37,17 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   app.add_option("--emit-onnx", options->emit_onnx_path,
                  "Write the canonicalised graph as ONNX to this file (to check it with "
                  "onnxruntime)");
+  app.add_option("--passes", options->passes,
+                 "Canonicalisation passes to run (they always run in the order listed here); "
+                 "shape inference always runs")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->check(CLI::IsMember(
+          {"fold-constants", "eliminate-identity", "fold-batchnorm", "fuse-activation"}));
   app.add_option("--log-level", options->log_level, "Log level")
       ->capture_default_str()
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  for (int i = 0; i < argc; ++i) options->command_line += (i ? " " : "") + std::string(argv[i]);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -3,16 +3,25 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ios {
 
 struct IoscOptions {
   std::string model_path;
+  std::string output_path;       // -o: the plan file
+  std::string device = "cpu";    // cpu, or a CUDA device ordinal
+  std::string schedule = "greedy";
+  int max_streams = 0;           // 0: the device's default (CPU: its cores; GPU: 8)
+  std::string command_line;      // recorded in the plan
   int64_t batch = 1;
   int part_limit = 50;
   std::string dump_blocks_path;  // --dump-blocks: JSON of blocks, parts and units
   std::string emit_onnx_path;    // --emit-onnx: the canonicalised graph as ONNX
   std::string log_level = "warn";
+  // Canonicalisation passes to run, in their fixed order (see lib/passes/canonicalize.h).
+  std::vector<std::string> passes = {"fold-constants", "eliminate-identity", "fold-batchnorm",
+                                     "fuse-activation"};
 };
 
 // Parses argv. Returns -1 to continue, or an exit code (0 after --help/--version, 2 on a usage

@@ -1,27 +1,100 @@
 #include "iosc/iosc_runner.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
 #include "onnx/onnx_exporter.h"
 #include "onnx/onnx_importer.h"
 #include "passes/canonicalize.h"
+#include "plan/memory_plan.h"
+#include "plan/plan_builder.h"
+#include "plan/plan_io.h"
+#include "runtime/cpu/cpu_device.h"
 #include "sched/block_report.h"
 #include "sched/blocks.h"
+#include "sched/schedule.h"
 #include "util/file_util.h"
+#include "util/sha256.h"
+#ifdef IOS_HAVE_CUDA
+#include "runtime/cuda/cuda_device.h"
+#endif
 
 namespace ios {
+namespace {
+
+CanonicalizeOptions PassOptions(const IoscOptions& options) {
+  auto enabled = [&](const char* pass) {
+    return std::find(options.passes.begin(), options.passes.end(), pass) != options.passes.end();
+  };
+  CanonicalizeOptions canonicalize;
+  canonicalize.fold_constants = enabled("fold-constants");
+  canonicalize.eliminate_identities = enabled("eliminate-identity");
+  canonicalize.fold_batchnorm = enabled("fold-batchnorm");
+  canonicalize.fuse_activations = enabled("fuse-activation");
+  return canonicalize;
+}
+
+// The target's fingerprint; a CUDA ordinal fails cleanly where there is no device.
+StatusOr<plan::DeviceFingerprint> TargetDevice(const std::string& device) {
+  if (device == "cpu") return CpuFingerprint();
+  bool numeric = !device.empty() && std::all_of(device.begin(), device.end(), ::isdigit);
+  if (!numeric) {
+    return InvalidInput("--device must be 'cpu' or a CUDA device ordinal, got '" + device + "'");
+  }
+#ifdef IOS_HAVE_CUDA
+  IOS_ASSIGN_OR_RETURN(CudaDeviceInfo info, QueryCudaDevice(std::stoi(device)));
+  return Unsupported("CUDA device " + device + " (" + info.name +
+                     ") found, but this build of iosc cannot plan for CUDA devices yet");
+#else
+  return InvalidInput("no CUDA device: this build of ios has no CUDA backend");
+#endif
+}
+
+Status WritePlan(const IoscOptions& options, const Graph& graph, const BlockStructure& blocks,
+                 const std::string& model_bytes, const plan::DeviceFingerprint& device) {
+  int max_streams = options.max_streams;
+  if (max_streams == 0) max_streams = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  Schedule schedule = options.schedule == "sequential" ? SequentialSchedule(blocks)
+                                                       : GreedySchedule(blocks, max_streams);
+  IOS_RETURN_IF_ERROR(ValidateSchedule(graph, schedule));
+  IOS_ASSIGN_OR_RETURN(MemoryPlan memory, PlanMemory(graph, schedule));
+  IOS_RETURN_IF_ERROR(CheckMemoryPlan(graph, schedule, memory));
+  PlanMetadata meta;
+  meta.command_line = options.command_line;
+  meta.options = {{"schedule", options.schedule},
+                  {"max_streams", std::to_string(max_streams)},
+                  {"part_limit", std::to_string(options.part_limit)},
+                  {"device", options.device}};
+  meta.model_sha256 = Sha256Hex(model_bytes);
+  meta.batch = options.batch;
+  meta.device = device;
+  IOS_ASSIGN_OR_RETURN(plan::Plan plan, BuildPlan(graph, schedule, memory, meta));
+  IOS_RETURN_IF_ERROR(WritePlanFile(plan, options.output_path));
+  size_t stages = 0;
+  for (const auto& block : schedule.blocks) stages += block.stages.size();
+  std::printf("plan: %s schedule, %zu stages; arena %.1f MB (tensors %.1f MB without reuse)\n",
+              schedule.kind.c_str(), stages, memory.arena_bytes / 1e6,
+              memory.total_tensor_bytes / 1e6);
+  std::printf("wrote %s\n", options.output_path.c_str());
+  return Status::Ok();
+}
+
+}  // namespace
 
 Status RunIosc(const IoscOptions& options) {
+  IOS_ASSIGN_OR_RETURN(plan::DeviceFingerprint device, TargetDevice(options.device));
+  IOS_ASSIGN_OR_RETURN(std::string model_bytes, ReadFileToString(options.model_path));
   ImportOptions import_options;
   import_options.batch = options.batch;
-  IOS_ASSIGN_OR_RETURN(Graph graph, ImportOnnxFile(options.model_path, import_options));
+  IOS_ASSIGN_OR_RETURN(Graph graph, ImportOnnxBytes(model_bytes, options.model_path, import_options));
   spdlog::info("imported {}: {} nodes, opset {}", options.model_path, graph.nodes.size(),
                graph.opset);
 
   CanonicalizeStats stats;
-  IOS_RETURN_IF_ERROR(Canonicalize(graph, CanonicalizeOptions{}, &stats));
+  IOS_RETURN_IF_ERROR(Canonicalize(graph, PassOptions(options), &stats));
   std::printf("model %s (opset %lld), batch %lld\n", options.model_path.c_str(),
               static_cast<long long>(graph.opset), static_cast<long long>(options.batch));
   std::printf("canonicalised: %d -> %d nodes (%d constants folded, %d identities removed, "
@@ -44,6 +117,8 @@ Status RunIosc(const IoscOptions& options) {
     IOS_RETURN_IF_ERROR(WriteFileAtomically(options.dump_blocks_path, json));
     spdlog::info("wrote the block structure to {}", options.dump_blocks_path);
   }
+  if (!options.output_path.empty())
+    IOS_RETURN_IF_ERROR(WritePlan(options, graph, blocks, model_bytes, device));
   return Status::Ok();
 }
 

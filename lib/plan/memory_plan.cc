@@ -1,0 +1,266 @@
+#include "plan/memory_plan.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+namespace ios {
+namespace {
+
+int64_t AlignUp(int64_t value, int64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+// Number of stages across all blocks.
+int CountStages(const Schedule& schedule) {
+  int stages = 0;
+  for (const ScheduleBlock& block : schedule.blocks) stages += static_cast<int>(block.stages.size());
+  return stages;
+}
+
+std::string DescribeValue(const Graph& graph, ValueId id) {
+  return "value " + std::to_string(id) + " ('" + graph.values[id].name + "')";
+}
+
+// Bytes of a value's tensor; an error when its shape or dtype is unknown or the size overflows.
+StatusOr<int64_t> PlacedBytes(const Graph& graph, ValueId id) {
+  const Value& value = graph.values[id];
+  int64_t element_size = static_cast<int64_t>(DTypeSize(value.dtype));
+  if (!value.has_shape || element_size == 0)
+    return Internal(DescribeValue(graph, id) + " has no inferred shape or dtype");
+  int64_t bytes = element_size;
+  for (int64_t d : value.dims) {
+    if (d < 0 || (d > 0 && bytes > std::numeric_limits<int64_t>::max() / d))
+      return Internal(DescribeValue(graph, id) + " has an invalid size " + DimsToString(value.dims));
+    bytes *= d;
+  }
+  return bytes;
+}
+
+struct Interval {
+  int64_t begin = 0;  // byte range [begin, end)
+  int64_t end = 0;
+};
+
+// Best fit: the smallest gap between the `busy` ranges (sorted by begin) that holds `bytes` at
+// an aligned offset, lowest offset on ties; above everything when no gap fits.
+int64_t FindOffset(const std::vector<Interval>& busy, int64_t bytes, int64_t alignment) {
+  int64_t best_offset = -1;
+  int64_t best_gap = std::numeric_limits<int64_t>::max();
+  int64_t cursor = 0;  // everything below is taken or a considered gap
+  for (const Interval& range : busy) {
+    if (range.begin > cursor) {
+      int64_t offset = AlignUp(cursor, alignment);
+      int64_t gap = range.begin - cursor;
+      if (offset + bytes <= range.begin && gap < best_gap) {
+        best_gap = gap;
+        best_offset = offset;
+      }
+    }
+    cursor = std::max(cursor, range.end);
+  }
+  return best_offset >= 0 ? best_offset : AlignUp(cursor, alignment);
+}
+
+}  // namespace
+
+std::vector<LiveInterval> ComputeLiveIntervals(const Graph& graph, const Schedule& schedule) {
+  std::vector<LiveInterval> live(graph.values.size(), LiveInterval{-1, -1});
+  const int last_stage = std::max(0, CountStages(schedule) - 1);
+  for (ValueId id : graph.inputs)
+    if (!graph.values[id].constant) live[id] = {0, 0};
+  int stage_index = 0;
+  for (const ScheduleBlock& block : schedule.blocks) {
+    for (const ScheduleStage& stage : block.stages) {
+      for (const ScheduleGroup& group : stage.groups) {
+        for (NodeId n : group.nodes) {
+          const Node& node = graph.nodes[n];
+          for (ValueId out : node.outputs) {
+            if (out == kNoValue || graph.values[out].constant) continue;
+            live[out].first = stage_index;
+            live[out].last = std::max(live[out].last, stage_index);
+          }
+          for (ValueId in : node.inputs) {
+            if (in == kNoValue || graph.values[in].constant) continue;
+            live[in].last = std::max(live[in].last, stage_index);
+          }
+        }
+      }
+      ++stage_index;
+    }
+  }
+  for (ValueId id : graph.outputs)
+    if (!graph.values[id].constant && live[id].first >= 0) live[id].last = last_stage;
+  return live;
+}
+
+StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, int64_t alignment) {
+  if (alignment <= 0 || (alignment & (alignment - 1)) != 0)
+    return Internal("memory alignment " + std::to_string(alignment) + " is not a power of two");
+  IOS_RETURN_IF_ERROR(ValidateSchedule(graph, schedule));
+  std::vector<LiveInterval> live = ComputeLiveIntervals(graph, schedule);
+
+  // A read of a value that nothing produces (and that is no input or constant) is a broken graph.
+  for (const Node& node : graph.nodes) {
+    if (node.dead) continue;
+    for (ValueId in : node.inputs) {
+      if (in != kNoValue && !graph.values[in].constant && live[in].first < 0)
+        return Internal(DescribeValue(graph, in) + " is read but never produced");
+    }
+  }
+
+  struct Item {
+    ValueId value;
+    int64_t bytes;
+  };
+  std::vector<Item> items;
+  MemoryPlan plan;
+  plan.alignment = alignment;
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    if (live[v].first < 0) continue;
+    IOS_ASSIGN_OR_RETURN(int64_t bytes, PlacedBytes(graph, static_cast<ValueId>(v)));
+    items.push_back({static_cast<ValueId>(v), bytes});
+    plan.total_tensor_bytes += bytes;
+  }
+  // Largest first; ties by when they become live, then by id, so that the plan is deterministic.
+  std::sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
+    if (a.bytes != b.bytes) return a.bytes > b.bytes;
+    if (live[a.value].first != live[b.value].first)
+      return live[a.value].first < live[b.value].first;
+    return a.value < b.value;
+  });
+
+  std::vector<TensorPlacement> placed;
+  std::vector<Interval> busy;
+  for (const Item& item : items) {
+    const LiveInterval& mine = live[item.value];
+    busy.clear();
+    for (const TensorPlacement& other : placed) {
+      const LiveInterval& theirs = live[other.value];
+      bool overlap = mine.first <= theirs.last && theirs.first <= mine.last;
+      if (overlap && other.bytes > 0) busy.push_back({other.offset, other.offset + other.bytes});
+    }
+    std::sort(busy.begin(), busy.end(),
+              [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+    int64_t offset = item.bytes == 0 ? 0 : FindOffset(busy, item.bytes, alignment);
+    placed.push_back({item.value, offset, item.bytes});
+    plan.arena_bytes = std::max(plan.arena_bytes, AlignUp(offset + item.bytes, alignment));
+  }
+  std::sort(placed.begin(), placed.end(),
+            [](const TensorPlacement& a, const TensorPlacement& b) { return a.value < b.value; });
+  plan.placements = std::move(placed);
+  return plan;
+}
+
+// Independent of the planner: stages come from its own walk of the schedule, live intervals
+// from the graph's nodes (not the schedule's order), and overlaps from a sweep per stage.
+Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan) {
+  const int64_t num_values = static_cast<int64_t>(graph.values.size());
+  if (plan.alignment <= 0) return Internal("memory plan alignment " + std::to_string(plan.alignment));
+
+  // The stage of every scheduled node.
+  std::vector<int> node_stage(graph.nodes.size(), -1);
+  int num_stages = 0;
+  for (const ScheduleBlock& block : schedule.blocks) {
+    for (const ScheduleStage& stage : block.stages) {
+      for (const ScheduleGroup& group : stage.groups) {
+        for (NodeId n : group.nodes) {
+          if (n < 0 || n >= static_cast<NodeId>(graph.nodes.size()))
+            return Internal("the schedule names node " + std::to_string(n) + ", which does not exist");
+          node_stage[n] = num_stages;
+        }
+      }
+      ++num_stages;
+    }
+  }
+
+  // Live stages of each value: from the stage that writes it (0 for a graph input) to the last
+  // stage that reads it (the last stage for a graph output). `needed` marks the values that must
+  // be placed: every non-constant value that a live node or the graph's interface mentions.
+  std::vector<int> first(num_values, std::numeric_limits<int>::max());
+  std::vector<int> last(num_values, -1);
+  std::vector<bool> needed(num_values, false);
+  auto touch = [&](ValueId v, int stage) {
+    needed[v] = true;
+    first[v] = std::min(first[v], stage);
+    last[v] = std::max(last[v], stage);
+  };
+  for (ValueId v : graph.inputs) touch(v, 0);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    if (node.dead) continue;
+    int stage = node_stage[n];
+    if (stage < 0) return Internal("the schedule never runs " + graph.Describe(static_cast<NodeId>(n)));
+    for (ValueId v : node.outputs)
+      if (v != kNoValue) touch(v, stage);
+    for (ValueId v : node.inputs)
+      if (v != kNoValue) touch(v, stage);
+  }
+  for (ValueId v : graph.outputs) {
+    needed[v] = true;
+    last[v] = std::max(last[v], num_stages - 1);
+    first[v] = std::min(first[v], last[v]);
+  }
+
+  // Every needed non-constant value placed once, with its size, aligned, inside the arena.
+  std::vector<int> placement_of(num_values, -1);
+  int64_t total = 0;
+  for (size_t i = 0; i < plan.placements.size(); ++i) {
+    const TensorPlacement& p = plan.placements[i];
+    if (p.value < 0 || p.value >= num_values)
+      return Internal("placement " + std::to_string(i) + " names value " + std::to_string(p.value) +
+                      ", but the graph has " + std::to_string(num_values) + " values");
+    const Value& value = graph.values[p.value];
+    std::string what = "value " + std::to_string(p.value) + " ('" + value.name + "')";
+    if (value.constant) return Internal(what + " is a constant but has an arena placement");
+    if (placement_of[p.value] >= 0) return Internal(what + " is placed twice");
+    placement_of[p.value] = static_cast<int>(i);
+    int64_t expected = static_cast<int64_t>(DTypeSize(value.dtype)) * NumElements(value.dims);
+    if (p.bytes != expected)
+      return Internal(what + " is placed with " + std::to_string(p.bytes) + " bytes but its tensor " +
+                      DimsToString(value.dims) + " has " + std::to_string(expected));
+    if (p.offset < 0 || p.offset % plan.alignment != 0)
+      return Internal(what + " is placed at offset " + std::to_string(p.offset) +
+                      ", which is not a multiple of the alignment " + std::to_string(plan.alignment));
+    if (p.offset + p.bytes > plan.arena_bytes)
+      return Internal(what + " ends at byte " + std::to_string(p.offset + p.bytes) +
+                      ", past the arena of " + std::to_string(plan.arena_bytes) + " bytes");
+    total += p.bytes;
+  }
+  for (int64_t v = 0; v < num_values; ++v) {
+    if (needed[v] && !graph.values[v].constant && placement_of[v] < 0)
+      return Internal("value " + std::to_string(v) + " ('" + graph.values[v].name +
+                      "') has no placement in the memory plan");
+  }
+  if (total != plan.total_tensor_bytes)
+    return Internal("the memory plan's total_tensor_bytes is " +
+                    std::to_string(plan.total_tensor_bytes) + " but its placements add up to " +
+                    std::to_string(total));
+
+  // Per stage, the placed values live in it must not share a byte.
+  for (int stage = 0; stage < num_stages; ++stage) {
+    std::vector<const TensorPlacement*> live;
+    for (const TensorPlacement& p : plan.placements)
+      if (p.bytes > 0 && needed[p.value] && first[p.value] <= stage && stage <= last[p.value])
+        live.push_back(&p);
+    std::sort(live.begin(), live.end(), [](const TensorPlacement* a, const TensorPlacement* b) {
+      return a->offset < b->offset;
+    });
+    const TensorPlacement* reach = nullptr;  // the live range ending highest so far
+    for (const TensorPlacement* p : live) {
+      if (reach != nullptr && p->offset < reach->offset + reach->bytes) {
+        return Internal("value " + std::to_string(p->value) + " ('" + graph.values[p->value].name +
+                        "') at bytes [" + std::to_string(p->offset) + ", " +
+                        std::to_string(p->offset + p->bytes) + ") overlaps value " +
+                        std::to_string(reach->value) + " ('" + graph.values[reach->value].name +
+                        "') at [" + std::to_string(reach->offset) + ", " +
+                        std::to_string(reach->offset + reach->bytes) + "), both live in stage " +
+                        std::to_string(stage));
+      }
+      if (reach == nullptr || p->offset + p->bytes > reach->offset + reach->bytes) reach = p;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace ios

@@ -1,0 +1,33 @@
+// Builds the plan file's message from a compiled model: the graph (tensors, weights, ops), its
+// schedule, its memory plan and where it came from.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "iosplan.pb.h"
+#include "plan/memory_plan.h"
+#include "sched/schedule.h"
+#include "util/status.h"
+
+namespace ios {
+
+struct PlanMetadata {
+  std::string command_line;
+  std::map<std::string, std::string> options;
+  std::string model_sha256;
+  int64_t batch = 0;
+  plan::DeviceFingerprint device;
+  std::vector<plan::StageLatency> stage_latencies;
+};
+
+// The graph must be compacted. Tensor i is value i; constants become WEIGHT tensors with their
+// bytes in `weights`, and Tensor attributes of nodes become WEIGHT tensors appended after the
+// values, which the attribute references by index. Op i is node i.
+StatusOr<plan::Plan> BuildPlan(const Graph& graph, const Schedule& schedule,
+                               const MemoryPlan& memory, const PlanMetadata& metadata);
+
+}  // namespace ios

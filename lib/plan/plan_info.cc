@@ -1,0 +1,113 @@
+#include "plan/plan_info.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include <google/protobuf/util/json_util.h>
+
+namespace ios {
+namespace {
+
+std::string FormatBytes(int64_t bytes) {
+  char text[64];
+  if (bytes >= (int64_t{1} << 20)) {
+    std::snprintf(text, sizeof(text), "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  } else if (bytes >= (int64_t{1} << 10)) {
+    std::snprintf(text, sizeof(text), "%.1f KiB", static_cast<double>(bytes) / (1 << 10));
+  } else {
+    std::snprintf(text, sizeof(text), "%lld B", static_cast<long long>(bytes));
+  }
+  return text;
+}
+
+std::string DescribeDevice(const plan::DeviceFingerprint& device) {
+  std::ostringstream out;
+  if (device.kind().empty()) return "unspecified";
+  out << device.kind();
+  if (device.kind() == "cpu") {
+    out << " (" << (device.cpu_model().empty() ? "unknown model" : device.cpu_model()) << ", "
+        << device.cpu_cores() << " cores" << (device.cpu_isa().empty() ? "" : ", " + device.cpu_isa())
+        << ")";
+  } else if (device.kind() == "cuda") {
+    out << " (" << device.gpu_name() << ", sm_" << device.compute_major() << device.compute_minor()
+        << ", " << device.multiprocessors() << " SMs, driver " << device.driver_version()
+        << ", runtime " << device.runtime_version() << ", cuDNN " << device.cudnn_version() << ")";
+  } else if (!device.sim_model().empty()) {
+    out << " (" << device.sim_model() << ")";
+  }
+  return out.str();
+}
+
+}  // namespace
+
+std::string FormatPlanSummary(const plan::Plan& plan) {
+  std::ostringstream out;
+  out << "plan format " << plan.format_major() << "." << plan.format_minor() << ", written by ios "
+      << (plan.producer().ios_version().empty() ? "(unknown)" : plan.producer().ios_version())
+      << "\n";
+  if (!plan.producer().command_line().empty())
+    out << "command: " << plan.producer().command_line() << "\n";
+  out << "model: " << (plan.graph_name().empty() ? "(unnamed)" : plan.graph_name()) << ", sha256 "
+      << (plan.model_sha256().empty() ? "(none)" : plan.model_sha256()) << ", opset "
+      << plan.opset() << ", batch " << plan.batch() << "\n";
+  out << "device: " << DescribeDevice(plan.device()) << "\n";
+
+  int64_t weight_bytes = 0;
+  for (const plan::Weight& weight : plan.weights())
+    weight_bytes += std::max<int64_t>(weight.bytes(), static_cast<int64_t>(weight.data().size()));
+  out << "tensors: " << plan.tensors_size() << ", ops: " << plan.ops_size() << ", weights: "
+      << plan.weights_size() << " (" << FormatBytes(weight_bytes) << ")\n";
+
+  int stages = 0;
+  int max_groups = 0;
+  for (const plan::Block& block : plan.schedule().blocks()) {
+    stages += block.stages_size();
+    for (const plan::Stage& stage : block.stages()) max_groups = std::max(max_groups, stage.groups_size());
+  }
+  out << "schedule: " << (plan.schedule().kind().empty() ? "(unnamed)" : plan.schedule().kind())
+      << ", " << plan.schedule().blocks_size() << " blocks, " << stages << " stages, at most "
+      << max_groups << " groups per stage\n";
+
+  const plan::MemoryPlan& memory = plan.memory();
+  out << "memory: arena " << FormatBytes(memory.arena_bytes()) << " for "
+      << FormatBytes(memory.total_tensor_bytes()) << " of tensors";
+  if (memory.total_tensor_bytes() > 0) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof(ratio), "%.1f%%",
+                  100.0 * static_cast<double>(memory.arena_bytes()) /
+                      static_cast<double>(memory.total_tensor_bytes()));
+    out << " (" << ratio << ")";
+  }
+  out << ", alignment " << memory.alignment() << "\n";
+
+  std::set<std::string> sources;
+  for (const plan::StageLatency& latency : plan.stage_latencies()) sources.insert(latency.source());
+  out << "stage latencies: " << plan.stage_latencies_size();
+  if (!sources.empty()) {
+    out << " (source";
+    for (const std::string& source : sources) out << (source == *sources.begin() ? " " : ", ") << source;
+    out << ")";
+  }
+  out << "\n";
+  return out.str();
+}
+
+StatusOr<std::string> PlanInfoJson(const plan::Plan& plan) {
+  plan::Plan copy = plan;
+  for (plan::Weight& weight : *copy.mutable_weights()) {
+    if (weight.bytes() == 0) weight.set_bytes(static_cast<int64_t>(weight.data().size()));
+    weight.clear_data();
+  }
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  auto status = google::protobuf::util::MessageToJsonString(copy, &json, options);
+  if (!status.ok()) return Internal("cannot write the plan as JSON: " + status.ToString());
+  return json;
+}
+
+}  // namespace ios

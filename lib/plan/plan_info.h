@@ -1,0 +1,19 @@
+// Human- and machine-readable descriptions of a plan (iosc --plan-info, iosrun --info).
+#pragma once
+
+#include <string>
+
+#include "iosplan.pb.h"
+#include "util/status.h"
+
+namespace ios {
+
+// A few lines: format and producer, model hash, batch, device, counts, schedule, memory, stage
+// latencies.
+std::string FormatPlanSummary(const plan::Plan& plan);
+
+// The whole plan as JSON (protobuf's own JSON mapping, proto field names, defaults printed),
+// with each weight's data left out (its `bytes` field keeps the size).
+StatusOr<std::string> PlanInfoJson(const plan::Plan& plan);
+
+}  // namespace ios

@@ -1,0 +1,125 @@
+#include "plan/plan_loader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "plan/plan_format.h"
+#include "plan/plan_validate.h"
+
+namespace ios {
+namespace {
+
+Tensor WeightTensor(const plan::Plan& plan, int32_t index) {
+  const plan::Tensor& proto = plan.tensors(index);
+  Tensor tensor(DTypeFromPlan(proto.dtype()), Dims(proto.dims().begin(), proto.dims().end()));
+  const std::string& data = plan.weights(proto.weight()).data();
+  // ValidatePlan has checked that the data has exactly the tensor's size.
+  if (!data.empty()) std::memcpy(tensor.raw(), data.data(), data.size());
+  return tensor;
+}
+
+AttributeValue AttributeFromPlan(const plan::Plan& plan, const plan::Attribute& attr) {
+  switch (attr.value_case()) {
+    case plan::Attribute::kI: return attr.i();
+    case plan::Attribute::kF: return attr.f();
+    case plan::Attribute::kS: return attr.s();
+    case plan::Attribute::kInts:
+      return std::vector<int64_t>(attr.ints().values().begin(), attr.ints().values().end());
+    case plan::Attribute::kFloats:
+      return std::vector<float>(attr.floats().values().begin(), attr.floats().values().end());
+    case plan::Attribute::kStrings:
+      return std::vector<std::string>(attr.strings().values().begin(),
+                                      attr.strings().values().end());
+    case plan::Attribute::kTensor: return WeightTensor(plan, attr.tensor());
+    case plan::Attribute::VALUE_NOT_SET: break;  // ValidatePlan refuses it
+  }
+  return int64_t{0};
+}
+
+StageStrategy StrategyFromPlan(int32_t strategy) {
+  return strategy == plan::MERGE ? StageStrategy::kMerge : StageStrategy::kConcurrent;
+}
+
+// The number of leading tensors that are the graph's values: up to the last tensor that is not
+// a weight or that an op or the graph's interface uses.
+int CountValues(const plan::Plan& plan) {
+  int count = 0;
+  auto use = [&](int32_t t) { count = std::max(count, t + 1); };
+  for (int t = 0; t < plan.tensors_size(); ++t)
+    if (plan.tensors(t).kind() != plan::WEIGHT) use(t);
+  for (const plan::Op& op : plan.ops()) {
+    for (int32_t t : op.inputs()) use(t);
+    for (int32_t t : op.outputs()) use(t);
+  }
+  for (int32_t t : plan.inputs()) use(t);
+  for (int32_t t : plan.outputs()) use(t);
+  return count;
+}
+
+}  // namespace
+
+StatusOr<LoadedPlan> LoadPlan(plan::Plan plan, const std::string& source) {
+  IOS_RETURN_IF_ERROR(ValidatePlan(plan, source));
+  LoadedPlan loaded;
+
+  Graph& graph = loaded.graph;
+  graph.name = plan.graph_name();
+  graph.source_path = source;
+  graph.opset = plan.opset();
+  const int num_values = CountValues(plan);
+  graph.values.resize(num_values);
+  for (int t = 0; t < num_values; ++t) {
+    const plan::Tensor& tensor = plan.tensors(t);
+    Value& value = graph.values[t];
+    value.name = tensor.name();
+    value.dtype = DTypeFromPlan(tensor.dtype());
+    value.dims.assign(tensor.dims().begin(), tensor.dims().end());
+    value.has_shape = true;
+    if (tensor.kind() == plan::WEIGHT) value.constant = WeightTensor(plan, t);
+  }
+  graph.nodes.reserve(plan.ops_size());
+  for (const plan::Op& op : plan.ops()) {
+    Node node;
+    node.name = op.name();
+    node.op_type = op.op_type();
+    node.opset = op.opset();
+    node.inputs.assign(op.inputs().begin(), op.inputs().end());
+    node.outputs.assign(op.outputs().begin(), op.outputs().end());
+    for (const plan::Attribute& attr : op.attributes())
+      node.attrs.Set(attr.name(), AttributeFromPlan(plan, attr));
+    graph.nodes.push_back(std::move(node));
+  }
+  graph.inputs.assign(plan.inputs().begin(), plan.inputs().end());
+  graph.outputs.assign(plan.outputs().begin(), plan.outputs().end());
+  graph.RebuildUses();
+
+  Schedule& schedule = loaded.schedule;
+  schedule.kind = plan.schedule().kind();
+  for (const plan::Block& block : plan.schedule().blocks()) {
+    ScheduleBlock& b = schedule.blocks.emplace_back();
+    for (const plan::Stage& stage : block.stages()) {
+      ScheduleStage& s = b.stages.emplace_back();
+      s.strategy = StrategyFromPlan(stage.strategy());
+      for (const plan::Group& group : stage.groups())
+        s.groups.push_back({std::vector<NodeId>(group.ops().begin(), group.ops().end())});
+    }
+  }
+
+  MemoryPlan& memory = loaded.memory;
+  memory.arena_bytes = plan.memory().arena_bytes();
+  memory.alignment = plan.memory().alignment();
+  memory.total_tensor_bytes = plan.memory().total_tensor_bytes();
+  for (const plan::TensorPlacement& p : plan.memory().placements())
+    memory.placements.push_back({p.tensor(), p.offset(), p.bytes()});
+
+  Status status = ValidateSchedule(graph, schedule);
+  if (status.ok()) status = CheckMemoryPlan(graph, schedule, memory);
+  if (!status.ok()) return InvalidInput(source + ": " + status.message());
+
+  for (plan::Weight& weight : *plan.mutable_weights()) weight.clear_data();
+  loaded.meta = std::move(plan);
+  return loaded;
+}
+
+}  // namespace ios

@@ -1,0 +1,154 @@
+// Standalone activations on float32: one pass of ApplyActivation (kernels/math/activation_math.h,
+// the math the CUDA kernels and the reference share), instantiated per kind so that the switch
+// folds away and the simple kinds vectorise.
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "ir/fused_activation.h"
+#include "kernels/reference/reference_util.h"
+#include "runtime/cpu/cpu_kernel_factories.h"
+#include "runtime/cpu/cpu_threading.h"
+
+namespace ios {
+namespace {
+
+template <ActivationKind kKind>
+void MapActivation(float alpha, float beta, const float* in, float* out, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) out[i] = ApplyActivation(kKind, alpha, beta, in[i]);
+}
+
+void MapActivationKind(const Activation& act, const float* in, float* out, int64_t count) {
+  const float a = act.alpha;
+  const float b = act.beta;
+  switch (act.kind) {
+    case ActivationKind::kNone:
+      if (in != out) std::copy(in, in + count, out);
+      return;
+    case ActivationKind::kRelu: return MapActivation<ActivationKind::kRelu>(a, b, in, out, count);
+    case ActivationKind::kLeakyRelu:
+      return MapActivation<ActivationKind::kLeakyRelu>(a, b, in, out, count);
+    case ActivationKind::kClip: return MapActivation<ActivationKind::kClip>(a, b, in, out, count);
+    case ActivationKind::kSigmoid:
+      return MapActivation<ActivationKind::kSigmoid>(a, b, in, out, count);
+    case ActivationKind::kTanh: return MapActivation<ActivationKind::kTanh>(a, b, in, out, count);
+    case ActivationKind::kHardSigmoid:
+      return MapActivation<ActivationKind::kHardSigmoid>(a, b, in, out, count);
+    case ActivationKind::kHardSwish:
+      return MapActivation<ActivationKind::kHardSwish>(a, b, in, out, count);
+    case ActivationKind::kElu: return MapActivation<ActivationKind::kElu>(a, b, in, out, count);
+  }
+}
+
+void RunActivation(const Activation& act, const float* in, float* out, int64_t count,
+                   int threads) {
+  ParallelFor(count, ThreadsForWork(threads, count), [&](int64_t begin, int64_t end) {
+    MapActivationKind(act, in + begin, out + begin, end - begin);
+  });
+}
+
+// Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu: alpha/beta from attributes.
+class ActivationCpuKernel : public CpuKernel {
+ public:
+  ActivationCpuKernel(Activation act, int64_t count) : act_(act), count_(count) {}
+
+  Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+             int threads) override {
+    RunActivation(act_, static_cast<const float*>(inputs[0]), static_cast<float*>(outputs[0]),
+                  count_, threads);
+    return Status::Ok();
+  }
+
+ private:
+  Activation act_;
+  int64_t count_;
+};
+
+// Clip since opset 11: the bounds are optional scalar inputs, read at every run.
+class ClipInputsCpuKernel : public CpuKernel {
+ public:
+  explicit ClipInputsCpuKernel(int64_t count) : count_(count) {}
+
+  Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+             int threads) override {
+    Activation act{ActivationKind::kClip, std::numeric_limits<float>::lowest(),
+                   std::numeric_limits<float>::max()};
+    if (inputs.size() > 1 && inputs[1] != nullptr) act.alpha = *static_cast<const float*>(inputs[1]);
+    if (inputs.size() > 2 && inputs[2] != nullptr) act.beta = *static_cast<const float*>(inputs[2]);
+    if (act.alpha > act.beta) act.alpha = act.beta;  // ONNX: every value becomes max
+    RunActivation(act, static_cast<const float*>(inputs[0]), static_cast<float*>(outputs[0]),
+                  count_, threads);
+    return Status::Ok();
+  }
+
+ private:
+  int64_t count_;
+};
+
+struct AttributeDefaults {
+  const char* alpha_attr;
+  float alpha;
+  const char* beta_attr;
+  float beta;
+};
+
+// The attribute names and defaults of each activation op (as the reference kernels read them).
+AttributeDefaults DefaultsFor(ActivationKind kind) {
+  switch (kind) {
+    case ActivationKind::kLeakyRelu: return {"alpha", 0.01f, nullptr, 0.f};
+    case ActivationKind::kHardSigmoid: return {"alpha", 0.2f, "beta", 0.5f};
+    case ActivationKind::kElu: return {"alpha", 1.0f, nullptr, 0.f};
+    default: return {nullptr, 0.f, nullptr, 0.f};
+  }
+}
+
+}  // namespace
+
+void ApplyActivationCpu(const Activation& act, float* data, int64_t count, int threads) {
+  if (act.kind == ActivationKind::kNone) return;
+  RunActivation(act, data, data, count, threads);
+}
+
+StatusOr<std::unique_ptr<CpuKernel>> CreateActivationCpuKernel(const CpuKernelContext& context) {
+  const Node& node = *context.node;
+  std::optional<ActivationKind> kind = ActivationKindFromOpType(node.op_type);
+  if (!kind) return Internal("not an activation: " + node.op_type);
+  if (context.input_types.empty() || context.output_types.empty())
+    return InvalidInput("needs an input and an output");
+  const TensorType& x = context.input_types[0];
+  if (x.dtype != DType::kFloat32) return std::unique_ptr<CpuKernel>();  // the reference
+  if (context.output_types[0].dtype != DType::kFloat32 ||
+      NumElements(context.output_types[0].dims) != NumElements(x.dims))
+    return InvalidInput("output " + DimsToString(context.output_types[0].dims) +
+                        " does not match input " + DimsToString(x.dims));
+  const int64_t count = NumElements(x.dims);
+
+  if (*kind == ActivationKind::kClip) {
+    if (!OpsetBefore(node, 11)) {
+      for (size_t i = 1; i < context.input_types.size() && i < 3; ++i) {
+        const TensorType& bound = context.input_types[i];
+        if (bound.dtype != DType::kUndefined &&
+            (bound.dtype != DType::kFloat32 || NumElements(bound.dims) != 1))
+          return InvalidInput("min/max must be float32 scalars like the input");
+      }
+      return std::unique_ptr<CpuKernel>(new ClipInputsCpuKernel(count));
+    }
+    IOS_ASSIGN_OR_RETURN(float lo, node.attrs.GetFloat("min", std::numeric_limits<float>::lowest()));
+    IOS_ASSIGN_OR_RETURN(float hi, node.attrs.GetFloat("max", std::numeric_limits<float>::max()));
+    if (lo > hi) lo = hi;
+    return std::unique_ptr<CpuKernel>(
+        new ActivationCpuKernel(Activation{ActivationKind::kClip, lo, hi}, count));
+  }
+  const AttributeDefaults defaults = DefaultsFor(*kind);
+  Activation act{*kind, defaults.alpha, defaults.beta};
+  if (defaults.alpha_attr != nullptr) {
+    IOS_ASSIGN_OR_RETURN(act.alpha, node.attrs.GetFloat(defaults.alpha_attr, defaults.alpha));
+  }
+  if (defaults.beta_attr != nullptr) {
+    IOS_ASSIGN_OR_RETURN(act.beta, node.attrs.GetFloat(defaults.beta_attr, defaults.beta));
+  }
+  return std::unique_ptr<CpuKernel>(new ActivationCpuKernel(act, count));
+}
+
+}  // namespace ios

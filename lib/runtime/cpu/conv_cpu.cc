@@ -1,0 +1,280 @@
+// Conv through oneDNN: 1-D/2-D/3-D, groups and depthwise, dilations, strides, asymmetric pads
+// and auto_pad, bias and the fused activation ("ios.activation") as post-ops.
+//
+// Layout. Tensors between kernels stay plain NC[D]HW. oneDNN's fastest AVX2 convs (jit:avx2,
+// jit_1x1, jit_dw) want channel-blocked nChw8c; with plain src/dst it picks im2col + sgemm
+// (gemm:jit). Measured on this machine (AVX2, libdnnl 2.6.3, one thread, ms per conv, the
+// blocked figure includes reordering src in and dst out):
+//   1x192x35x35 -> 64 1x1       plain 0.32  blocked 0.37     2048x8x8 -> 320 1x1  2.2 / 1.1
+//   1x256x28x28 -> 512 1x1 s2   plain 0.64  blocked 0.74     48 -> 64 5x5 35x35   3.3 / 1.8
+//   1x288x35x35 -> 384 3x3 s2   plain 7.4-9.6 blocked 6.9-7.5  96 -> 96 3x3 35x35  3.2 / 2.2
+//   1x32x147x147 -> 32 3x3      plain 7.8-14 blocked 4.5-5   448 -> 384 3x3 8x8   2.3 / 2.5
+//   1x128x17x17 -> 128 1x7      plain 0.93  blocked 0.82-0.98  384 -> 384 1x3 8x8  0.63 / 0.83
+//   depthwise 3x3 64x56x56      plain 1.0   blocked 0.13     group 4 3x3 64x28x28  0.6 / 0.2
+// So blocked layouts pay off, reorders included, for grouped convs (10x for depthwise) and for
+// spatial kernels on outputs of at least ~12x12; gemm on plain layouts wins for 1x1 convs
+// (which need no im2col) unless the output is tiny, and for spatial kernels on tiny outputs.
+// ChooseBlocked encodes that; the reorders run through per-thread scratch buffers.
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/fused_activation.h"
+#include "kernels/reference/reference_util.h"
+#include "runtime/cpu/cpu_kernel_factories.h"
+#include "runtime/cpu/dnnl_common.h"
+
+namespace ios {
+namespace {
+
+using dnnl::memory;
+
+// Output positions below which a layout choice flips (see the table above).
+constexpr int64_t kSmallOutput = 128;
+
+bool ChooseBlocked(int64_t group, const Dims& kernel, const Dims& out_spatial) {
+  if (group > 1) return true;
+  const int64_t out_positions = NumElements(out_spatial);
+  bool pointwise = true;
+  for (int64_t k : kernel) pointwise = pointwise && k == 1;
+  return pointwise ? out_positions < kSmallOutput : out_positions >= kSmallOutput;
+}
+
+struct ConvSetup {
+  std::string label;
+  Dims src;
+  Dims weights;  // oneDNN's: [G, M/G, C/G, k...] when grouped, else ONNX's [M, C, k...]
+  Dims dst;
+  memory::dims strides, dilates, pad_begin, pad_end;
+  bool has_bias = false;
+  bool blocked = false;
+  Activation act;
+  bool act_fused = false;  // false: ApplyActivation runs after the primitive
+  int64_t macs = 0;        // multiply-adds per run
+};
+
+class ConvCpuKernel : public CpuKernel {
+ public:
+  ConvCpuKernel(ConvSetup setup, dnnl::engine engine)
+      : setup_(std::move(setup)), engine_(std::move(engine)),
+        src_md_(PlainF32(setup_.src)), weights_md_(PlainF32(setup_.weights)),
+        dst_md_(PlainF32(setup_.dst)) {}
+
+  // Creates the one-thread variant, prepacking `weights` and keeping a copy of `bias` (each null
+  // when not constant).
+  Status Prepare(const Tensor* weights, const Tensor* bias) {
+    if (bias != nullptr) constant_bias_ = *bias;
+    if (weights != nullptr) {
+      // Only read during this call: PackedWeights keeps its own copies.
+      constant_weights_ = WrapMemory(weights_md_, engine_, weights->raw());
+    }
+    StatusOr<Variant*> variant = GetVariant(1);
+    constant_weights_.reset();
+    has_constant_weights_ = weights != nullptr;
+    return variant.status();
+  }
+
+  Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+             int threads) override {
+    threads = ThreadsForMacs(threads, setup_.macs);
+    IOS_ASSIGN_OR_RETURN(Variant * v, GetVariant(threads));
+    if (inputs.empty() || inputs[0] == nullptr || outputs.empty() || outputs[0] == nullptr ||
+        (!has_constant_weights_ && (inputs.size() < 2 || inputs[1] == nullptr)) ||
+        (setup_.has_bias && !constant_bias_ && (inputs.size() < 3 || inputs[2] == nullptr)))
+      return Internal(setup_.label + ": missing input or output buffer");
+    float* y = static_cast<float*>(outputs[0]);
+    {
+      ScopedOmpThreads scope(threads);
+      IOS_RETURN_IF_ERROR(CatchDnnl(setup_.label, [&]() -> Status {
+        dnnl::stream stream(engine_);
+        std::unordered_map<int, memory> args;
+        memory src = WrapMemory(src_md_, engine_, inputs[0]);
+        if (v->src_reorder) {
+          memory blocked = ScratchMemory(v->pd.src_desc(), 0);
+          v->src_reorder->execute(stream, src, blocked);
+          src = blocked;
+        }
+        args[DNNL_ARG_SRC] = src;
+        if (has_constant_weights_) {
+          args[DNNL_ARG_WEIGHTS] = v->weights;
+        } else {
+          memory weights = WrapMemory(weights_md_, engine_, inputs[1]);
+          if (v->weights_reorder) {
+            memory packed = ScratchMemory(v->pd.weights_desc(), 1);
+            v->weights_reorder->execute(stream, weights, packed);
+            weights = packed;
+          }
+          args[DNNL_ARG_WEIGHTS] = weights;
+        }
+        if (setup_.has_bias) {
+          const void* bias = constant_bias_ ? constant_bias_->raw() : inputs[2];
+          args[DNNL_ARG_BIAS] = WrapMemory(v->pd.bias_desc(), engine_, bias);
+        }
+        memory dst_plain = WrapMemory(dst_md_, engine_, y);
+        memory dst = v->dst_reorder ? ScratchMemory(v->pd.dst_desc(), 2) : dst_plain;
+        args[DNNL_ARG_DST] = dst;
+        args[DNNL_ARG_SCRATCHPAD] = ScratchMemory(v->pd.scratchpad_desc(), 3);
+        v->conv.execute(stream, args);
+        if (v->dst_reorder) v->dst_reorder->execute(stream, dst, dst_plain);
+        stream.wait();
+        return Status::Ok();
+      }));
+    }
+    if (!setup_.act_fused) ApplyActivationCpu(setup_.act, y, NumElements(setup_.dst), threads);
+    return Status::Ok();
+  }
+
+ private:
+  struct Variant {
+    dnnl::convolution_forward::primitive_desc pd;
+    dnnl::convolution_forward conv;
+    std::optional<dnnl::reorder> src_reorder;      // plain -> the primitive's src layout
+    std::optional<dnnl::reorder> dst_reorder;      // the primitive's dst layout -> plain
+    std::optional<dnnl::reorder> weights_reorder;  // run-time weights -> the primitive's layout
+    memory weights;                                // the packed constant weights
+  };
+
+  // A memory over this thread's scratch slot (ThreadScratch), sized for `desc`.
+  memory ScratchMemory(const memory::desc& desc, int slot) {
+    void* buffer = ThreadScratch(slot, desc.get_size());
+    if (buffer == nullptr) throw std::bad_alloc();
+    return memory(desc, engine_, buffer);
+  }
+
+  StatusOr<Variant*> GetVariant(int threads) {
+    return variants_.Get(threads, [&]() -> StatusOr<std::unique_ptr<Variant>> {
+      std::unique_ptr<Variant> v;
+      IOS_RETURN_IF_ERROR(CatchDnnl(setup_.label, [&]() -> Status {
+        v = MakeVariant();
+        return Status::Ok();
+      }));
+      return v;
+    });
+  }
+
+  // Called with the OpenMP team size set to the variant's thread count. Throws dnnl::error.
+  std::unique_ptr<Variant> MakeVariant() {
+    const memory::data_type f32 = memory::data_type::f32;
+    const memory::format_tag any = memory::format_tag::any;
+    const memory::desc src_md =
+        setup_.blocked ? memory::desc(ToDnnlDims(setup_.src), f32, any) : src_md_;
+    const memory::desc dst_md =
+        setup_.blocked ? memory::desc(ToDnnlDims(setup_.dst), f32, any) : dst_md_;
+    const memory::desc weights_md(ToDnnlDims(setup_.weights), f32, any);
+    dnnl::post_ops ops;
+    if (setup_.act_fused) AppendActivationPostOps(setup_.act, &ops);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    attr.set_post_ops(ops);
+    const auto prop = dnnl::prop_kind::forward_inference;
+    const auto alg = dnnl::algorithm::convolution_direct;
+    std::optional<dnnl::convolution_forward::desc> desc;
+    if (setup_.has_bias) {
+      const memory::desc bias_md({setup_.dst[1]}, f32, memory::format_tag::a);
+      desc.emplace(prop, alg, src_md, weights_md, bias_md, dst_md, setup_.strides, setup_.dilates,
+                   setup_.pad_begin, setup_.pad_end);
+    } else {
+      desc.emplace(prop, alg, src_md, weights_md, dst_md, setup_.strides, setup_.dilates,
+                   setup_.pad_begin, setup_.pad_end);
+    }
+    auto v = std::make_unique<Variant>();
+    v->pd = dnnl::convolution_forward::primitive_desc(*desc, attr, engine_);
+    v->conv = dnnl::convolution_forward(v->pd);
+    if (v->pd.src_desc() != src_md_) v->src_reorder.emplace(dnnl::reorder::primitive_desc(
+        engine_, src_md_, engine_, v->pd.src_desc()));
+    if (v->pd.dst_desc() != dst_md_) v->dst_reorder.emplace(dnnl::reorder::primitive_desc(
+        engine_, v->pd.dst_desc(), engine_, dst_md_));
+    if (constant_weights_ || !packed_.empty()) {
+      v->weights = packed_.Get(constant_weights_ ? *constant_weights_ : memory(),
+                               v->pd.weights_desc(), engine_);
+    } else if (v->pd.weights_desc() != weights_md_) {
+      v->weights_reorder.emplace(dnnl::reorder::primitive_desc(engine_, weights_md_, engine_,
+                                                               v->pd.weights_desc()));
+    }
+    return v;
+  }
+
+  ConvSetup setup_;
+  dnnl::engine engine_;
+  memory::desc src_md_;      // plain NC[D]HW
+  memory::desc weights_md_;  // plain, as ONNX stores them
+  memory::desc dst_md_;
+  bool has_constant_weights_ = false;
+  std::optional<memory> constant_weights_;  // over the graph's tensor, during Prepare only
+  std::optional<Tensor> constant_bias_;
+  PackedWeights packed_;
+  VariantsByThreads<Variant> variants_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<CpuKernel>> CreateConvCpuKernel(const CpuKernelContext& context) {
+  const Node& node = *context.node;
+  if (context.input_types.size() < 2 || context.output_types.empty())
+    return InvalidInput("needs X, W and an output");
+  const TensorType& x = context.input_types[0];
+  const TensorType& w = context.input_types[1];
+  const bool has_bias = context.input_types.size() > 2 && node.inputs.size() > 2 &&
+                        node.inputs[2] != kNoValue;
+  if (x.dtype != DType::kFloat32 || w.dtype != DType::kFloat32 ||
+      (has_bias && context.input_types[2].dtype != DType::kFloat32))
+    return std::unique_ptr<CpuKernel>();  // the reference reports the dtype
+  const size_t rank = x.dims.size();
+  if (rank < 3 || rank > 5 || w.dims.size() != rank) return std::unique_ptr<CpuKernel>();
+
+  IOS_ASSIGN_OR_RETURN(int64_t group, node.attrs.GetInt("group", 1));
+  const int64_t out_channels = w.dims[0];
+  if (group < 1 || x.dims[1] != w.dims[1] * group || out_channels % group != 0)
+    return InvalidInput("input " + DimsToString(x.dims) + ", weight " + DimsToString(w.dims) +
+                        " and group " + std::to_string(group) + " do not match");
+  if (has_bias && context.input_types[2].dims != Dims{out_channels})
+    return InvalidInput("bias " + DimsToString(context.input_types[2].dims) +
+                        " must have shape [" + std::to_string(out_channels) + "]");
+  const Dims in_spatial(x.dims.begin() + 2, x.dims.end());
+  const Dims kernel(w.dims.begin() + 2, w.dims.end());
+  IOS_ASSIGN_OR_RETURN(Dims kernel_attr, node.attrs.GetInts("kernel_shape", kernel));
+  if (kernel_attr != kernel)
+    return InvalidInput("kernel_shape " + DimsToString(kernel_attr) +
+                        " disagrees with the weight " + DimsToString(w.dims));
+  IOS_ASSIGN_OR_RETURN(WindowGeometry geo,
+                       ComputeWindowGeometry(node, in_spatial, kernel, /*ceil_mode=*/false));
+
+  ConvSetup setup;
+  setup.label = "Conv '" + node.name + "'";
+  setup.src = x.dims;
+  setup.dst = {x.dims[0], out_channels};
+  setup.dst.insert(setup.dst.end(), geo.output.begin(), geo.output.end());
+  if (setup.dst != context.output_types[0].dims)
+    return InvalidInput("computed output " + DimsToString(setup.dst) + " but the plan has " +
+                        DimsToString(context.output_types[0].dims));
+  setup.weights = w.dims;
+  if (group > 1) {
+    setup.weights = {group, out_channels / group};
+    setup.weights.insert(setup.weights.end(), w.dims.begin() + 1, w.dims.end());
+  }
+  for (size_t d = 0; d < kernel.size(); ++d) {
+    setup.strides.push_back(geo.strides[d]);
+    setup.dilates.push_back(geo.dilations[d] - 1);  // oneDNN counts the gaps
+    setup.pad_begin.push_back(geo.pads_begin[d]);
+    setup.pad_end.push_back(geo.pads_end[d]);
+  }
+  setup.has_bias = has_bias;
+  setup.blocked = ChooseBlocked(group, kernel, geo.output);
+  setup.act = GetFusedActivation(node.attrs);
+  setup.act_fused = ActivationHasPostOps(setup.act);
+  setup.macs = NumElements(setup.dst) * NumElements(w.dims) / out_channels;
+  if (NumElements(setup.dst) == 0 || NumElements(setup.src) == 0)
+    return std::unique_ptr<CpuKernel>();  // nothing for oneDNN to do; the reference copes
+
+  IOS_ASSIGN_OR_RETURN(dnnl::engine engine, CpuEngine());
+  auto kernel_ptr = std::make_unique<ConvCpuKernel>(std::move(setup), engine);
+  const Tensor* weights = context.constants.size() > 1 ? context.constants[1] : nullptr;
+  const Tensor* bias = has_bias && context.constants.size() > 2 ? context.constants[2] : nullptr;
+  IOS_RETURN_IF_ERROR(kernel_ptr->Prepare(weights, bias));
+  return std::unique_ptr<CpuKernel>(std::move(kernel_ptr));
+}
+
+}  // namespace ios

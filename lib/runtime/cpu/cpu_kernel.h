@@ -1,0 +1,35 @@
+// CPU kernels: one per op, created once per plan node (weights prepacked then), run many times.
+// Buffers are dense row-major; `threads` is the intra-op share of the cores for this run.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/tensor.h"
+#include "ops/op_schema.h"
+#include "util/status.h"
+
+namespace ios {
+
+class CpuKernel {
+ public:
+  virtual ~CpuKernel() = default;
+  // inputs[i] is null for an omitted optional input; constant inputs are also passed here.
+  virtual Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+                     int threads) = 0;
+};
+
+struct CpuKernelContext {
+  const Node* node = nullptr;
+  std::vector<TensorType> input_types;
+  std::vector<TensorType> output_types;
+  std::vector<const Tensor*> constants;  // per input: the constant value, or null
+};
+
+// The fast kernel for the node when there is one, else a wrapper around the reference kernel.
+StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& context);
+// True when CreateCpuKernel would return a kernel of its own (not the reference fallback).
+bool HasFastCpuKernel(const std::string& op_type);
+
+}  // namespace ios

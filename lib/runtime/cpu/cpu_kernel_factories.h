@@ -1,0 +1,54 @@
+// The CPU kernel factories, one group per op category file; cpu_kernel_registry.cc lists them
+// all in one explicit table (nothing registers itself).
+//
+// A factory returns a kernel, an error for a node that is invalid, or a null kernel when the
+// node is valid but outside what the fast kernel covers (another dtype, a non-constant
+// starts/pads input, ...); CreateCpuKernel then wraps the reference kernel instead.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "kernels/math/activation_math.h"
+#include "runtime/cpu/cpu_kernel.h"
+#include "util/status.h"
+
+namespace ios {
+
+using CpuKernelFactory = StatusOr<std::unique_ptr<CpuKernel>> (*)(const CpuKernelContext&);
+
+// conv_cpu.cc
+StatusOr<std::unique_ptr<CpuKernel>> CreateConvCpuKernel(const CpuKernelContext& context);
+// matmul_cpu.cc
+StatusOr<std::unique_ptr<CpuKernel>> CreateGemmCpuKernel(const CpuKernelContext& context);
+StatusOr<std::unique_ptr<CpuKernel>> CreateMatMulCpuKernel(const CpuKernelContext& context);
+// pool_cpu.cc
+StatusOr<std::unique_ptr<CpuKernel>> CreateMaxPoolCpuKernel(const CpuKernelContext& context);
+StatusOr<std::unique_ptr<CpuKernel>> CreateAveragePoolCpuKernel(const CpuKernelContext& context);
+StatusOr<std::unique_ptr<CpuKernel>> CreateGlobalPoolCpuKernel(const CpuKernelContext& context);
+// elementwise_cpu.cc: Add, Sub, Mul, Div, Sum, Max, Min
+StatusOr<std::unique_ptr<CpuKernel>> CreateElementwiseCpuKernel(const CpuKernelContext& context);
+// activation_cpu.cc: Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu
+StatusOr<std::unique_ptr<CpuKernel>> CreateActivationCpuKernel(const CpuKernelContext& context);
+// tensor_cpu.cc
+StatusOr<std::unique_ptr<CpuKernel>> CreateConcatCpuKernel(const CpuKernelContext& context);
+StatusOr<std::unique_ptr<CpuKernel>> CreateSplitCpuKernel(const CpuKernelContext& context);
+StatusOr<std::unique_ptr<CpuKernel>> CreateSliceCpuKernel(const CpuKernelContext& context);
+StatusOr<std::unique_ptr<CpuKernel>> CreateTransposeCpuKernel(const CpuKernelContext& context);
+// Reshape, Flatten, Squeeze, Unsqueeze, Identity: the bytes are unchanged, so a copy.
+StatusOr<std::unique_ptr<CpuKernel>> CreateCopyCpuKernel(const CpuKernelContext& context);
+StatusOr<std::unique_ptr<CpuKernel>> CreatePadCpuKernel(const CpuKernelContext& context);
+// softmax_cpu.cc
+StatusOr<std::unique_ptr<CpuKernel>> CreateSoftmaxCpuKernel(const CpuKernelContext& context);
+// reference_fallback_cpu.cc: any op with a reference kernel.
+StatusOr<std::unique_ptr<CpuKernel>> CreateReferenceFallbackCpuKernel(
+    const CpuKernelContext& context);
+// True for a kernel made by CreateReferenceFallbackCpuKernel (tests use it to check that the
+// fast path really ran).
+bool IsReferenceFallbackCpuKernel(const CpuKernel& kernel);
+
+// activation_cpu.cc: data[i] = ApplyActivation(act, data[i]) for i < count, on up to `threads`
+// threads. For kernels whose library cannot fuse an activation.
+void ApplyActivationCpu(const Activation& act, float* data, int64_t count, int threads);
+
+}  // namespace ios

@@ -1,0 +1,83 @@
+// CreateCpuKernel / HasFastCpuKernel: one explicit table of the fast kernels; every other op
+// (and every node a fast kernel declines, such as a non-float Add) runs its reference kernel.
+#include <iterator>
+#include <string>
+
+#include "runtime/cpu/cpu_kernel.h"
+#include "runtime/cpu/cpu_kernel_factories.h"
+
+namespace ios {
+namespace {
+
+struct FastKernelEntry {
+  const char* op_type;
+  CpuKernelFactory create;
+};
+
+constexpr FastKernelEntry kFastKernels[] = {
+    // conv_cpu.cc (oneDNN)
+    {"Conv", CreateConvCpuKernel},
+    // matmul_cpu.cc (oneDNN)
+    {"Gemm", CreateGemmCpuKernel},
+    {"MatMul", CreateMatMulCpuKernel},
+    // pool_cpu.cc
+    {"MaxPool", CreateMaxPoolCpuKernel},
+    {"AveragePool", CreateAveragePoolCpuKernel},
+    {"GlobalAveragePool", CreateGlobalPoolCpuKernel},
+    {"GlobalMaxPool", CreateGlobalPoolCpuKernel},
+    // elementwise_cpu.cc
+    {"Add", CreateElementwiseCpuKernel},
+    {"Sub", CreateElementwiseCpuKernel},
+    {"Mul", CreateElementwiseCpuKernel},
+    {"Div", CreateElementwiseCpuKernel},
+    {"Sum", CreateElementwiseCpuKernel},
+    {"Max", CreateElementwiseCpuKernel},
+    {"Min", CreateElementwiseCpuKernel},
+    // activation_cpu.cc
+    {"Relu", CreateActivationCpuKernel},
+    {"LeakyRelu", CreateActivationCpuKernel},
+    {"Clip", CreateActivationCpuKernel},
+    {"Sigmoid", CreateActivationCpuKernel},
+    {"Tanh", CreateActivationCpuKernel},
+    {"HardSigmoid", CreateActivationCpuKernel},
+    {"HardSwish", CreateActivationCpuKernel},
+    {"Elu", CreateActivationCpuKernel},
+    // tensor_cpu.cc
+    {"Concat", CreateConcatCpuKernel},
+    {"Split", CreateSplitCpuKernel},
+    {"Slice", CreateSliceCpuKernel},
+    {"Transpose", CreateTransposeCpuKernel},
+    {"Reshape", CreateCopyCpuKernel},
+    {"Flatten", CreateCopyCpuKernel},
+    {"Squeeze", CreateCopyCpuKernel},
+    {"Unsqueeze", CreateCopyCpuKernel},
+    {"Identity", CreateCopyCpuKernel},
+    {"Pad", CreatePadCpuKernel},
+    // softmax_cpu.cc
+    {"Softmax", CreateSoftmaxCpuKernel},
+};
+
+const FastKernelEntry* FindFastKernel(const std::string& op_type) {
+  for (const FastKernelEntry& entry : kFastKernels)
+    if (op_type == entry.op_type) return &entry;
+  return nullptr;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& context) {
+  if (context.node == nullptr) return InvalidInput("CreateCpuKernel: no node");
+  if (const FastKernelEntry* entry = FindFastKernel(context.node->op_type)) {
+    StatusOr<std::unique_ptr<CpuKernel>> kernel = entry->create(context);
+    if (!kernel.ok()) {
+      return kernel.status().WithContext(context.node->op_type + " '" + context.node->name +
+                                         "' (CPU kernel)");
+    }
+    if (kernel.value() != nullptr) return kernel;
+  }
+  return CreateReferenceFallbackCpuKernel(context);
+}
+
+bool HasFastCpuKernel(const std::string& op_type) { return FindFastKernel(op_type) != nullptr; }
+
+}  // namespace ios

@@ -1,0 +1,117 @@
+#include "runtime/cpu/cpu_session.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+namespace ios {
+
+StatusOr<std::unique_ptr<CpuSession>> CpuSession::Create(LoadedPlan plan,
+                                                         const CpuSessionOptions& options) {
+  std::unique_ptr<CpuSession> session(new CpuSession());
+  session->plan_ = std::move(plan);
+  IOS_RETURN_IF_ERROR(session->Init(options));
+  return session;
+}
+
+CpuSession::~CpuSession() = default;
+
+Status CpuSession::Init(const CpuSessionOptions& options) {
+  const Graph& graph = plan_.graph;
+  const MemoryPlan& memory = plan_.memory;
+  int threads = options.threads > 0 ? options.threads
+                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // The arena: aligned for vector loads; at least one alignment unit so that it is never null.
+  const size_t alignment = static_cast<size_t>(std::max<int64_t>(memory.alignment, 64));
+  size_t bytes = static_cast<size_t>(memory.arena_bytes);
+  bytes = std::max(alignment, (bytes + alignment - 1) / alignment * alignment);
+  arena_ = std::unique_ptr<uint8_t, void (*)(void*)>(
+      static_cast<uint8_t*>(std::aligned_alloc(alignment, bytes)), std::free);
+  if (!arena_) return Internal("cannot allocate a " + std::to_string(bytes) + "-byte arena");
+  std::memset(arena_.get(), 0, bytes);
+
+  value_ptr_.assign(graph.values.size(), nullptr);
+  for (const TensorPlacement& p : memory.placements) value_ptr_[p.value] = arena_.get() + p.offset;
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    const Value& value = graph.values[v];
+    if (value.constant) value_ptr_[v] = const_cast<uint8_t*>(value.constant->raw());
+  }
+
+  kernels_.resize(graph.nodes.size());
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    if (node.dead) continue;
+    CpuKernelContext context;
+    context.node = &node;
+    for (ValueId in : node.inputs) {
+      if (in == kNoValue) {
+        context.input_types.push_back(TensorType{});
+        context.constants.push_back(nullptr);
+        continue;
+      }
+      const Value& value = graph.values[in];
+      context.input_types.push_back(TensorType{value.dtype, value.dims});
+      context.constants.push_back(value.constant ? &*value.constant : nullptr);
+      if (value_ptr_[in] == nullptr && NumElements(value.dims) > 0)
+        return Internal(graph.Describe(static_cast<NodeId>(n)) + " reads '" + value.name +
+                        "', which has no memory in the plan");
+    }
+    for (ValueId out : node.outputs) {
+      if (out == kNoValue) {
+        context.output_types.push_back(TensorType{});
+        continue;
+      }
+      context.output_types.push_back(TensorType{graph.values[out].dtype, graph.values[out].dims});
+    }
+    IOS_ASSIGN_OR_RETURN(kernels_[n], CreateCpuKernel(context));
+  }
+
+  int max_streams = options.max_streams > 0 ? options.max_streams : threads;
+  IOS_ASSIGN_OR_RETURN(commands_, LowerToCommands(graph, plan_.schedule, max_streams, threads));
+  executor_ = std::make_unique<StreamExecutor>(static_cast<int>(commands_.streams.size()));
+  return Status::Ok();
+}
+
+Status CpuSession::SetInputs(const std::vector<Tensor>& inputs) {
+  const Graph& graph = plan_.graph;
+  if (inputs.size() != graph.inputs.size()) {
+    return InvalidInput("the plan takes " + std::to_string(graph.inputs.size()) + " input(s), got " +
+                        std::to_string(inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& value = graph.values[graph.inputs[i]];
+    if (inputs[i].dtype() != value.dtype || inputs[i].dims() != value.dims) {
+      return InvalidInput("input " + std::to_string(i) + " ('" + value.name + "') must be " +
+                          DTypeName(value.dtype) + DimsToString(value.dims) + ", got " +
+                          DTypeName(inputs[i].dtype()) + DimsToString(inputs[i].dims()));
+    }
+    std::memcpy(value_ptr_[graph.inputs[i]], inputs[i].raw(), inputs[i].num_bytes());
+  }
+  return Status::Ok();
+}
+
+Status CpuSession::Run() { return executor_->Run(commands_, *this); }
+
+std::vector<Tensor> CpuSession::GetOutputs() const {
+  std::vector<Tensor> outputs;
+  for (ValueId id : plan_.graph.outputs) {
+    const Value& value = plan_.graph.values[id];
+    Tensor t(value.dtype, value.dims);
+    if (t.num_bytes() > 0) std::memcpy(t.raw(), value_ptr_[id], t.num_bytes());
+    outputs.push_back(std::move(t));
+  }
+  return outputs;
+}
+
+Status CpuSession::RunOp(NodeId op, int threads) {
+  const Node& node = plan_.graph.nodes[op];
+  std::vector<const void*> inputs;
+  std::vector<void*> outputs;
+  for (ValueId in : node.inputs) inputs.push_back(in == kNoValue ? nullptr : value_ptr_[in]);
+  for (ValueId out : node.outputs) outputs.push_back(out == kNoValue ? nullptr : value_ptr_[out]);
+  Status status = kernels_[op]->Run(inputs, outputs, threads);
+  return status.WithContext(plan_.graph.Describe(op));
+}
+
+}  // namespace ios

@@ -1,0 +1,54 @@
+// Runs a loaded plan on the CPU: one arena from the memory plan, one kernel per op (weights
+// prepacked once), the schedule lowered once into per-stream commands, and a pool of stream
+// threads that execute them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "plan/plan_loader.h"
+#include "runtime/command_list.h"
+#include "runtime/cpu/cpu_kernel.h"
+#include "runtime/executor.h"
+#include "util/status.h"
+
+namespace ios {
+
+struct CpuSessionOptions {
+  int threads = 0;      // cores to use in all; 0 = every core of the machine
+  int max_streams = 0;  // 0 = one per group of the widest stage, capped at `threads`
+};
+
+class CpuSession : public OpRunner {
+ public:
+  static StatusOr<std::unique_ptr<CpuSession>> Create(LoadedPlan plan,
+                                                      const CpuSessionOptions& options);
+  ~CpuSession() override;
+
+  // Checks count, dtype and shape against the plan's inputs, then copies them into the arena.
+  Status SetInputs(const std::vector<Tensor>& inputs);
+  // Runs the schedule on whatever the arena's inputs hold.
+  Status Run();
+  std::vector<Tensor> GetOutputs() const;
+
+  const Graph& graph() const { return plan_.graph; }
+  const CommandList& commands() const { return commands_; }
+  int64_t batch() const { return plan_.meta.batch(); }
+
+  Status RunOp(NodeId op, int threads) override;
+
+ private:
+  CpuSession() = default;
+  Status Init(const CpuSessionOptions& options);
+  void* ValuePointer(ValueId value) const { return value_ptr_[value]; }
+
+  LoadedPlan plan_;
+  std::unique_ptr<uint8_t, void (*)(void*)> arena_{nullptr, nullptr};
+  std::vector<void*> value_ptr_;  // per ValueId: in the arena, or the constant's data
+  std::vector<std::unique_ptr<CpuKernel>> kernels_;  // per NodeId
+  CommandList commands_;
+  std::unique_ptr<StreamExecutor> executor_;
+};
+
+}  // namespace ios

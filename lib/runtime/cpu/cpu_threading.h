@@ -1,0 +1,66 @@
+// Threads inside one CPU kernel. Each stream of the executor is a worker thread; a kernel run on
+// it may use `threads` cores. Debian's libdnnl uses the OpenMP runtime (libgomp), where the team
+// size is a per-thread setting (the nthreads-var ICV): each worker sets its own before running
+// an op, so concurrent ops on different workers get independent teams of the requested size.
+// Internal to lib/runtime/cpu (compiled with -fopenmp).
+#pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+namespace ios {
+
+// At least one thread.
+inline int ClampThreads(int threads) { return std::max(threads, 1); }
+
+// Sets the calling thread's OpenMP team size for the scope and restores it afterwards.
+class ScopedOmpThreads {
+ public:
+  explicit ScopedOmpThreads(int threads) : saved_(omp_get_max_threads()) {
+    omp_set_num_threads(ClampThreads(threads));
+  }
+  ~ScopedOmpThreads() { omp_set_num_threads(saved_); }
+  ScopedOmpThreads(const ScopedOmpThreads&) = delete;
+  ScopedOmpThreads& operator=(const ScopedOmpThreads&) = delete;
+
+ private:
+  int saved_;
+};
+
+// How many of `threads` are worth waking for `work` units (elements moved or computed): one
+// per kMinWorkPerThread, so that small tensors stay on the calling thread.
+inline int ThreadsForWork(int threads, int64_t work) {
+  constexpr int64_t kMinWorkPerThread = 32 * 1024;
+  const int64_t useful = std::max<int64_t>(1, work / kMinWorkPerThread);
+  return static_cast<int>(std::min<int64_t>(ClampThreads(threads), useful));
+}
+
+// Calls fn(begin, end) on contiguous, near-equal slices of [0, count), one per thread, on an
+// OpenMP team of `threads` (the caller's thread alone when threads <= 1). fn must not throw.
+template <typename Fn>
+void ParallelFor(int64_t count, int threads, Fn&& fn) {
+  if (count <= 0) return;
+  const int team = static_cast<int>(std::min<int64_t>(ClampThreads(threads), count));
+  if (team <= 1) {
+    fn(int64_t{0}, count);
+    return;
+  }
+#pragma omp parallel num_threads(team)
+  {
+    const int64_t id = omp_get_thread_num();
+    const int64_t size = omp_get_num_threads();
+    const int64_t begin = count * id / size;
+    const int64_t end = count * (id + 1) / size;
+    if (begin < end) fn(begin, end);
+  }
+}
+
+// A buffer of at least `bytes`, 64-byte aligned, private to the calling thread. Slot s is reused
+// by the next request for slot s on this thread, so a kernel uses each slot once per run.
+constexpr int kScratchSlots = 4;
+void* ThreadScratch(int slot, size_t bytes);
+
+}  // namespace ios

@@ -1,0 +1,107 @@
+#include "runtime/cpu/dnnl_common.h"
+
+#include <vector>
+
+namespace ios {
+
+StatusOr<dnnl::engine> CpuEngine() {
+  // Created once, on first use (a static local is initialised thread-safely).
+  static const StatusOr<dnnl::engine> engine = []() -> StatusOr<dnnl::engine> {
+    try {
+      return dnnl::engine(dnnl::engine::kind::cpu, 0);
+    } catch (const dnnl::error& e) {
+      return DnnlErrorStatus("creating the oneDNN CPU engine", e);
+    }
+  }();
+  return engine;
+}
+
+Status DnnlErrorStatus(const std::string& context, const dnnl::error& error) {
+  return Internal(context + ": oneDNN error: " + error.what() + " (status " +
+                  std::to_string(static_cast<int>(error.status)) + ")");
+}
+
+dnnl::memory::dims ToDnnlDims(const Dims& dims) {
+  return dnnl::memory::dims(dims.begin(), dims.end());
+}
+
+dnnl::memory::format_tag PlainTag(size_t rank) {
+  using tag = dnnl::memory::format_tag;
+  switch (rank) {
+    case 1: return tag::a;
+    case 2: return tag::ab;
+    case 3: return tag::abc;
+    case 4: return tag::abcd;
+    case 5: return tag::abcde;
+    case 6: return tag::abcdef;
+    default: return tag::undef;
+  }
+}
+
+dnnl::memory::desc PlainF32(const Dims& dims) {
+  // Strides rather than a tag, so that any rank works.
+  return dnnl::memory::desc(ToDnnlDims(dims), dnnl::memory::data_type::f32,
+                            ToDnnlDims(RowMajorStrides(dims)));
+}
+
+bool ActivationHasPostOps(const Activation& act) {
+  // ApplyActivation returns alpha below alpha even when alpha > beta; oneDNN's clip would
+  // return beta there, so that (degenerate) case stays with ApplyActivation.
+  return !(act.kind == ActivationKind::kClip && !(act.alpha <= act.beta));
+}
+
+bool AppendActivationPostOps(const Activation& act, dnnl::post_ops* ops) {
+  using alg = dnnl::algorithm;
+  if (!ActivationHasPostOps(act)) return false;
+  constexpr float kScale = 1.f;
+  switch (act.kind) {
+    case ActivationKind::kNone:
+      return true;
+    case ActivationKind::kRelu:
+      ops->append_eltwise(kScale, alg::eltwise_relu, 0.f, 0.f);
+      return true;
+    case ActivationKind::kLeakyRelu:
+      // relu with slope alpha: x > 0 ? x : alpha * x (equal to ONNX's x >= 0 test).
+      ops->append_eltwise(kScale, alg::eltwise_relu, act.alpha, 0.f);
+      return true;
+    case ActivationKind::kClip:
+      ops->append_eltwise(kScale, alg::eltwise_clip, act.alpha, act.beta);
+      return true;
+    case ActivationKind::kSigmoid:
+      ops->append_eltwise(kScale, alg::eltwise_logistic, 0.f, 0.f);
+      return true;
+    case ActivationKind::kTanh:
+      ops->append_eltwise(kScale, alg::eltwise_tanh, 0.f, 0.f);
+      return true;
+    case ActivationKind::kHardSigmoid:
+      ops->append_eltwise(kScale, alg::eltwise_linear, act.alpha, act.beta);
+      ops->append_eltwise(kScale, alg::eltwise_clip, 0.f, 1.f);
+      return true;
+    case ActivationKind::kHardSwish:
+      // oneDNN: x * relu6(x + 3) / 6, which is ONNX's x * max(0, min(1, x / 6 + 0.5)).
+      ops->append_eltwise(kScale, alg::eltwise_hardswish, 0.f, 0.f);
+      return true;
+    case ActivationKind::kElu:
+      ops->append_eltwise(kScale, alg::eltwise_elu, act.alpha, 0.f);
+      return true;
+  }
+  return false;
+}
+
+dnnl::memory PackedWeights::Get(const dnnl::memory& plain, const dnnl::memory::desc& desc,
+                                const dnnl::engine& engine) {
+  for (const dnnl::memory& packed : packed_)
+    if (packed.get_desc() == desc) return packed;
+  // Always an owned copy (a reorder to the same layout copies), so that the kernel does not
+  // depend on the lifetime of the constant it was created from. Later layouts are made from
+  // the first packed copy.
+  dnnl::memory source = packed_.empty() ? plain : packed_.front();
+  dnnl::memory packed(desc, engine);
+  dnnl::stream stream(engine);
+  dnnl::reorder(source, packed).execute(stream, source, packed);
+  stream.wait();
+  packed_.push_back(packed);
+  return packed;
+}
+
+}  // namespace ios

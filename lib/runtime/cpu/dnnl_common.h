@@ -1,0 +1,118 @@
+// What the oneDNN-backed kernels (conv_cpu.cc, matmul_cpu.cc) share: the process-wide engine,
+// dnnl::error → Status, plain layouts, activation post-ops and primitives per thread count.
+//
+// Why primitives per thread count: with the OpenMP runtime, oneDNN's JIT kernels fix their
+// thread count when the primitive is created (from omp_get_max_threads() of the creating
+// thread) and use it at every execution whatever the executing thread's setting; gemm-based
+// ones read the executing thread's setting instead. Measured with libdnnl 2.6.3: a jit:avx2
+// conv created with 2 threads opens a 2-thread team even when run from a thread set to 1. So a
+// kernel creates its primitive for each `threads` it is run with (normally one value per plan
+// node), both with the team size set to `threads`, and also sets it around execution.
+// oneDNN's own primitive cache keys on that thread count too, so the variants do not collide.
+#pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/tensor.h"
+#include "kernels/math/activation_math.h"
+#include "runtime/cpu/cpu_threading.h"
+#include "util/status.h"
+
+namespace ios {
+
+// The CPU engine every kernel uses (engines are expensive; streams are made per run).
+StatusOr<dnnl::engine> CpuEngine();
+
+// "<context>: oneDNN error: <what> (status N)".
+Status DnnlErrorStatus(const std::string& context, const dnnl::error& error);
+
+// Runs fn() -> Status, turning a dnnl::error or any other exception into an Internal status.
+template <typename Fn>
+Status CatchDnnl(const std::string& context, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const dnnl::error& e) {
+    return DnnlErrorStatus(context, e);
+  } catch (const std::exception& e) {
+    return Internal(context + ": " + e.what());
+  }
+}
+
+dnnl::memory::dims ToDnnlDims(const Dims& dims);
+// The dense row-major tag for a rank (a, ab, abc, ... up to 6).
+dnnl::memory::format_tag PlainTag(size_t rank);
+// A row-major f32 memory descriptor.
+dnnl::memory::desc PlainF32(const Dims& dims);
+
+// Appends post-ops computing `act` exactly as ApplyActivation does. False (and nothing
+// appended) when oneDNN 2.6 has no equivalent; the kernel then applies ApplyActivation itself.
+// HardSigmoid is linear + clip (2.6 has no hardsigmoid); LeakyRelu is relu with a slope.
+bool AppendActivationPostOps(const Activation& act, dnnl::post_ops* ops);
+// Whether AppendActivationPostOps handles `act` (without touching oneDNN).
+bool ActivationHasPostOps(const Activation& act);
+
+// How many of `threads` a conv or matmul of `macs` multiply-adds should use: each thread needs
+// about a million (~0.1 ms of AVX2 work) to pay for waking an OpenMP team; tiny ops stay on the
+// calling thread (and need no second primitive).
+inline int ThreadsForMacs(int threads, int64_t macs) {
+  constexpr int64_t kMinMacsPerThread = int64_t{1} << 20;
+  const int64_t useful = std::max<int64_t>(1, macs / kMinMacsPerThread);
+  return static_cast<int>(std::min<int64_t>(ClampThreads(threads), useful));
+}
+
+// Primitives and buffers for one thread count, created on first use with the calling thread's
+// OpenMP team size set to that count (see the top of this file). Thread-safe.
+template <typename Variant>
+class VariantsByThreads {
+ public:
+  // The variant for `threads`; make() -> StatusOr<std::unique_ptr<Variant>> builds it once.
+  template <typename Make>
+  StatusOr<Variant*> Get(int threads, Make&& make) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = variants_.find(threads);
+    if (it != variants_.end()) return it->second.get();
+    ScopedOmpThreads scope(threads);
+    StatusOr<std::unique_ptr<Variant>> made = make();
+    if (!made.ok()) return made.status();
+    Variant* variant = made.value().get();
+    variants_.emplace(threads, std::move(made.value()));
+    return variant;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<int, std::unique_ptr<Variant>> variants_;
+};
+
+// A oneDNN memory over a caller's buffer (the API takes a non-const handle).
+inline dnnl::memory WrapMemory(const dnnl::memory::desc& desc, const dnnl::engine& engine,
+                               const void* data) {
+  return dnnl::memory(desc, engine, const_cast<void*>(data));
+}
+
+// Constant weights in the layouts primitives chose, each reordered once into a buffer the
+// kernel owns, so that variants choosing the same layout share it and the kernel does not keep
+// the graph's tensor. `plain` (a memory over the constant) is read only for the first layout;
+// later ones are reordered from the first packed copy. Not thread-safe: call under the
+// variants' lock. Throws dnnl::error.
+class PackedWeights {
+ public:
+  bool empty() const { return packed_.empty(); }
+  dnnl::memory Get(const dnnl::memory& plain, const dnnl::memory::desc& desc,
+                   const dnnl::engine& engine);
+
+ private:
+  std::vector<dnnl::memory> packed_;
+};
+
+}  // namespace ios

@@ -1,0 +1,220 @@
+// Add, Sub, Mul, Div and the variadic Sum, Max, Min on float32 with numpy broadcasting.
+//
+// Each pairwise step is planned once at creation: dims of size 1 in the output are dropped and
+// neighbouring dims that every operand walks contiguously (or not at all) are merged. What is
+// left is rows of one inner loop in which each operand has stride 1 or 0, so the same-shape case
+// is one flat loop and the per-channel [1,C,1,1] case is N*C rows of "x op scalar". Variadic
+// ops fold left to right, out = op(out, input i), like the reference (which matters for the NaN
+// behaviour of Max/Min).
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ops/op_util.h"
+#include "runtime/cpu/cpu_kernel_factories.h"
+#include "runtime/cpu/cpu_threading.h"
+
+namespace ios {
+namespace {
+
+enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMax, kMin };
+
+template <BinaryOp kOp>
+inline float Apply(float x, float y) {
+  if constexpr (kOp == BinaryOp::kAdd) return x + y;
+  if constexpr (kOp == BinaryOp::kSub) return x - y;
+  if constexpr (kOp == BinaryOp::kMul) return x * y;
+  if constexpr (kOp == BinaryOp::kDiv) return x / y;
+  if constexpr (kOp == BinaryOp::kMax) return y > x ? y : x;
+  if constexpr (kOp == BinaryOp::kMin) return y < x ? y : x;
+}
+
+// out[i] = op(a[i * a_step], b[i * b_step]) for i < count, steps 0 or 1.
+template <BinaryOp kOp>
+void InnerLoop(const float* a, int64_t a_step, const float* b, int64_t b_step, float* out,
+               int64_t count) {
+  if (a_step == 1 && b_step == 1) {
+    for (int64_t i = 0; i < count; ++i) out[i] = Apply<kOp>(a[i], b[i]);
+  } else if (a_step == 1) {
+    const float y = b[0];
+    for (int64_t i = 0; i < count; ++i) out[i] = Apply<kOp>(a[i], y);
+  } else if (b_step == 1) {
+    const float x = a[0];
+    for (int64_t i = 0; i < count; ++i) out[i] = Apply<kOp>(x, b[i]);
+  } else {
+    const float v = Apply<kOp>(a[0], b[0]);
+    for (int64_t i = 0; i < count; ++i) out[i] = v;
+  }
+}
+
+// One step out = op(a, b): collapsed output dims and each operand's strides over them.
+struct BroadcastPlan {
+  Dims dims;       // at least one dim; the last is the inner loop
+  Dims a_strides;  // elements; 0 where the operand is broadcast
+  Dims b_strides;
+};
+
+// Strides of `in` read along `out` (aligned from the right, 0 for broadcast dims).
+Dims AlignedStrides(const Dims& in, const Dims& out) {
+  Dims strides(out.size(), 0);
+  const Dims own = RowMajorStrides(in);
+  const size_t shift = out.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i)
+    strides[shift + i] = in[i] == 1 ? 0 : own[i];
+  return strides;
+}
+
+BroadcastPlan PlanBroadcast(const Dims& out, const Dims& a, const Dims& b) {
+  const Dims a_full = AlignedStrides(a, out);
+  const Dims b_full = AlignedStrides(b, out);
+  BroadcastPlan plan;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == 1) continue;
+    if (!plan.dims.empty()) {
+      // Merge into the previous dim when both operands continue contiguously (or stay put).
+      const int64_t last = static_cast<int64_t>(plan.dims.size()) - 1;
+      if (plan.a_strides[last] == a_full[i] * out[i] && plan.b_strides[last] == b_full[i] * out[i]) {
+        plan.dims[last] *= out[i];
+        plan.a_strides[last] = a_full[i];
+        plan.b_strides[last] = b_full[i];
+        continue;
+      }
+    }
+    plan.dims.push_back(out[i]);
+    plan.a_strides.push_back(a_full[i]);
+    plan.b_strides.push_back(b_full[i]);
+  }
+  if (plan.dims.empty()) {  // a single element
+    plan.dims = {1};
+    plan.a_strides = {0};
+    plan.b_strides = {0};
+  }
+  return plan;
+}
+
+template <BinaryOp kOp>
+void RunPlan(const BroadcastPlan& plan, const float* a, const float* b, float* out, int threads) {
+  const size_t rank = plan.dims.size();
+  const int64_t inner = plan.dims[rank - 1];
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < rank; ++d) rows *= plan.dims[d];
+  const int team = ThreadsForWork(threads, rows * inner);
+  // Work units are (row, part of the row): whole rows when there are enough of them.
+  const int64_t parts = rows >= team ? 1 : (team + rows - 1) / rows;
+  const int64_t part_size = (inner + parts - 1) / parts;
+  ParallelFor(rows * parts, team, [&](int64_t begin, int64_t end) {
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t row = unit / parts;
+      const int64_t from = (unit % parts) * part_size;
+      const int64_t count = std::min(inner, from + part_size) - from;
+      if (count <= 0) continue;
+      int64_t a_offset = 0;
+      int64_t b_offset = 0;
+      int64_t rest = row;
+      for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
+        const int64_t index = rest % plan.dims[d];
+        rest /= plan.dims[d];
+        a_offset += index * plan.a_strides[d];
+        b_offset += index * plan.b_strides[d];
+      }
+      const int64_t a_step = plan.a_strides[rank - 1];
+      const int64_t b_step = plan.b_strides[rank - 1];
+      InnerLoop<kOp>(a + a_offset + from * a_step, a_step, b + b_offset + from * b_step, b_step,
+                     out + row * inner + from, count);
+    }
+  });
+}
+
+void RunStep(BinaryOp op, const BroadcastPlan& plan, const float* a, const float* b, float* out,
+             int threads) {
+  switch (op) {
+    case BinaryOp::kAdd: return RunPlan<BinaryOp::kAdd>(plan, a, b, out, threads);
+    case BinaryOp::kSub: return RunPlan<BinaryOp::kSub>(plan, a, b, out, threads);
+    case BinaryOp::kMul: return RunPlan<BinaryOp::kMul>(plan, a, b, out, threads);
+    case BinaryOp::kDiv: return RunPlan<BinaryOp::kDiv>(plan, a, b, out, threads);
+    case BinaryOp::kMax: return RunPlan<BinaryOp::kMax>(plan, a, b, out, threads);
+    case BinaryOp::kMin: return RunPlan<BinaryOp::kMin>(plan, a, b, out, threads);
+  }
+}
+
+class ElementwiseCpuKernel : public CpuKernel {
+ public:
+  ElementwiseCpuKernel(BinaryOp op, std::vector<BroadcastPlan> plans, int64_t out_count)
+      : op_(op), plans_(std::move(plans)), out_count_(out_count) {}
+
+  Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+             int threads) override {
+    float* out = static_cast<float*>(outputs[0]);
+    for (const void* input : inputs)
+      if (input == nullptr) return Internal("elementwise kernel: missing input");
+    if (plans_.empty()) {  // a variadic op with one input: a copy
+      if (inputs[0] != out) std::memcpy(out, inputs[0], out_count_ * sizeof(float));
+      return Status::Ok();
+    }
+    // Step 0 reads inputs 0 and 1; step i >= 1 reads the output so far and input i + 1.
+    RunStep(op_, plans_[0], static_cast<const float*>(inputs[0]),
+            static_cast<const float*>(inputs[1]), out, threads);
+    for (size_t i = 1; i < plans_.size(); ++i)
+      RunStep(op_, plans_[i], out, static_cast<const float*>(inputs[i + 1]), out, threads);
+    return Status::Ok();
+  }
+
+ private:
+  BinaryOp op_;
+  std::vector<BroadcastPlan> plans_;
+  int64_t out_count_;
+};
+
+bool OpFor(const std::string& op_type, BinaryOp* op, bool* variadic) {
+  struct Entry {
+    const char* op_type;
+    BinaryOp op;
+    bool variadic;
+  };
+  static constexpr Entry kOps[] = {
+      {"Add", BinaryOp::kAdd, false}, {"Sub", BinaryOp::kSub, false},
+      {"Mul", BinaryOp::kMul, false}, {"Div", BinaryOp::kDiv, false},
+      {"Sum", BinaryOp::kAdd, true},  {"Max", BinaryOp::kMax, true},
+      {"Min", BinaryOp::kMin, true},
+  };
+  for (const Entry& entry : kOps) {
+    if (op_type == entry.op_type) {
+      *op = entry.op;
+      *variadic = entry.variadic;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<CpuKernel>> CreateElementwiseCpuKernel(const CpuKernelContext& context) {
+  const Node& node = *context.node;
+  BinaryOp op;
+  bool variadic = false;
+  if (!OpFor(node.op_type, &op, &variadic)) return Internal("not an elementwise op: " + node.op_type);
+  const size_t count = context.input_types.size();
+  if (count == 0 || (!variadic && count != 2) || context.output_types.empty())
+    return InvalidInput("wrong number of inputs or outputs");
+  for (const TensorType& type : context.input_types)
+    if (type.dtype != DType::kFloat32) return std::unique_ptr<CpuKernel>();  // the reference
+  const Dims& out = context.output_types[0].dims;
+
+  // Check the output against the broadcast of all inputs, then plan each step.
+  Dims expected = context.input_types[0].dims;
+  for (size_t i = 1; i < count; ++i) {
+    IOS_ASSIGN_OR_RETURN(expected, BroadcastDims(expected, context.input_types[i].dims));
+  }
+  if (expected != out)
+    return InvalidInput("inputs broadcast to " + DimsToString(expected) + " but the output is " +
+                        DimsToString(out));
+  std::vector<BroadcastPlan> plans;
+  if (count >= 2) plans.push_back(PlanBroadcast(out, context.input_types[0].dims,
+                                                context.input_types[1].dims));
+  for (size_t i = 2; i < count; ++i)
+    plans.push_back(PlanBroadcast(out, out, context.input_types[i].dims));
+  return std::unique_ptr<CpuKernel>(new ElementwiseCpuKernel(op, std::move(plans), NumElements(out)));
+}
+
+}  // namespace ios

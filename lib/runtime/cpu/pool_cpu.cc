@@ -1,0 +1,240 @@
+// MaxPool, AveragePool (both count_include_pad modes, ceil_mode, dilations), GlobalAveragePool
+// and GlobalMaxPool on float32 NC[D]HW (1-D, 2-D and 3-D pools are 3-D pools with unit dims).
+//
+// Own loops rather than oneDNN: the output buffer is plain NCHW (oneDNN's fast pools want
+// blocked layouts), and onnxruntime's count_include_pad divisor with ceil_mode (taps in
+// [-pad_begin, in + pad_end), not the whole window) has no oneDNN equivalent. Each axis gets a
+// table, per output index, of the kernel taps inside the input, so the inner loops carry no
+// bounds checks. Planes (N*C) are split over the threads.
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/reference/reference_util.h"
+#include "runtime/cpu/cpu_kernel_factories.h"
+#include "runtime/cpu/cpu_threading.h"
+
+namespace ios {
+namespace {
+
+// For one axis and each output index: the first input position, the range of kernel taps k in
+// [k_begin, k_end) that land inside the input, and how many taps land in the padded input.
+struct AxisWindows {
+  int64_t in = 1;
+  int64_t out = 1;
+  int64_t dilation = 1;
+  std::vector<int64_t> start;  // input position of tap 0 (may be negative)
+  std::vector<int64_t> k_begin;
+  std::vector<int64_t> k_end;
+  std::vector<int64_t> padded_taps;
+};
+
+AxisWindows MakeAxis(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t dilation,
+                     int64_t pad_begin, int64_t pad_end) {
+  AxisWindows axis;
+  axis.in = in;
+  axis.out = out;
+  axis.dilation = dilation;
+  for (int64_t o = 0; o < out; ++o) {
+    const int64_t start = o * stride - pad_begin;
+    int64_t k_begin = 0;
+    while (k_begin < kernel && start + k_begin * dilation < 0) ++k_begin;
+    int64_t k_end = kernel;
+    while (k_end > k_begin && start + (k_end - 1) * dilation >= in) --k_end;
+    int64_t padded = 0;
+    for (int64_t k = 0; k < kernel; ++k) {
+      const int64_t pos = start + k * dilation;
+      if (pos >= -pad_begin && pos < in + pad_end) ++padded;
+    }
+    axis.start.push_back(start);
+    axis.k_begin.push_back(k_begin);
+    axis.k_end.push_back(std::max(k_begin, k_end));
+    axis.padded_taps.push_back(padded);
+  }
+  return axis;
+}
+
+enum class PoolKind { kMax, kAverageExcludePad, kAverageIncludePad };
+
+class PoolCpuKernel : public CpuKernel {
+ public:
+  PoolCpuKernel(PoolKind kind, int64_t planes, std::vector<AxisWindows> axes)
+      : kind_(kind), planes_(planes), axes_(std::move(axes)) {}
+
+  Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+             int threads) override {
+    const float* x = static_cast<const float*>(inputs[0]);
+    float* y = static_cast<float*>(outputs[0]);
+    const AxisWindows& ad = axes_[0];
+    const AxisWindows& ah = axes_[1];
+    const AxisWindows& aw = axes_[2];
+    const int64_t in_plane = ad.in * ah.in * aw.in;
+    const int64_t out_plane = ad.out * ah.out * aw.out;
+    const int team = ThreadsForWork(threads, planes_ * (in_plane + out_plane));
+    ParallelFor(planes_, team, [&](int64_t begin, int64_t end) {
+      for (int64_t p = begin; p < end; ++p) {
+        const float* xp = x + p * in_plane;
+        float* yp = y + p * out_plane;
+        for (int64_t od = 0; od < ad.out; ++od) {
+          for (int64_t oh = 0; oh < ah.out; ++oh) {
+            for (int64_t ow = 0; ow < aw.out; ++ow) {
+              *yp++ = Window(xp, od, oh, ow);
+            }
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  float Window(const float* xp, int64_t od, int64_t oh, int64_t ow) const {
+    const AxisWindows& ad = axes_[0];
+    const AxisWindows& ah = axes_[1];
+    const AxisWindows& aw = axes_[2];
+    const int64_t kw_begin = aw.k_begin[ow];
+    const int64_t kw_end = aw.k_end[ow];
+    const float* row_base = xp + aw.start[ow];
+    if (kind_ == PoolKind::kMax) {
+      float best = std::numeric_limits<float>::lowest();
+      for (int64_t kd = ad.k_begin[od]; kd < ad.k_end[od]; ++kd) {
+        const int64_t d = ad.start[od] + kd * ad.dilation;
+        for (int64_t kh = ah.k_begin[oh]; kh < ah.k_end[oh]; ++kh) {
+          const int64_t h = ah.start[oh] + kh * ah.dilation;
+          const float* row = row_base + (d * ah.in + h) * aw.in;
+          for (int64_t kw = kw_begin; kw < kw_end; ++kw) {
+            const float v = row[kw * aw.dilation];
+            best = v > best ? v : best;
+          }
+        }
+      }
+      return best;
+    }
+    float sum = 0.f;
+    for (int64_t kd = ad.k_begin[od]; kd < ad.k_end[od]; ++kd) {
+      const int64_t d = ad.start[od] + kd * ad.dilation;
+      for (int64_t kh = ah.k_begin[oh]; kh < ah.k_end[oh]; ++kh) {
+        const int64_t h = ah.start[oh] + kh * ah.dilation;
+        const float* row = row_base + (d * ah.in + h) * aw.in;
+        for (int64_t kw = kw_begin; kw < kw_end; ++kw) sum += row[kw * aw.dilation];
+      }
+    }
+    const int64_t divisor =
+        kind_ == PoolKind::kAverageIncludePad
+            ? ad.padded_taps[od] * ah.padded_taps[oh] * aw.padded_taps[ow]
+            : (ad.k_end[od] - ad.k_begin[od]) * (ah.k_end[oh] - ah.k_begin[oh]) *
+                  (kw_end - kw_begin);
+    return divisor > 0 ? sum / static_cast<float>(divisor) : 0.f;
+  }
+
+  PoolKind kind_;
+  int64_t planes_;
+  std::vector<AxisWindows> axes_;  // D, H, W (unit axes for 1-D and 2-D pools)
+};
+
+StatusOr<std::unique_ptr<CpuKernel>> CreateWindowPool(const CpuKernelContext& context,
+                                                      bool is_max) {
+  const Node& node = *context.node;
+  if (context.input_types.empty() || context.output_types.empty())
+    return InvalidInput("needs an input and an output");
+  const TensorType& x = context.input_types[0];
+  // Float32 only, and MaxPool's optional Indices output stays with the reference.
+  if (x.dtype != DType::kFloat32 || context.output_types.size() > 1)
+    return std::unique_ptr<CpuKernel>();
+  const size_t rank = x.dims.size();
+  if (rank < 3 || rank > 5) return std::unique_ptr<CpuKernel>();
+  if (!node.attrs.Has("kernel_shape")) return InvalidInput("kernel_shape is required");
+  IOS_ASSIGN_OR_RETURN(Dims kernel, node.attrs.GetInts("kernel_shape", {}));
+  IOS_ASSIGN_OR_RETURN(int64_t ceil_mode, node.attrs.GetInt("ceil_mode", 0));
+  const Dims in_spatial(x.dims.begin() + 2, x.dims.end());
+  IOS_ASSIGN_OR_RETURN(WindowGeometry geo,
+                       ComputeWindowGeometry(node, in_spatial, kernel, ceil_mode != 0));
+  Dims out_dims = {x.dims[0], x.dims[1]};
+  out_dims.insert(out_dims.end(), geo.output.begin(), geo.output.end());
+  if (out_dims != context.output_types[0].dims)
+    return InvalidInput("computed output " + DimsToString(out_dims) + " but the plan has " +
+                        DimsToString(context.output_types[0].dims));
+
+  PoolKind kind = PoolKind::kMax;
+  if (!is_max) {
+    IOS_ASSIGN_OR_RETURN(int64_t include_pad, node.attrs.GetInt("count_include_pad", 0));
+    kind = include_pad != 0 ? PoolKind::kAverageIncludePad : PoolKind::kAverageExcludePad;
+  }
+  std::vector<AxisWindows> axes;
+  const size_t unit_axes = 5 - rank;
+  for (size_t i = 0; i < unit_axes; ++i) axes.push_back(MakeAxis(1, 1, 1, 1, 1, 0, 0));
+  for (size_t d = 0; d < in_spatial.size(); ++d) {
+    axes.push_back(MakeAxis(in_spatial[d], geo.output[d], geo.kernel[d], geo.strides[d],
+                            geo.dilations[d], geo.pads_begin[d], geo.pads_end[d]));
+  }
+  return std::unique_ptr<CpuKernel>(new PoolCpuKernel(kind, x.dims[0] * x.dims[1], std::move(axes)));
+}
+
+// GlobalAveragePool / GlobalMaxPool: one value per plane.
+class GlobalPoolCpuKernel : public CpuKernel {
+ public:
+  GlobalPoolCpuKernel(bool is_max, int64_t planes, int64_t plane_size)
+      : is_max_(is_max), planes_(planes), plane_size_(plane_size) {}
+
+  Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+             int threads) override {
+    const float* x = static_cast<const float*>(inputs[0]);
+    float* y = static_cast<float*>(outputs[0]);
+    const int64_t size = plane_size_;
+    ParallelFor(planes_, ThreadsForWork(threads, planes_ * size), [&](int64_t begin, int64_t end) {
+      for (int64_t p = begin; p < end; ++p) {
+        const float* plane = x + p * size;
+        if (is_max_) {
+          float best = plane[0];
+          for (int64_t i = 1; i < size; ++i) best = plane[i] > best ? plane[i] : best;
+          y[p] = best;
+        } else {
+          // Eight partial sums: vectorisable, and more accurate than one running sum.
+          float partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+          int64_t i = 0;
+          for (; i + 8 <= size; i += 8)
+            for (int j = 0; j < 8; ++j) partial[j] += plane[i + j];
+          float sum = 0.f;
+          for (; i < size; ++i) sum += plane[i];
+          for (int j = 0; j < 8; ++j) sum += partial[j];
+          y[p] = sum / static_cast<float>(size);
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  bool is_max_;
+  int64_t planes_;
+  int64_t plane_size_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<CpuKernel>> CreateMaxPoolCpuKernel(const CpuKernelContext& context) {
+  return CreateWindowPool(context, /*is_max=*/true);
+}
+
+StatusOr<std::unique_ptr<CpuKernel>> CreateAveragePoolCpuKernel(const CpuKernelContext& context) {
+  return CreateWindowPool(context, /*is_max=*/false);
+}
+
+StatusOr<std::unique_ptr<CpuKernel>> CreateGlobalPoolCpuKernel(const CpuKernelContext& context) {
+  if (context.input_types.empty() || context.output_types.empty())
+    return InvalidInput("needs an input and an output");
+  const TensorType& x = context.input_types[0];
+  if (x.dtype != DType::kFloat32) return std::unique_ptr<CpuKernel>();  // the reference
+  if (x.dims.size() < 3) return std::unique_ptr<CpuKernel>();
+  const int64_t planes = x.dims[0] * x.dims[1];
+  const int64_t plane_size = NumElements(Dims(x.dims.begin() + 2, x.dims.end()));
+  if (plane_size == 0) return InvalidInput("empty spatial dimensions");
+  if (NumElements(context.output_types[0].dims) != planes)
+    return InvalidInput("output " + DimsToString(context.output_types[0].dims) +
+                        " does not hold one value per plane of " + DimsToString(x.dims));
+  const bool is_max = context.node->op_type == "GlobalMaxPool";
+  return std::unique_ptr<CpuKernel>(new GlobalPoolCpuKernel(is_max, planes, plane_size));
+}
+
+}  // namespace ios

@@ -1,0 +1,84 @@
+// Softmax on float32. Before opset 13 the input is coerced to 2-D at `axis` (default 1) and each
+// row normalised; since opset 13 it is normalised along `axis` (default -1). The maximum is
+// subtracted before exp() as in the reference; sums accumulate in double.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kernels/reference/reference_util.h"
+#include "runtime/cpu/cpu_kernel_factories.h"
+#include "runtime/cpu/cpu_threading.h"
+
+namespace ios {
+namespace {
+
+class SoftmaxCpuKernel : public CpuKernel {
+ public:
+  SoftmaxCpuKernel(int64_t outer, int64_t length, int64_t inner)
+      : outer_(outer), length_(length), inner_(inner) {}
+
+  Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+             int threads) override {
+    const float* x = static_cast<const float*>(inputs[0]);
+    float* y = static_cast<float*>(outputs[0]);
+    const int64_t length = length_;
+    const int64_t inner = inner_;
+    const int64_t groups = outer_ * inner;  // one softmax per (outer, inner) pair
+    ParallelFor(groups, ThreadsForWork(threads, groups * length), [&](int64_t begin, int64_t end) {
+      for (int64_t g = begin; g < end; ++g) {
+        const int64_t base = (g / inner) * length * inner + g % inner;
+        const float* xs = x + base;
+        float* ys = y + base;
+        float max_value = -INFINITY;
+        for (int64_t j = 0; j < length; ++j) max_value = std::fmax(max_value, xs[j * inner]);
+        double sum = 0.0;
+        for (int64_t j = 0; j < length; ++j) {
+          const float e = std::exp(xs[j * inner] - max_value);
+          ys[j * inner] = e;
+          sum += e;
+        }
+        const float scale = static_cast<float>(1.0 / sum);
+        for (int64_t j = 0; j < length; ++j) ys[j * inner] *= scale;
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  int64_t outer_;
+  int64_t length_;
+  int64_t inner_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<CpuKernel>> CreateSoftmaxCpuKernel(const CpuKernelContext& context) {
+  const Node& node = *context.node;
+  if (context.input_types.empty() || context.output_types.empty())
+    return InvalidInput("needs an input and an output");
+  const TensorType& x = context.input_types[0];
+  if (x.dtype != DType::kFloat32) return std::unique_ptr<CpuKernel>();  // the reference
+  const int64_t rank = static_cast<int64_t>(x.dims.size());
+  if (rank < 1) return InvalidInput("input must have rank >= 1");
+  const bool coerce_2d = OpsetBefore(node, 13);
+  IOS_ASSIGN_OR_RETURN(int64_t axis, node.attrs.GetInt("axis", coerce_2d ? 1 : -1));
+  if (!(coerce_2d && axis == rank)) {
+    if (axis < -rank || axis >= rank)
+      return InvalidInput("axis " + std::to_string(axis) + " is out of range for rank " +
+                          std::to_string(rank));
+    if (axis < 0) axis += rank;
+  }
+  const Dims& dims = x.dims;
+  const int64_t outer = NumElements(Dims(dims.begin(), dims.begin() + axis));
+  int64_t length = 1;
+  int64_t inner = 1;
+  if (coerce_2d) {
+    length = NumElements(Dims(dims.begin() + axis, dims.end()));
+  } else {
+    length = dims[axis];
+    inner = NumElements(Dims(dims.begin() + axis + 1, dims.end()));
+  }
+  return std::unique_ptr<CpuKernel>(new SoftmaxCpuKernel(outer, length, inner));
+}
+
+}  // namespace ios

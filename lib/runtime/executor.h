@@ -1,0 +1,42 @@
+// Executes a CommandList with one worker thread per stream. Threads come from a pool created
+// once; events are real cross-thread waits (mutex + condition variable), reset for every run.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "runtime/command_list.h"
+#include "util/status.h"
+
+namespace ios {
+
+// What a backend does for one kRunOp command, on the calling worker thread.
+class OpRunner {
+ public:
+  virtual ~OpRunner() = default;
+  virtual Status RunOp(NodeId op, int threads) = 0;
+};
+
+class StreamExecutor {
+ public:
+  explicit StreamExecutor(int num_streams);
+  ~StreamExecutor();
+  StreamExecutor(const StreamExecutor&) = delete;
+  StreamExecutor& operator=(const StreamExecutor&) = delete;
+
+  int num_streams() const { return static_cast<int>(workers_.size()); }
+  // Runs every stream of `commands` concurrently and returns when all have finished. The first
+  // failing op's status is returned; streams blocked on events of a failed stream are released.
+  Status Run(const CommandList& commands, OpRunner& runner);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace ios

@@ -1,0 +1,913 @@
+// The one-node harness for the CPU backend: every op with a fast CPU kernel runs on random data
+// (fixed seeds) through CreateCpuKernel and through the reference kernel (the oracle), with 1
+// and 2 threads, and the results must agree within a per-op tolerance. Each case also checks
+// that the fast kernel (not the reference fallback) was the one that ran.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ir/fused_activation.h"
+#include "kernels/reference/reference_kernels.h"
+#include "ops/op_registry.h"
+#include "runtime/cpu/cpu_kernel.h"
+#include "runtime/cpu/cpu_kernel_factories.h"
+
+namespace ios {
+namespace {
+
+// |fast - reference| <= abs + rel * |reference| for every float element.
+struct Tolerance {
+  double abs = 1e-6;
+  double rel = 1e-6;
+};
+
+// Data movement and selections (max, copies) must be exact.
+constexpr Tolerance kExact{0.0, 0.0};
+// Elementwise arithmetic and activations: both sides compute in float with the same formula;
+// libm's expf/tanhf against oneDNN or a reordered sum leave a few ulps.
+constexpr Tolerance kElementwise{1e-6, 1e-5};
+// Conv and GEMM accumulate K = C/group * kernel products in float (the reference in double),
+// in another order, over values in [-1, 1]. The rounding error of such a sum grows with K and
+// with the terms' magnitude, not with the (possibly cancelled) result, so the absolute part
+// scales with sqrt(K) (random-walk rounding): 1e-5 for K <= 1 up to ~4e-4 for K = 1600.
+Tolerance DotTolerance(int64_t k) {
+  return Tolerance{1e-5 * std::sqrt(static_cast<double>(std::max<int64_t>(k, 1))), 1e-4};
+}
+
+Tensor RandomTensor(std::mt19937& rng, Dims dims, float lo = -1.f, float hi = 1.f) {
+  Tensor t(DType::kFloat32, std::move(dims));
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
+  return t;
+}
+
+int64_t RandomInt(std::mt19937& rng, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
+// A graph of one node whose inputs are runtime values or constants; output types come from the
+// op registry's shape inference, as in a real plan.
+class OneNodeCase {
+ public:
+  OneNodeCase(std::string op_type, int64_t opset = 13) {
+    graph_.opset = opset;
+    graph_.source_path = "cpu_kernels_test";
+    node_.name = op_type + "_node";
+    node_.op_type = std::move(op_type);
+    node_.opset = opset;
+  }
+
+  OneNodeCase& Input(Tensor value, bool constant = false) {
+    Value v;
+    v.name = "in" + std::to_string(node_.inputs.size());
+    v.dtype = value.dtype();
+    v.dims = value.dims();
+    v.has_shape = true;
+    if (constant) v.constant = value;
+    node_.inputs.push_back(graph_.AddValue(std::move(v)));
+    values_.push_back(std::move(value));
+    return *this;
+  }
+  OneNodeCase& Constant(Tensor value) { return Input(std::move(value), /*constant=*/true); }
+  OneNodeCase& Omitted() {
+    node_.inputs.push_back(kNoValue);
+    values_.emplace_back();
+    return *this;
+  }
+  OneNodeCase& Attr(const std::string& name, AttributeValue value) {
+    node_.attrs.Set(name, std::move(value));
+    return *this;
+  }
+  OneNodeCase& Outputs(int count) {
+    num_outputs_ = count;
+    return *this;
+  }
+  OneNodeCase& Fused(ActivationKind kind, float alpha = 0.f, float beta = 0.f) {
+    SetFusedActivation(node_.attrs, Activation{kind, alpha, beta});
+    return *this;
+  }
+
+  // Runs the reference and CreateCpuKernel (threads 1 and 2) and compares every output.
+  void Check(const Tolerance& tolerance, bool expect_fast = true) {
+    SCOPED_TRACE(Describe());
+    Node node = node_;
+    for (int i = 0; i < num_outputs_; ++i) {
+      Value out;
+      out.name = "out" + std::to_string(i);
+      node.outputs.push_back(graph_.AddValue(std::move(out)));
+    }
+    Graph graph = graph_;
+    const NodeId id = graph.AddNode(node);
+    Status inferred = InferNode(graph, id);
+    ASSERT_TRUE(inferred.ok()) << inferred.message();
+    const Node& n = graph.nodes[id];
+
+    CpuKernelContext context;
+    context.node = &n;
+    std::vector<const Tensor*> reference_inputs;
+    std::vector<const void*> buffers;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const bool present = n.inputs[i] != kNoValue;
+      context.input_types.push_back(present ? TensorType{values_[i].dtype(), values_[i].dims()}
+                                            : TensorType{});
+      const Value* value = present ? &graph.values[n.inputs[i]] : nullptr;
+      context.constants.push_back(value != nullptr && value->constant ? &*value->constant
+                                                                      : nullptr);
+      reference_inputs.push_back(present ? &values_[i] : nullptr);
+      buffers.push_back(present ? values_[i].raw() : nullptr);
+    }
+    for (ValueId out : n.outputs)
+      context.output_types.push_back(TensorType{graph.values[out].dtype, graph.values[out].dims});
+
+    std::vector<Tensor> expected(n.outputs.size());
+    Status reference = EvaluateReference(n, reference_inputs, &expected);
+    ASSERT_TRUE(reference.ok()) << reference.message();
+
+    StatusOr<std::unique_ptr<CpuKernel>> kernel = CreateCpuKernel(context);
+    ASSERT_TRUE(kernel.ok()) << kernel.status().message();
+    EXPECT_EQ(!IsReferenceFallbackCpuKernel(*kernel.value()), expect_fast)
+        << (expect_fast ? "the reference fallback ran instead of the fast kernel"
+                        : "expected the reference fallback");
+
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE("threads " + std::to_string(threads));
+      std::vector<Tensor> got;
+      std::vector<void*> out_buffers;
+      for (const TensorType& type : context.output_types) {
+        got.emplace_back(type.dtype, type.dims);
+        // Poison the outputs so that an element the kernel never writes shows up.
+        std::memset(got.back().raw(), 0xff, got.back().num_bytes());
+        out_buffers.push_back(got.back().raw());
+      }
+      Status run = kernel.value()->Run(buffers, out_buffers, threads);
+      ASSERT_TRUE(run.ok()) << run.message();
+      for (size_t o = 0; o < got.size(); ++o) Compare(expected[o], got[o], tolerance, o);
+    }
+  }
+
+  // The same node, run on many threads at once (each with its own output).
+  void CheckConcurrent(const Tolerance& tolerance, int callers) {
+    Node node = node_;
+    Value out;
+    out.name = "out0";
+    node.outputs.push_back(graph_.AddValue(std::move(out)));
+    Graph graph = graph_;
+    const NodeId id = graph.AddNode(node);
+    ASSERT_TRUE(InferNode(graph, id).ok());
+    const Node& n = graph.nodes[id];
+    CpuKernelContext context;
+    context.node = &n;
+    std::vector<const Tensor*> reference_inputs;
+    std::vector<const void*> buffers;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      context.input_types.push_back(TensorType{values_[i].dtype(), values_[i].dims()});
+      const Value& value = graph.values[n.inputs[i]];
+      context.constants.push_back(value.constant ? &*value.constant : nullptr);
+      reference_inputs.push_back(&values_[i]);
+      buffers.push_back(values_[i].raw());
+    }
+    const Value& out_value = graph.values[n.outputs[0]];
+    context.output_types.push_back(TensorType{out_value.dtype, out_value.dims});
+    std::vector<Tensor> expected(1);
+    ASSERT_TRUE(EvaluateReference(n, reference_inputs, &expected).ok());
+    StatusOr<std::unique_ptr<CpuKernel>> kernel = CreateCpuKernel(context);
+    ASSERT_TRUE(kernel.ok()) << kernel.status().message();
+
+    std::vector<Tensor> got;
+    for (int i = 0; i < callers; ++i) got.emplace_back(out_value.dtype, out_value.dims);
+    std::vector<Status> statuses(callers);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < callers; ++i) {
+      threads.emplace_back([&, i] {
+        for (int repeat = 0; repeat < 3 && statuses[i].ok(); ++repeat)
+          statuses[i] = kernel.value()->Run(buffers, {got[i].raw()}, 1 + i % 2);
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    for (int i = 0; i < callers; ++i) {
+      ASSERT_TRUE(statuses[i].ok()) << statuses[i].message();
+      Compare(expected[0], got[i], tolerance, 0);
+    }
+  }
+
+ private:
+  std::string Describe() const {
+    std::string text = node_.op_type + " opset " + std::to_string(node_.opset) + " inputs";
+    for (const Tensor& t : values_) text += " " + DimsToString(t.dims());
+    for (const auto& [name, value] : node_.attrs.all()) {
+      text += " " + name;
+      if (const auto* ints = std::get_if<std::vector<int64_t>>(&value)) {
+        text += "=" + DimsToString(*ints);
+      } else if (const auto* i = std::get_if<int64_t>(&value)) {
+        text += "=" + std::to_string(*i);
+      } else if (const auto* s = std::get_if<std::string>(&value)) {
+        text += "=" + *s;
+      } else if (const auto* f = std::get_if<float>(&value)) {
+        text += "=" + std::to_string(*f);
+      }
+    }
+    return text;
+  }
+
+  static void Compare(const Tensor& want, const Tensor& got, const Tolerance& tolerance,
+                      size_t output) {
+    SCOPED_TRACE("output " + std::to_string(output));
+    ASSERT_EQ(want.dtype(), got.dtype());
+    ASSERT_EQ(want.num_elements(), got.num_elements())
+        << DimsToString(want.dims()) << " vs " << DimsToString(got.dims());
+    if (want.dtype() != DType::kFloat32) {
+      EXPECT_EQ(std::memcmp(want.raw(), got.raw(), want.num_bytes()), 0);
+      return;
+    }
+    int mismatches = 0;
+    double worst = 0.0;
+    for (int64_t i = 0; i < want.num_elements(); ++i) {
+      const double w = want.data<float>()[i];
+      const double g = got.data<float>()[i];
+      if (std::isnan(w) && std::isnan(g)) continue;
+      const double error = std::fabs(w - g);
+      const double bound = tolerance.abs + tolerance.rel * std::fabs(w);
+      worst = std::max(worst, error);
+      if (!(error <= bound) && ++mismatches <= 5)
+        ADD_FAILURE() << "element " << i << ": reference " << w << ", fast " << g << " (error "
+                      << error << " > " << bound << ")";
+    }
+    EXPECT_EQ(mismatches, 0) << "of " << want.num_elements() << ", worst error " << worst;
+  }
+
+  Graph graph_;
+  Node node_;
+  std::vector<Tensor> values_;
+  int num_outputs_ = 1;
+};
+
+Dims Ints(std::initializer_list<int64_t> values) { return Dims(values); }
+
+// ---- Conv ----------------------------------------------------------------------------------
+
+struct ConvSpec {
+  std::string name;
+  int64_t spatial = 2;       // 1, 2 or 3 spatial dims
+  Dims kernel = {3, 3};
+  int64_t group = 1;         // -1: depthwise (group = channels)
+  Dims strides;              // default 1s
+  Dims dilations;            // default 1s
+  Dims pads;                 // default 0s
+  std::string auto_pad;      // empty: NOTSET
+  bool bias = true;
+  bool constant_weights = true;
+  int64_t min_size = 5;      // spatial sizes drawn from [min_size, max_size]
+  int64_t max_size = 14;
+  Activation act;
+};
+
+void CheckConv(std::mt19937& rng, const ConvSpec& spec) {
+  SCOPED_TRACE(spec.name);
+  const int64_t batch = RandomInt(rng, 1, 2);
+  int64_t group = spec.group;
+  int64_t in_channels, out_channels;
+  if (group == -1) {
+    group = in_channels = out_channels = RandomInt(rng, 3, 20);
+  } else {
+    in_channels = group * RandomInt(rng, 1, 11);
+    out_channels = group * RandomInt(rng, 1, 9);
+  }
+  Dims x_dims = {batch, in_channels};
+  Dims w_dims = {out_channels, in_channels / group};
+  for (int64_t d = 0; d < spec.spatial; ++d) {
+    x_dims.push_back(RandomInt(rng, spec.min_size, spec.max_size));
+    w_dims.push_back(spec.kernel[d]);
+  }
+  OneNodeCase c("Conv");
+  c.Input(RandomTensor(rng, x_dims)).Input(RandomTensor(rng, w_dims), spec.constant_weights);
+  if (spec.bias) c.Constant(RandomTensor(rng, {out_channels}));
+  c.Attr("kernel_shape", spec.kernel).Attr("group", group);
+  if (!spec.strides.empty()) c.Attr("strides", spec.strides);
+  if (!spec.dilations.empty()) c.Attr("dilations", spec.dilations);
+  if (!spec.pads.empty()) c.Attr("pads", spec.pads);
+  if (!spec.auto_pad.empty()) c.Attr("auto_pad", spec.auto_pad);
+  if (spec.act.kind != ActivationKind::kNone) c.Fused(spec.act.kind, spec.act.alpha, spec.act.beta);
+  c.Check(DotTolerance(NumElements(w_dims) / out_channels));
+}
+
+TEST(CpuKernelTest, ConvShapes) {
+  std::mt19937 rng(101);
+  const std::vector<ConvSpec> specs = {
+      {"3x3 pad 1", 2, {3, 3}, 1, {}, {}, {1, 1, 1, 1}},
+      {"1x1", 2, {1, 1}},
+      {"1x1 large output (plain layout)", 2, {1, 1}, 1, {}, {}, {}, "", true, true, 14, 20},
+      {"1x1 tiny output (blocked layout)", 2, {1, 1}, 1, {}, {}, {}, "", true, true, 4, 8},
+      {"3x3 tiny output (plain layout)", 2, {3, 3}, 1, {}, {}, {1, 1, 1, 1}, "", true, true, 3, 6},
+      {"3x3 large output (blocked layout)", 2, {3, 3}, 1, {}, {}, {1, 1, 1, 1}, "", true, true, 16,
+       24},
+      {"groups 3", 2, {3, 3}, 3, {}, {}, {1, 1, 1, 1}},
+      {"groups 2 large", 2, {3, 3}, 2, {}, {}, {1, 1, 1, 1}, "", true, true, 16, 20},
+      {"depthwise 3x3", 2, {3, 3}, -1, {}, {}, {1, 1, 1, 1}, "", true, true, 8, 20},
+      {"depthwise 5x5 stride 2", 2, {5, 5}, -1, {2, 2}, {}, {2, 2, 2, 2}, "", true, true, 8, 20},
+      {"dilation 2", 2, {3, 3}, 1, {}, {2, 2}, {2, 2, 2, 2}},
+      {"dilation 2x3 large", 2, {3, 3}, 1, {}, {2, 3}, {1, 2, 3, 0}, "", true, true, 14, 20},
+      {"stride 2", 2, {3, 3}, 1, {2, 2}, {}, {0, 0, 0, 0}, "", true, true, 7, 25},
+      {"stride 2x1 asymmetric pads", 2, {3, 3}, 1, {2, 1}, {}, {0, 1, 2, 1}},
+      {"asymmetric pads large", 2, {3, 3}, 1, {}, {}, {0, 2, 1, 0}, "", true, true, 14, 20},
+      {"SAME_UPPER stride 2", 2, {3, 3}, 1, {2, 2}, {}, {}, "SAME_UPPER", true, true, 6, 20},
+      {"SAME_LOWER 4x4", 2, {4, 4}, 1, {}, {}, {}, "SAME_LOWER"},
+      {"VALID", 2, {3, 3}, 1, {}, {}, {}, "VALID"},
+      {"1x7", 2, {1, 7}, 1, {}, {}, {0, 3, 0, 3}, "", true, true, 8, 18},
+      {"7x1", 2, {7, 1}, 1, {}, {}, {3, 0, 3, 0}, "", true, true, 8, 18},
+      {"5x5 pad 2", 2, {5, 5}, 1, {}, {}, {2, 2, 2, 2}, "", true, true, 10, 18},
+      {"no bias", 2, {3, 3}, 1, {}, {}, {1, 1, 1, 1}, "", false},
+      {"run-time weights", 2, {3, 3}, 1, {}, {}, {1, 1, 1, 1}, "", true, false, 12, 18},
+      {"run-time weights 1x1", 2, {1, 1}, 1, {}, {}, {}, "", true, false},
+      {"1-D", 1, {3}, 1, {2}, {}, {1, 0}, "", true, true, 5, 30},
+      {"1-D depthwise", 1, {5}, -1, {}, {}, {2, 2}, "", true, true, 5, 30},
+      {"3-D", 3, {3, 3, 3}, 1, {}, {}, {1, 1, 1, 1, 1, 1}, "", true, true, 3, 7},
+      {"3-D stride 2 groups 2", 3, {2, 3, 1}, 2, {2, 1, 2}, {}, {0, 1, 0, 1, 0, 0}, "", true, true,
+       4, 8},
+  };
+  for (const ConvSpec& spec : specs)
+    for (int repeat = 0; repeat < 2; ++repeat) CheckConv(rng, spec);
+}
+
+TEST(CpuKernelTest, ConvFusedActivations) {
+  std::mt19937 rng(202);
+  const std::vector<Activation> acts = {
+      {ActivationKind::kRelu},
+      {ActivationKind::kLeakyRelu, 0.1f},
+      {ActivationKind::kClip, 0.f, 6.f},
+      {ActivationKind::kClip, -0.5f, 0.25f},
+      {ActivationKind::kClip, 0.5f, -0.5f},  // min > max: ApplyActivation after the primitive
+      {ActivationKind::kSigmoid},
+      {ActivationKind::kTanh},
+      {ActivationKind::kHardSigmoid, 0.2f, 0.5f},
+      {ActivationKind::kHardSigmoid, 0.7f, 0.1f},
+      {ActivationKind::kHardSwish},
+      {ActivationKind::kElu, 1.f},
+      {ActivationKind::kElu, 0.5f},
+  };
+  for (const Activation& act : acts) {
+    SCOPED_TRACE(ActivationOpType(act.kind) + " alpha " + std::to_string(act.alpha) + " beta " +
+                 std::to_string(act.beta));
+    // One tiny (plain layout, gemm) and one large (blocked layout, jit) conv per activation.
+    ConvSpec small{"small", 2, {3, 3}, 1, {}, {}, {1, 1, 1, 1}, "", true, true, 4, 8, act};
+    ConvSpec large{"large", 2, {3, 3}, 1, {}, {}, {1, 1, 1, 1}, "", true, true, 14, 18, act};
+    ConvSpec depthwise{"depthwise", 2, {3, 3}, -1, {}, {}, {1, 1, 1, 1}, "", true, true, 8, 16,
+                       act};
+    CheckConv(rng, small);
+    CheckConv(rng, large);
+    CheckConv(rng, depthwise);
+  }
+}
+
+TEST(CpuKernelTest, ConvInceptionSizes) {
+  // Inception-v3's channel counts and kernels (one image): channels that are not multiples of
+  // the 8-wide blocks, long accumulations. Spatial sizes and output channels are cut down to keep
+  // the double-precision reference fast, but stay on the same side of the layout choice.
+  std::mt19937 rng(303);
+  struct Shape {
+    Dims x, w, strides, pads;
+  };
+  const std::vector<Shape> shapes = {
+      {{1, 3, 65, 65}, {32, 3, 3, 3}, {2, 2}, {0, 0, 0, 0}},
+      {{1, 192, 20, 20}, {64, 192, 1, 1}, {1, 1}, {0, 0, 0, 0}},
+      {{1, 48, 16, 16}, {64, 48, 5, 5}, {1, 1}, {2, 2, 2, 2}},
+      {{1, 288, 25, 25}, {64, 288, 3, 3}, {2, 2}, {0, 0, 0, 0}},
+      {{1, 160, 17, 17}, {64, 160, 7, 1}, {1, 1}, {3, 0, 3, 0}},
+      {{1, 448, 8, 8}, {48, 448, 3, 3}, {1, 1}, {1, 1, 1, 1}},
+      {{1, 2048, 8, 8}, {32, 2048, 1, 1}, {1, 1}, {0, 0, 0, 0}},
+  };
+  // (Every one of these has enough multiply-adds for the kernel to really use 2 threads.)
+  for (const Shape& s : shapes) {
+    OneNodeCase c("Conv");
+    c.Input(RandomTensor(rng, s.x))
+        .Constant(RandomTensor(rng, s.w))
+        .Constant(RandomTensor(rng, {s.w[0]}))
+        .Attr("kernel_shape", Dims(s.w.begin() + 2, s.w.end()))
+        .Attr("strides", s.strides)
+        .Attr("pads", s.pads)
+        .Fused(ActivationKind::kRelu);
+    c.Check(DotTolerance(NumElements(s.w) / s.w[0]));
+  }
+  // Depthwise and grouped convs large enough for 2 threads.
+  struct Grouped {
+    int64_t channels, group, size;
+  };
+  for (const Grouped& g : {Grouped{96, 96, 56}, Grouped{32, 4, 40}}) {
+    OneNodeCase c("Conv");
+    c.Input(RandomTensor(rng, {1, g.channels, g.size, g.size}))
+        .Constant(RandomTensor(rng, {g.channels, g.channels / g.group, 3, 3}))
+        .Constant(RandomTensor(rng, {g.channels}))
+        .Attr("kernel_shape", Ints({3, 3}))
+        .Attr("pads", Ints({1, 1, 1, 1}))
+        .Attr("group", g.group)
+        .Fused(ActivationKind::kClip, 0.f, 6.f);
+    c.Check(DotTolerance(g.channels / g.group * 9));
+  }
+}
+
+TEST(CpuKernelTest, ConvConcurrentCallers) {
+  // Four callers at once, alternating 1 and 2 threads: the per-thread-count primitives are
+  // created on first use under a lock and the scratch buffers are per thread. (Both convs
+  // are large enough to use 2 threads.)
+  std::mt19937 rng(404);
+  for (const Dims& kernel : {Ints({3, 3}), Ints({1, 1})}) {
+    OneNodeCase c("Conv");
+    c.Input(RandomTensor(rng, {1, 64, 28, 28}))
+        .Constant(RandomTensor(rng, {48, 64, kernel[0], kernel[1]}))
+        .Constant(RandomTensor(rng, {48}))
+        .Attr("kernel_shape", kernel)
+        .Attr("pads", kernel[0] == 3 ? Ints({1, 1, 1, 1}) : Ints({0, 0, 0, 0}))
+        .Fused(ActivationKind::kRelu);
+    c.CheckConcurrent(DotTolerance(64 * kernel[0] * kernel[1]), 4);
+  }
+}
+
+// ---- Gemm, MatMul --------------------------------------------------------------------------
+
+TEST(CpuKernelTest, Gemm) {
+  std::mt19937 rng(505);
+  const std::vector<std::vector<int64_t>> c_shapes_rel = {
+      {}, {-1}, {1, -1}, {-2, 1}, {-2, -1}, {1, 1}, {1}};  // -1: N, -2: M
+  int case_index = 0;
+  for (int trans_a = 0; trans_a < 2; ++trans_a) {
+    for (int trans_b = 0; trans_b < 2; ++trans_b) {
+      for (size_t ci = 0; ci <= c_shapes_rel.size(); ++ci) {
+        const int64_t m = RandomInt(rng, 1, 40);
+        const int64_t k = RandomInt(rng, 1, 300);
+        const int64_t n = RandomInt(rng, 1, 70);
+        const bool with_c = ci < c_shapes_rel.size();
+        const float alpha = case_index % 3 == 0 ? 1.f : 0.5f + case_index % 4;
+        const float beta = case_index % 4 == 0 ? 1.f : -0.75f;
+        const bool constant_b = case_index % 5 != 1;
+        const bool constant_c = case_index % 2 == 0;
+        ++case_index;
+        OneNodeCase c("Gemm", 13);
+        c.Input(RandomTensor(rng, trans_a ? Dims{k, m} : Dims{m, k}))
+            .Input(RandomTensor(rng, trans_b ? Dims{n, k} : Dims{k, n}), constant_b);
+        if (with_c) {
+          Dims c_dims;
+          for (int64_t d : c_shapes_rel[ci]) c_dims.push_back(d == -1 ? n : d == -2 ? m : d);
+          c.Input(RandomTensor(rng, c_dims), constant_c);
+        }
+        c.Attr("transA", int64_t{trans_a}).Attr("transB", int64_t{trans_b});
+        c.Attr("alpha", alpha).Attr("beta", beta);
+        c.Check(DotTolerance(k));
+      }
+    }
+  }
+  // Large enough for 2 threads.
+  OneNodeCase c("Gemm", 13);
+  c.Input(RandomTensor(rng, {64, 512})).Constant(RandomTensor(rng, {128, 512}));
+  c.Constant(RandomTensor(rng, {128})).Attr("transB", int64_t{1});
+  c.Check(DotTolerance(512));
+}
+
+TEST(CpuKernelTest, MatMul) {
+  std::mt19937 rng(606);
+  struct Shapes {
+    Dims a, b;
+    bool constant_b;
+  };
+  const std::vector<Shapes> cases = {
+      {{7, 33}, {33, 12}, true},
+      {{7, 33}, {33, 12}, false},
+      {{2, 3, 5, 16}, {2, 3, 16, 9}, false},
+      {{3, 5, 16}, {16, 9}, true},        // B broadcast over the batch
+      {{4, 16}, {2, 16, 9}, false},       // A broadcast over the batch
+      {{2, 1, 5, 8}, {1, 3, 8, 6}, false},  // both broadcast
+      {{16}, {16, 9}, true},              // 1-D A
+      {{5, 16}, {16}, false},             // 1-D B
+      {{16}, {16}, false},                // dot product
+      {{1, 2048}, {2048, 100}, true},     // a classifier
+      {{64, 256}, {256, 128}, true},      // large enough for 2 threads
+      {{8, 32, 128}, {8, 128, 64}, false},
+  };
+  for (const Shapes& s : cases) {
+    OneNodeCase c("MatMul", 13);
+    c.Input(RandomTensor(rng, s.a)).Input(RandomTensor(rng, s.b), s.constant_b);
+    c.Check(DotTolerance(s.a.back()));
+  }
+}
+
+// ---- Pools ---------------------------------------------------------------------------------
+
+TEST(CpuKernelTest, Pools) {
+  std::mt19937 rng(707);
+  struct PoolSpec {
+    std::string name;
+    Dims kernel, strides, pads;
+    int64_t ceil_mode = 0;
+    Dims dilations = {};
+    std::string auto_pad = "";
+  };
+  const std::vector<PoolSpec> specs = {
+      {"3x3 s2", {3, 3}, {2, 2}, {0, 0, 0, 0}},
+      {"3x3 s1 pad 1", {3, 3}, {1, 1}, {1, 1, 1, 1}},
+      {"2x2 s2", {2, 2}, {2, 2}, {0, 0, 0, 0}},
+      {"3x3 s2 ceil", {3, 3}, {2, 2}, {0, 0, 0, 0}, 1},
+      {"3x3 s2 pad 1 ceil", {3, 3}, {2, 2}, {1, 1, 1, 1}, 1},
+      {"2x3 s(2,3) asymmetric pads ceil", {2, 3}, {2, 3}, {0, 1, 1, 2}, 1},
+      {"5x5 s3 pad 2", {5, 5}, {3, 3}, {2, 2, 2, 2}},
+      {"1x7", {1, 7}, {1, 1}, {0, 3, 0, 3}},
+      {"dilation 2", {3, 3}, {1, 1}, {2, 2, 2, 2}, 0, {2, 2}},
+      {"dilation 2 stride 2 ceil", {2, 2}, {2, 2}, {1, 0, 1, 0}, 1, {2, 2}},
+      {"SAME_UPPER s2", {3, 3}, {2, 2}, {}, 0, {}, "SAME_UPPER"},
+      {"SAME_LOWER", {4, 4}, {1, 1}, {}, 0, {}, "SAME_LOWER"},
+  };
+  for (const PoolSpec& spec : specs) {
+    SCOPED_TRACE(spec.name);
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      const Dims x = {RandomInt(rng, 1, 2), RandomInt(rng, 1, 9), RandomInt(rng, 6, 20),
+                      RandomInt(rng, 6, 20)};
+      const Tensor input = RandomTensor(rng, x);
+      for (const char* op : {"MaxPool", "AveragePool"}) {
+        for (int64_t include_pad : {int64_t{0}, int64_t{1}}) {
+          if (std::string(op) == "MaxPool" && include_pad == 1) continue;
+          if (std::string(op) == "AveragePool" && !spec.dilations.empty()) continue;  // opset 19
+          OneNodeCase c(op, 13);
+          c.Input(input).Attr("kernel_shape", spec.kernel);
+          if (!spec.strides.empty()) c.Attr("strides", spec.strides);
+          if (!spec.pads.empty()) c.Attr("pads", spec.pads);
+          if (!spec.dilations.empty()) c.Attr("dilations", spec.dilations);
+          if (!spec.auto_pad.empty()) c.Attr("auto_pad", spec.auto_pad);
+          c.Attr("ceil_mode", spec.ceil_mode);
+          if (std::string(op) == "AveragePool") c.Attr("count_include_pad", include_pad);
+          c.Check(std::string(op) == "MaxPool" ? kExact : kElementwise);
+        }
+      }
+    }
+  }
+  // AveragePool with dilations (opset 19), 1-D and 3-D pools.
+  {
+    OneNodeCase c("AveragePool", 19);
+    c.Input(RandomTensor(rng, {2, 3, 13, 11}))
+        .Attr("kernel_shape", Ints({3, 2}))
+        .Attr("dilations", Ints({2, 3}))
+        .Attr("pads", Ints({1, 1, 2, 0}))
+        .Attr("strides", Ints({2, 1}))
+        .Attr("ceil_mode", int64_t{1})
+        .Attr("count_include_pad", int64_t{1});
+    c.Check(kElementwise);
+  }
+  for (const char* op : {"MaxPool", "AveragePool"}) {
+    OneNodeCase one_d(op, 13);
+    one_d.Input(RandomTensor(rng, {2, 5, 23}))
+        .Attr("kernel_shape", Ints({4}))
+        .Attr("strides", Ints({3}))
+        .Attr("pads", Ints({1, 2}))
+        .Attr("ceil_mode", int64_t{1});
+    one_d.Check(kElementwise);
+    OneNodeCase three_d(op, 13);
+    three_d.Input(RandomTensor(rng, {1, 4, 7, 8, 9}))
+        .Attr("kernel_shape", Ints({2, 3, 3}))
+        .Attr("strides", Ints({2, 2, 1}))
+        .Attr("pads", Ints({0, 1, 1, 1, 1, 0}));
+    three_d.Check(kElementwise);
+  }
+}
+
+TEST(CpuKernelTest, GlobalPools) {
+  std::mt19937 rng(808);
+  for (const Dims& x : {Ints({1, 2048, 8, 8}), Ints({2, 5, 7, 3}), Ints({3, 4, 1, 1}),
+                        Ints({2, 3, 17}), Ints({1, 2, 3, 4, 5})}) {
+    for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
+      OneNodeCase c(op, 13);
+      c.Input(RandomTensor(rng, x));
+      c.Check(std::string(op) == "GlobalMaxPool" ? kExact : kElementwise);
+    }
+  }
+}
+
+// ---- Elementwise ---------------------------------------------------------------------------
+
+TEST(CpuKernelTest, BinaryBroadcasting) {
+  std::mt19937 rng(909);
+  const Dims full = {2, 6, 5, 7};
+  const std::vector<std::pair<Dims, Dims>> shapes = {
+      {full, full},                          // same shape
+      {full, {1, 6, 1, 1}},                  // per channel
+      {full, {6, 1, 1}},                     // per channel, lower rank
+      {{1, 6, 1, 1}, full},                  // per channel on the left
+      {full, {}},                            // scalar
+      {{}, full},
+      {full, {7}},                           // last axis
+      {full, {2, 6, 1, 1}},                  // per (n, c): squeeze-and-excitation
+      {full, {2, 1, 5, 7}},                  // per (n, spatial)
+      {{2, 1, 5, 1}, {1, 6, 1, 7}},          // both sides broadcast
+      {{1, 1}, {1}},                         // single elements
+      {{3, 1}, {1, 4}},
+      {{1, 100000}, {1, 100000}},            // large enough for several threads
+      {{64, 3000}, {64, 1}},
+  };
+  for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
+    for (const auto& [a, b] : shapes) {
+      OneNodeCase c(op, 14);
+      // Divisors away from 0, so that the quotients stay moderate.
+      c.Input(RandomTensor(rng, a)).Input(RandomTensor(rng, b, 0.5f, 2.f));
+      c.Check(kElementwise);
+    }
+  }
+}
+
+TEST(CpuKernelTest, VariadicElementwise) {
+  std::mt19937 rng(1010);
+  const std::vector<std::vector<Dims>> shapes = {
+      {{2, 3, 4}},
+      {{2, 3, 4}, {2, 3, 4}},
+      {{2, 3, 4}, {3, 1}, {4}},
+      {{1, 3, 1}, {2, 1, 4}, {}, {2, 3, 4}},
+      {{1, 8, 1, 1}, {2, 8, 6, 6}},
+  };
+  for (const char* op : {"Sum", "Max", "Min"}) {
+    for (const std::vector<Dims>& inputs : shapes) {
+      OneNodeCase c(op, 13);
+      for (const Dims& dims : inputs) c.Input(RandomTensor(rng, dims));
+      c.Check(std::string(op) == "Sum" ? kElementwise : kExact);
+    }
+  }
+}
+
+// ---- Activations ---------------------------------------------------------------------------
+
+TEST(CpuKernelTest, Activations) {
+  std::mt19937 rng(1111);
+  const Dims dims = {2, 5, 33, 17};
+  struct Spec {
+    const char* op;
+    std::vector<std::pair<std::string, float>> attrs;
+  };
+  const std::vector<Spec> specs = {
+      {"Relu", {}},
+      {"LeakyRelu", {}},
+      {"LeakyRelu", {{"alpha", 0.2f}}},
+      {"Sigmoid", {}},
+      {"Tanh", {}},
+      {"HardSigmoid", {}},
+      {"HardSigmoid", {{"alpha", 0.3f}, {"beta", 0.4f}}},
+      {"HardSwish", {}},
+      {"Elu", {}},
+      {"Elu", {{"alpha", 0.3f}}},
+  };
+  for (const Spec& spec : specs) {
+    OneNodeCase c(spec.op, 14);
+    c.Input(RandomTensor(rng, dims, -6.f, 6.f));
+    for (const auto& [name, value] : spec.attrs) c.Attr(name, value);
+    c.Check(kElementwise);
+  }
+  auto scalar = [](float v) { return Tensor::FromFloat({v}, {}); };
+  {  // Clip since opset 11: bounds as inputs.
+    OneNodeCase both("Clip", 13);
+    both.Input(RandomTensor(rng, dims, -3.f, 3.f)).Constant(scalar(-1.f)).Constant(scalar(2.f));
+    both.Check(kExact);
+    OneNodeCase max_only("Clip", 13);
+    max_only.Input(RandomTensor(rng, dims, -3.f, 3.f)).Omitted().Constant(scalar(0.5f));
+    max_only.Check(kExact);
+    OneNodeCase none("Clip", 13);
+    none.Input(RandomTensor(rng, dims, -3.f, 3.f));
+    none.Check(kExact);
+    OneNodeCase inverted("Clip", 13);
+    inverted.Input(RandomTensor(rng, dims, -3.f, 3.f)).Constant(scalar(1.f)).Constant(scalar(-1.f));
+    inverted.Check(kExact);
+  }
+  {  // Clip before opset 11: bounds as attributes.
+    OneNodeCase c("Clip", 6);
+    c.Input(RandomTensor(rng, dims, -8.f, 8.f)).Attr("min", 0.f).Attr("max", 6.f);
+    c.Check(kExact);
+  }
+  {  // Large enough to split over two threads.
+    OneNodeCase c("Relu", 14);
+    c.Input(RandomTensor(rng, {1, 64, 56, 56}));
+    c.Check(kExact);
+  }
+}
+
+// ---- Softmax -------------------------------------------------------------------------------
+
+TEST(CpuKernelTest, Softmax) {
+  std::mt19937 rng(1212);
+  struct Spec {
+    int64_t opset;
+    Dims dims;
+    std::optional<int64_t> axis;
+  };
+  const std::vector<Spec> specs = {
+      {13, {4, 1000}, std::nullopt}, {13, {2, 3, 5, 7}, 1},     {13, {2, 3, 5, 7}, -1},
+      {13, {2, 3, 5, 7}, 0},         {11, {2, 3, 5, 7}, std::nullopt}, {11, {2, 3, 5, 7}, 2},
+      {1, {6, 10}, 0},
+  };
+  for (const Spec& spec : specs) {
+    OneNodeCase c("Softmax", spec.opset);
+    c.Input(RandomTensor(rng, spec.dims, -5.f, 5.f));
+    if (spec.axis) c.Attr("axis", *spec.axis);
+    c.Check(kElementwise);
+  }
+}
+
+// ---- Data movement -------------------------------------------------------------------------
+
+TEST(CpuKernelTest, ConcatAndSplit) {
+  std::mt19937 rng(1313);
+  for (int64_t axis : {0, 1, 2, 3, -1}) {
+    OneNodeCase c("Concat", 13);
+    const int64_t a = axis < 0 ? 3 : axis;
+    for (int64_t size : {3, 1, 5}) {
+      Dims dims = {2, 4, 3, 5};
+      dims[a] = size;
+      c.Input(RandomTensor(rng, dims));
+    }
+    c.Attr("axis", axis);
+    c.Check(kExact);
+  }
+  {  // Not float: any element type is copied.
+    OneNodeCase c("Concat", 13);
+    c.Input(Tensor::FromInt64({1, 2, 3}, {3})).Input(Tensor::FromInt64({4, 5}, {2}));
+    c.Attr("axis", int64_t{0});
+    c.Check(kExact);
+  }
+  {  // A large channel concat (one block per input).
+    OneNodeCase c("Concat", 13);
+    c.Input(RandomTensor(rng, {1, 64, 35, 35})).Input(RandomTensor(rng, {1, 96, 35, 35}));
+    c.Attr("axis", int64_t{1});
+    c.Check(kExact);
+  }
+  {  // Split since opset 13: sizes as an input.
+    OneNodeCase c("Split", 13);
+    c.Input(RandomTensor(rng, {2, 10, 3})).Constant(Tensor::FromInt64({2, 5, 3}, {3}));
+    c.Attr("axis", int64_t{1}).Outputs(3);
+    c.Check(kExact);
+  }
+  {  // Split before opset 13: sizes as an attribute, on the last axis.
+    OneNodeCase c("Split", 11);
+    c.Input(RandomTensor(rng, {2, 3, 7})).Attr("axis", int64_t{-1}).Attr("split", Ints({4, 3}));
+    c.Outputs(2);
+    c.Check(kExact);
+  }
+  {  // Equal parts.
+    OneNodeCase c("Split", 13);
+    c.Input(RandomTensor(rng, {6, 4})).Attr("axis", int64_t{0}).Outputs(3);
+    c.Check(kExact);
+  }
+  {  // opset 18: num_outputs with a smaller last part.
+    OneNodeCase c("Split", 18);
+    c.Input(RandomTensor(rng, {2, 7})).Attr("axis", int64_t{1}).Attr("num_outputs", int64_t{3});
+    c.Outputs(3);
+    c.Check(kExact);
+  }
+}
+
+TEST(CpuKernelTest, SliceTransposeReshapes) {
+  std::mt19937 rng(1414);
+  const Tensor x = RandomTensor(rng, {3, 8, 6, 10});
+  struct SliceSpec {
+    std::vector<int64_t> starts, ends, axes, steps;
+  };
+  const std::vector<SliceSpec> slices = {
+      {{1}, {3}, {0}, {}},
+      {{0, 2}, {8, 5}, {1, 3}, {}},
+      {{1, -1}, {100, -7}, {2, 3}, {2, -1}},
+      {{-2}, {-100}, {1}, {-3}},
+      {{0, 0, 0, 1}, {3, 8, 6, 10}, {0, 1, 2, 3}, {1, 1, 1, 2}},
+      {{5}, {2}, {3}, {}},  // empty
+  };
+  for (const SliceSpec& s : slices) {
+    OneNodeCase c("Slice", 13);
+    const int64_t n = static_cast<int64_t>(s.starts.size());
+    c.Input(x).Constant(Tensor::FromInt64(s.starts, {n})).Constant(Tensor::FromInt64(s.ends, {n}));
+    c.Constant(Tensor::FromInt64(s.axes, {n}));
+    if (!s.steps.empty()) c.Constant(Tensor::FromInt64(s.steps, {n}));
+    c.Check(kExact);
+  }
+  {  // Slice before opset 10: attributes.
+    OneNodeCase c("Slice", 9);
+    c.Input(x).Attr("starts", Ints({1, 2})).Attr("ends", Ints({3, -1})).Attr("axes", Ints({1, 3}));
+    c.Check(kExact);
+  }
+  for (const Dims& perm : {Ints({0, 2, 3, 1}), Ints({0, 3, 1, 2}), Ints({3, 2, 1, 0}),
+                           Ints({1, 0, 2, 3}), Ints({0, 1, 3, 2})}) {
+    OneNodeCase c("Transpose", 13);
+    c.Input(x).Attr("perm", perm);
+    c.Check(kExact);
+  }
+  {
+    OneNodeCase c("Transpose", 13);  // default: reverse
+    c.Input(RandomTensor(rng, {4, 7, 5}));
+    c.Check(kExact);
+  }
+  {
+    OneNodeCase c("Reshape", 14);
+    c.Input(x).Constant(Tensor::FromInt64({0, -1, 5}, {3}));
+    c.Check(kExact);
+  }
+  {
+    OneNodeCase c("Flatten", 13);
+    c.Input(x).Attr("axis", int64_t{2});
+    c.Check(kExact);
+  }
+  {
+    OneNodeCase c("Squeeze", 13);
+    c.Input(RandomTensor(rng, {1, 5, 1, 3})).Constant(Tensor::FromInt64({0, 2}, {2}));
+    c.Check(kExact);
+  }
+  {
+    OneNodeCase c("Unsqueeze", 13);
+    c.Input(RandomTensor(rng, {5, 3})).Constant(Tensor::FromInt64({0, 3}, {2}));
+    c.Check(kExact);
+  }
+}
+
+TEST(CpuKernelTest, Pad) {
+  std::mt19937 rng(1515);
+  const Tensor x = RandomTensor(rng, {2, 3, 5, 6});
+  const std::vector<std::vector<int64_t>> pads = {
+      {0, 0, 1, 2, 0, 0, 3, 1},
+      {0, 1, 0, 0, 1, 0, 2, 2},
+      {0, 0, -1, 2, 0, 0, 1, -2},  // crops too
+      {1, 0, 0, 0, 0, 0, 0, 0},
+  };
+  // ("wrap" is in the kernels but not in the op schema yet.)
+  for (const char* mode : {"constant", "reflect", "edge"}) {
+    for (const std::vector<int64_t>& p : pads) {
+      OneNodeCase c("Pad", 19);
+      c.Input(x).Constant(Tensor::FromInt64(p, {8}));
+      if (std::string(mode) == "constant") c.Constant(Tensor::FromFloat({0.75f}, {}));
+      c.Attr("mode", std::string(mode));
+      c.Check(kExact);
+    }
+  }
+  {  // opset 18 axes input.
+    OneNodeCase c("Pad", 18);
+    c.Input(x).Constant(Tensor::FromInt64({1, 2, 0, 3}, {4})).Omitted();
+    c.Constant(Tensor::FromInt64({1, -1}, {2}));
+    c.Check(kExact);
+  }
+  {  // Before opset 11: attributes.
+    OneNodeCase c("Pad", 2);
+    c.Input(x).Attr("pads", std::vector<int64_t>{0, 0, 2, 1, 0, 0, 0, 3}).Attr("value", -2.f);
+    c.Check(kExact);
+  }
+}
+
+// ---- The reference fallback ----------------------------------------------------------------
+
+TEST(CpuKernelTest, FallsBackToTheReference) {
+  EXPECT_TRUE(HasFastCpuKernel("Conv"));
+  EXPECT_TRUE(HasFastCpuKernel("Concat"));
+  EXPECT_FALSE(HasFastCpuKernel("Gather"));
+  EXPECT_FALSE(HasFastCpuKernel("ConvTranspose"));
+  std::mt19937 rng(1616);
+  {
+    OneNodeCase c("ConvTranspose", 13);
+    c.Input(RandomTensor(rng, {1, 4, 5, 5}))
+        .Constant(RandomTensor(rng, {4, 3, 3, 3}))
+        .Constant(RandomTensor(rng, {3}))
+        .Attr("strides", Ints({2, 2}))
+        .Attr("pads", Ints({1, 1, 1, 1}));
+    c.Check(kExact, /*expect_fast=*/false);
+  }
+  {
+    OneNodeCase c("Gather", 13);
+    c.Input(RandomTensor(rng, {5, 4})).Input(Tensor::FromInt64({4, 0, -1, 2}, {2, 2}));
+    c.Attr("axis", int64_t{0});
+    c.Check(kExact, /*expect_fast=*/false);
+  }
+  {  // A fast op on a dtype its kernel does not cover.
+    Tensor a(DType::kInt64, {3});
+    Tensor b(DType::kInt64, {3});
+    for (int i = 0; i < 3; ++i) {
+      a.data<int64_t>()[i] = 10 * i;
+      b.data<int64_t>()[i] = i + 1;
+    }
+    OneNodeCase c("Div", 14);
+    c.Input(a).Input(b);
+    c.Check(kExact, /*expect_fast=*/false);
+  }
+}
+
+TEST(CpuKernelTest, ReportsInvalidNodes) {
+  // A kernel_shape that disagrees with the weight is an error, not a crash.
+  Node node;
+  node.name = "bad";
+  node.op_type = "Conv";
+  node.attrs.Set("kernel_shape", Ints({5, 5}));
+  CpuKernelContext context;
+  context.node = &node;
+  context.input_types = {TensorType{DType::kFloat32, {1, 2, 8, 8}},
+                         TensorType{DType::kFloat32, {4, 2, 3, 3}}};
+  context.output_types = {TensorType{DType::kFloat32, {1, 4, 6, 6}}};
+  context.constants = {nullptr, nullptr};
+  StatusOr<std::unique_ptr<CpuKernel>> kernel = CreateCpuKernel(context);
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_NE(kernel.status().message().find("kernel_shape"), std::string::npos)
+      << kernel.status().message();
+}
+
+}  // namespace
+}  // namespace ios

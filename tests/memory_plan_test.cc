@@ -1,0 +1,337 @@
+#include "plan/memory_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "passes/canonicalize.h"
+#include "sched/blocks.h"
+#include "sched/schedule.h"
+#include "test_graph_builder.h"
+
+namespace ios {
+namespace {
+
+using testing::GraphBuilder;
+
+AttributeMap Axis1() {
+  AttributeMap attrs;
+  attrs.Set("axis", int64_t{1});
+  return attrs;
+}
+
+// x -> conv -> conv -> conv -> conv, all of one size.
+Graph Chain() {
+  GraphBuilder b;
+  ValueId v = b.Input("x", {1, 8, 16, 16});
+  for (int i = 0; i < 4; ++i) v = b.Conv(v, 8, 3, 1);
+  return b.Finish({v});
+}
+
+// conv -> {conv | conv -> conv} -> Add -> conv
+Graph Diamond() {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 4, 12, 12});
+  ValueId top = b.Conv(x, 8, 3, 1);
+  ValueId left = b.Conv(top, 8, 1);
+  ValueId right = b.Conv(b.Conv(top, 8, 3, 1), 8, 1);
+  ValueId sum = b.Op("Add", {left, right});
+  return b.Finish({b.Conv(sum, 4, 1)});
+}
+
+// Two rails with rungs: left[i+1] = conv(left[i]), right[i+1] = conv(right[i] + left[i]).
+Graph Ladder() {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 8, 10, 10});
+  ValueId left = b.Conv(x, 8, 3, 1);
+  ValueId right = b.Conv(x, 8, 1);
+  for (int i = 0; i < 4; ++i) {
+    ValueId next_left = b.Conv(left, 8, 3, 1);
+    right = b.Conv(b.Op("Add", {right, left}), 8, 1);
+    left = next_left;
+  }
+  return b.Finish({b.Op("Concat", {left, right}, Axis1())});
+}
+
+// One conv fanning out into eight branches of different widths and depths, joined by a Concat.
+Graph FanOutFanIn() {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 3, 16, 16});
+  ValueId stem = b.Conv(x, 16, 3, 1);
+  std::vector<ValueId> branches;
+  for (int i = 0; i < 8; ++i) {
+    ValueId v = b.Conv(stem, 4 + 2 * i, i % 2 == 0 ? 1 : 3, i % 2 == 0 ? 0 : 1);
+    for (int depth = 0; depth < i % 3; ++depth) v = b.Conv(v, 4 + 2 * i, 3, 1);
+    branches.push_back(v);
+  }
+  ValueId cat = b.Op("Concat", branches, Axis1());
+  return b.Finish({b.Op("GlobalAveragePool", {cat})});
+}
+
+// A random DAG: each node reads one or two earlier values (a Concat joins two) and convolves.
+Graph RandomDag(unsigned seed) {
+  std::mt19937 rng(seed);
+  GraphBuilder b;
+  std::vector<ValueId> values = {b.Input("x", {1, 4, 8, 8})};
+  for (int i = 0; i < 24; ++i) {
+    std::uniform_int_distribution<size_t> pick(0, values.size() - 1);
+    ValueId in = values[pick(rng)];
+    if (rng() % 2 == 0 && values.size() > 1) {
+      ValueId other = values[pick(rng)];
+      if (other != in) in = b.Op("Concat", {in, other}, Axis1());
+    }
+    bool wide = rng() % 2 == 0;  // 3x3 with padding 1 or 1x1: the spatial size stays 8x8
+    values.push_back(b.Conv(in, 2 + static_cast<int64_t>(rng() % 12), wide ? 3 : 1, wide ? 1 : 0));
+  }
+  // Every value that nothing reads is an output, so that no branch is dead.
+  Graph g = b.Finish({});
+  std::vector<ValueId> outputs;
+  for (ValueId v : values)
+    if (g.values[v].consumers.empty()) outputs.push_back(v);
+  g.outputs = outputs;
+  g.RebuildUses();
+  return g;
+}
+
+struct Scheduled {
+  Graph graph;
+  BlockStructure blocks;
+};
+
+Scheduled Prepare(Graph graph) {
+  Status status = Canonicalize(graph, CanonicalizeOptions{}, nullptr);
+  EXPECT_TRUE(status.ok()) << status.message();
+  auto blocks = PartitionIntoBlocks(graph, BlockOptions{});
+  EXPECT_TRUE(blocks.ok()) << blocks.status().message();
+  return {std::move(graph), std::move(blocks).value()};
+}
+
+MemoryPlan PlanOrFail(const Graph& graph, const Schedule& schedule) {
+  auto plan = PlanMemory(graph, schedule);
+  EXPECT_TRUE(plan.ok()) << plan.status().message();
+  if (!plan.ok()) return {};
+  Status check = CheckMemoryPlan(graph, schedule, plan.value());
+  EXPECT_TRUE(check.ok()) << schedule.kind << ": " << check.message();
+  return plan.value();
+}
+
+// Byte ranges of two placements intersect.
+bool Intersect(const TensorPlacement& a, const TensorPlacement& b) {
+  return a.bytes > 0 && b.bytes > 0 && a.offset < b.offset + b.bytes &&
+         b.offset < a.offset + a.bytes;
+}
+
+// Every tensor a group reads or writes is disjoint from those that the other groups of its stage
+// read or write.
+void ExpectConcurrentGroupsDisjoint(const Graph& graph, const Schedule& schedule,
+                                    const MemoryPlan& plan) {
+  std::vector<const TensorPlacement*> placement(graph.values.size(), nullptr);
+  for (const TensorPlacement& p : plan.placements) placement[p.value] = &p;
+  auto touched = [&](const ScheduleGroup& group) {
+    std::vector<ValueId> values;
+    for (NodeId n : group.nodes) {
+      for (ValueId v : graph.nodes[n].inputs)
+        if (v != kNoValue && placement[v] != nullptr) values.push_back(v);
+      for (ValueId v : graph.nodes[n].outputs)
+        if (v != kNoValue && placement[v] != nullptr) values.push_back(v);
+    }
+    return values;
+  };
+  for (const ScheduleBlock& block : schedule.blocks) {
+    for (const ScheduleStage& stage : block.stages) {
+      for (size_t g = 0; g < stage.groups.size(); ++g) {
+        for (size_t h = g + 1; h < stage.groups.size(); ++h) {
+          for (ValueId a : touched(stage.groups[g])) {
+            for (ValueId c : touched(stage.groups[h])) {
+              if (a == c) continue;  // both groups read the same input
+              EXPECT_FALSE(Intersect(*placement[a], *placement[c]))
+                  << graph.values[a].name << " and " << graph.values[c].name;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+int MaxGroups(const Schedule& schedule) {
+  size_t groups = 0;
+  for (const ScheduleBlock& block : schedule.blocks)
+    for (const ScheduleStage& stage : block.stages) groups = std::max(groups, stage.groups.size());
+  return static_cast<int>(groups);
+}
+
+TEST(MemoryPlanTest, LiveIntervalsOfAChain) {
+  Scheduled s = Prepare(Chain());
+  Schedule schedule = SequentialSchedule(s.blocks);
+  std::vector<LiveInterval> live = ComputeLiveIntervals(s.graph, schedule);
+  ValueId x = s.graph.inputs[0];
+  EXPECT_EQ(live[x].first, 0);
+  EXPECT_EQ(live[x].last, 0);
+  ValueId out = s.graph.outputs[0];
+  EXPECT_EQ(live[out].first, 3);
+  EXPECT_EQ(live[out].last, 3);
+  for (const Node& node : s.graph.nodes) {
+    const Value& w = s.graph.values[node.inputs[1]];
+    ASSERT_TRUE(w.constant.has_value());
+    EXPECT_EQ(live[node.inputs[1]].first, -1);
+    EXPECT_EQ(live[node.inputs[1]].last, -1);
+  }
+  // The first conv's output is written in stage 0 and read in stage 1.
+  ValueId c1 = s.graph.nodes[0].outputs[0];
+  EXPECT_EQ(live[c1].first, 0);
+  EXPECT_EQ(live[c1].last, 1);
+}
+
+TEST(MemoryPlanTest, SequentialChainReusesMemory) {
+  Scheduled s = Prepare(Chain());
+  Schedule schedule = SequentialSchedule(s.blocks);
+  MemoryPlan plan = PlanOrFail(s.graph, schedule);
+  const int64_t tensor = 1 * 8 * 16 * 16 * 4;
+  EXPECT_EQ(plan.total_tensor_bytes, 5 * tensor);
+  EXPECT_EQ(plan.placements.size(), 5u);
+  // At most two tensors are live at once.
+  EXPECT_EQ(plan.arena_bytes, 2 * tensor);
+  EXPECT_LT(plan.arena_bytes, plan.total_tensor_bytes);
+}
+
+TEST(MemoryPlanTest, SchedulesOfSeveralGraphsPassTheChecker) {
+  std::vector<std::pair<std::string, Graph>> graphs = {
+      {"chain", Chain()}, {"diamond", Diamond()}, {"ladder", Ladder()}, {"fan", FanOutFanIn()}};
+  for (auto& [name, graph] : graphs) {
+    SCOPED_TRACE(name);
+    Scheduled s = Prepare(std::move(graph));
+    for (const Schedule& schedule :
+         {SequentialSchedule(s.blocks), GreedySchedule(s.blocks, 0), GreedySchedule(s.blocks, 2)}) {
+      SCOPED_TRACE(schedule.kind);
+      ASSERT_TRUE(ValidateSchedule(s.graph, schedule).ok());
+      MemoryPlan plan = PlanOrFail(s.graph, schedule);
+      EXPECT_LE(plan.arena_bytes, plan.total_tensor_bytes + plan.alignment);
+      for (const TensorPlacement& p : plan.placements) EXPECT_EQ(p.offset % plan.alignment, 0);
+      ExpectConcurrentGroupsDisjoint(s.graph, schedule, plan);
+    }
+    // Sequential schedules of these graphs all free something before the end.
+    MemoryPlan sequential = PlanOrFail(s.graph, SequentialSchedule(s.blocks));
+    EXPECT_LT(sequential.arena_bytes, sequential.total_tensor_bytes);
+  }
+}
+
+TEST(MemoryPlanTest, GreedyFanOutRunsBranchesConcurrentlyInDisjointMemory) {
+  Scheduled s = Prepare(FanOutFanIn());
+  Schedule greedy = GreedySchedule(s.blocks, 0);
+  ASSERT_GE(MaxGroups(greedy), 4);  // the test is only meaningful with real concurrency
+  MemoryPlan plan = PlanOrFail(s.graph, greedy);
+  ExpectConcurrentGroupsDisjoint(s.graph, greedy, plan);
+  // Concurrency costs memory: the greedy arena is at least the sequential one.
+  MemoryPlan sequential = PlanOrFail(s.graph, SequentialSchedule(s.blocks));
+  EXPECT_GE(plan.arena_bytes, sequential.arena_bytes);
+}
+
+TEST(MemoryPlanTest, RandomDagsPassTheChecker) {
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Graph graph = RandomDag(seed);
+    graph.Compact();
+    Scheduled s = Prepare(std::move(graph));
+    for (const Schedule& schedule :
+         {SequentialSchedule(s.blocks), GreedySchedule(s.blocks, 0), GreedySchedule(s.blocks, 3)}) {
+      MemoryPlan plan = PlanOrFail(s.graph, schedule);
+      ExpectConcurrentGroupsDisjoint(s.graph, schedule, plan);
+    }
+  }
+}
+
+// Two placed values whose live intervals overlap, or false.
+bool FindLiveTogether(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                      size_t* a, size_t* b) {
+  std::vector<LiveInterval> live = ComputeLiveIntervals(graph, schedule);
+  for (size_t i = 0; i < plan.placements.size(); ++i) {
+    for (size_t j = i + 1; j < plan.placements.size(); ++j) {
+      const LiveInterval& p = live[plan.placements[i].value];
+      const LiveInterval& q = live[plan.placements[j].value];
+      if (p.first <= q.last && q.first <= p.last) {
+        *a = i;
+        *b = j;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+TEST(MemoryPlanTest, CheckerCatchesAPlantedOverlap) {
+  Scheduled s = Prepare(Diamond());
+  Schedule schedule = GreedySchedule(s.blocks, 0);
+  MemoryPlan plan = PlanOrFail(s.graph, schedule);
+  size_t a = 0, b = 0;
+  ASSERT_TRUE(FindLiveTogether(s.graph, schedule, plan, &a, &b));
+  MemoryPlan bad = plan;
+  bad.placements[b].offset = bad.placements[a].offset;  // onto a live neighbour
+  bad.arena_bytes = std::max(bad.arena_bytes, bad.placements[b].offset + bad.placements[b].bytes);
+  Status status = CheckMemoryPlan(s.graph, schedule, bad);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("overlaps"), std::string::npos) << status.message();
+
+  // A shift by one alignment unit into the neighbour is caught too.
+  bad = plan;
+  const TensorPlacement& target = bad.placements[a];
+  bad.placements[b].offset = target.offset + (target.bytes > plan.alignment ? plan.alignment : 0);
+  bad.arena_bytes += bad.placements[b].bytes + plan.alignment;
+  EXPECT_FALSE(CheckMemoryPlan(s.graph, schedule, bad).ok());
+}
+
+TEST(MemoryPlanTest, CheckerCatchesOtherBrokenPlans) {
+  Scheduled s = Prepare(Chain());
+  Schedule schedule = SequentialSchedule(s.blocks);
+  MemoryPlan plan = PlanOrFail(s.graph, schedule);
+
+  MemoryPlan misaligned = plan;
+  misaligned.placements[0].offset += 4;
+  misaligned.arena_bytes += 256;
+  EXPECT_FALSE(CheckMemoryPlan(s.graph, schedule, misaligned).ok());
+
+  MemoryPlan outside = plan;
+  outside.placements[0].offset = outside.arena_bytes;
+  EXPECT_FALSE(CheckMemoryPlan(s.graph, schedule, outside).ok());
+
+  MemoryPlan missing = plan;
+  missing.total_tensor_bytes -= missing.placements.back().bytes;
+  missing.placements.pop_back();
+  Status status = CheckMemoryPlan(s.graph, schedule, missing);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("no placement"), std::string::npos) << status.message();
+
+  MemoryPlan wrong_size = plan;
+  wrong_size.placements[0].bytes -= 4;
+  wrong_size.total_tensor_bytes -= 4;
+  EXPECT_FALSE(CheckMemoryPlan(s.graph, schedule, wrong_size).ok());
+
+  // Sharing one buffer between every tensor of a chain breaks the producer/reader pairs.
+  MemoryPlan shared = plan;
+  for (TensorPlacement& p : shared.placements) p.offset = 0;
+  EXPECT_FALSE(CheckMemoryPlan(s.graph, schedule, shared).ok());
+}
+
+TEST(MemoryPlanTest, OutputsStayLiveToTheEnd) {
+  // The first conv's output is also a graph output: no later tensor may reuse its bytes.
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 8, 16, 16});
+  ValueId first = b.Conv(x, 8, 3, 1);
+  ValueId v = first;
+  for (int i = 0; i < 3; ++i) v = b.Conv(v, 8, 3, 1);
+  Scheduled s = Prepare(b.Finish({first, v}));
+  Schedule schedule = SequentialSchedule(s.blocks);
+  MemoryPlan plan = PlanOrFail(s.graph, schedule);
+  const TensorPlacement* out = nullptr;
+  for (const TensorPlacement& p : plan.placements)
+    if (p.value == s.graph.outputs[0]) out = &p;
+  ASSERT_NE(out, nullptr);
+  for (const TensorPlacement& p : plan.placements) {
+    if (p.value != out->value) {
+      EXPECT_FALSE(Intersect(p, *out)) << s.graph.values[p.value].name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ios

@@ -1,0 +1,502 @@
+#include <google/protobuf/util/json_util.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <random>
+
+#include "passes/canonicalize.h"
+#include "plan/memory_plan.h"
+#include "plan/plan_builder.h"
+#include "plan/plan_format.h"
+#include "plan/plan_info.h"
+#include "plan/plan_io.h"
+#include "plan/plan_loader.h"
+#include "plan/plan_validate.h"
+#include "sched/blocks.h"
+#include "test_graph_builder.h"
+#include "util/file_util.h"
+
+namespace ios {
+namespace {
+
+using testing::GraphBuilder;
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "ios_plan_test_" + std::to_string(::getpid()) + "_" + name;
+}
+
+struct Compiled {
+  Graph graph;
+  Schedule schedule;
+  MemoryPlan memory;
+};
+
+// conv(+LeakyRelu) -> {conv | maxpool} -> Concat -> conv, with a greedy schedule (the middle
+// stage runs two groups), plus attributes of every kind on the first conv.
+Compiled CompileSmallModel() {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 3, 8, 8});
+  ValueId a = b.Conv(x, 8, 3, 1, 1, 1, "conv_a");
+  AttributeMap alpha;
+  alpha.Set("alpha", 0.125f);
+  ValueId act = b.Op("LeakyRelu", {a}, alpha, "leaky");
+  ValueId left = b.Conv(act, 8, 1, 0, 1, 1, "conv_left");
+  AttributeMap pool;
+  pool.Set("kernel_shape", std::vector<int64_t>{3, 3});
+  pool.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  pool.Set("strides", std::vector<int64_t>{1, 1});
+  ValueId right = b.Op("MaxPool", {act}, pool, "pool_right");
+  AttributeMap axis;
+  axis.Set("axis", int64_t{1});
+  ValueId cat = b.Op("Concat", {left, right}, axis, "concat");
+  ValueId out = b.Conv(cat, 4, 1, 0, 1, 1, "conv_out");
+  Compiled c;
+  c.graph = b.Finish({out});
+  c.graph.name = "small";
+  Status status = Canonicalize(c.graph, CanonicalizeOptions{}, nullptr);
+  EXPECT_TRUE(status.ok()) << status.message();
+
+  // Bit patterns that a lossy round trip would change: -0, a NaN with a payload, a denormal.
+  for (Value& value : c.graph.values) {
+    if (!value.constant || value.constant->dtype() != DType::kFloat32) continue;
+    if (value.constant->num_elements() < 3) continue;
+    uint32_t bits[3] = {0x80000000u, 0x7fc12345u, 0x00000007u};
+    std::memcpy(value.constant->raw(), bits, sizeof(bits));
+    break;
+  }
+  // Attributes of every kind (the plan stores them whatever the op).
+  AttributeMap& attrs = c.graph.nodes[0].attrs;
+  attrs.Set("test.string", std::string("hello"));
+  attrs.Set("test.float", -1.5f);
+  attrs.Set("test.floats", std::vector<float>{0.5f, std::numeric_limits<float>::denorm_min()});
+  attrs.Set("test.strings", std::vector<std::string>{"a", "", "c"});
+  attrs.Set("test.ints", std::vector<int64_t>{});
+  attrs.Set("test.tensor", Tensor::FromInt64({3, -1, 1LL << 40}, {3}));
+
+  auto blocks = PartitionIntoBlocks(c.graph, BlockOptions{});
+  EXPECT_TRUE(blocks.ok()) << blocks.status().message();
+  c.schedule = GreedySchedule(blocks.value(), 0);
+  auto memory = PlanMemory(c.graph, c.schedule);
+  EXPECT_TRUE(memory.ok()) << memory.status().message();
+  c.memory = memory.value();
+  return c;
+}
+
+PlanMetadata Metadata() {
+  PlanMetadata meta;
+  meta.command_line = "iosc small.onnx -o small.iosplan";
+  meta.options = {{"schedule", "greedy"}, {"batch", "1"}};
+  meta.model_sha256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+  meta.batch = 1;
+  meta.device.set_kind("cpu");
+  meta.device.set_cpu_cores(2);
+  plan::StageLatency latency;
+  latency.set_block(0);
+  latency.set_stage(0);
+  latency.set_latency_ms(0.25);
+  latency.set_source("cpu-profiler");
+  meta.stage_latencies.push_back(latency);
+  return meta;
+}
+
+plan::Plan BuildSmallPlan() {
+  Compiled c = CompileSmallModel();
+  auto plan = BuildPlan(c.graph, c.schedule, c.memory, Metadata());
+  EXPECT_TRUE(plan.ok()) << plan.status().message();
+  return plan.value();
+}
+
+bool SameTensor(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.dims() == b.dims() && a.num_bytes() == b.num_bytes() &&
+         std::memcmp(a.raw(), b.raw(), a.num_bytes()) == 0;
+}
+
+// Bitwise equality of attribute values (floats compared by bits).
+bool SameAttribute(const AttributeValue& a, const AttributeValue& b) {
+  if (a.index() != b.index()) return false;
+  if (const auto* t = std::get_if<Tensor>(&a)) return SameTensor(*t, std::get<Tensor>(b));
+  if (const auto* f = std::get_if<float>(&a)) return std::memcmp(f, &std::get<float>(b), 4) == 0;
+  if (const auto* fs = std::get_if<std::vector<float>>(&a)) {
+    const auto& gs = std::get<std::vector<float>>(b);
+    return fs->size() == gs.size() && std::memcmp(fs->data(), gs.data(), 4 * fs->size()) == 0;
+  }
+  if (const auto* i = std::get_if<int64_t>(&a)) return *i == std::get<int64_t>(b);
+  if (const auto* str = std::get_if<std::string>(&a)) return *str == std::get<std::string>(b);
+  if (const auto* is = std::get_if<std::vector<int64_t>>(&a))
+    return *is == std::get<std::vector<int64_t>>(b);
+  return std::get<std::vector<std::string>>(a) == std::get<std::vector<std::string>>(b);
+}
+
+void ExpectSameGraph(const Graph& want, const Graph& got) {
+  EXPECT_EQ(got.name, want.name);
+  EXPECT_EQ(got.opset, want.opset);
+  EXPECT_EQ(got.inputs, want.inputs);
+  EXPECT_EQ(got.outputs, want.outputs);
+  ASSERT_EQ(got.values.size(), want.values.size());
+  for (size_t v = 0; v < want.values.size(); ++v) {
+    SCOPED_TRACE("value " + want.values[v].name);
+    const Value& w = want.values[v];
+    const Value& g = got.values[v];
+    EXPECT_EQ(g.name, w.name);
+    EXPECT_EQ(g.dtype, w.dtype);
+    EXPECT_EQ(g.dims, w.dims);
+    EXPECT_EQ(g.producer, w.producer);
+    EXPECT_EQ(g.consumers, w.consumers);
+    EXPECT_EQ(g.is_graph_input, w.is_graph_input);
+    EXPECT_EQ(g.is_graph_output, w.is_graph_output);
+    ASSERT_EQ(g.constant.has_value(), w.constant.has_value());
+    if (w.constant) {
+      EXPECT_TRUE(SameTensor(*g.constant, *w.constant));
+    }
+  }
+  ASSERT_EQ(got.nodes.size(), want.nodes.size());
+  for (size_t n = 0; n < want.nodes.size(); ++n) {
+    SCOPED_TRACE("node " + want.nodes[n].name);
+    const Node& w = want.nodes[n];
+    const Node& g = got.nodes[n];
+    EXPECT_EQ(g.name, w.name);
+    EXPECT_EQ(g.op_type, w.op_type);
+    EXPECT_EQ(g.opset, w.opset);
+    EXPECT_EQ(g.inputs, w.inputs);
+    EXPECT_EQ(g.outputs, w.outputs);
+    ASSERT_EQ(g.attrs.all().size(), w.attrs.all().size());
+    for (const auto& [name, value] : w.attrs.all()) {
+      ASSERT_TRUE(g.attrs.Has(name)) << name;
+      EXPECT_TRUE(SameAttribute(g.attrs.all().at(name), value)) << name;
+    }
+  }
+}
+
+TEST(PlanTest, RoundTripThroughAFilePreservesEverything) {
+  Compiled c = CompileSmallModel();
+  ASSERT_GE(c.schedule.blocks.size(), 1u);
+  auto built = BuildPlan(c.graph, c.schedule, c.memory, Metadata());
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  EXPECT_EQ(built->format_major(), kPlanFormatMajor);
+  EXPECT_EQ(built->format_minor(), kPlanFormatMinor);
+  EXPECT_EQ(built->producer().ios_version(), IOS_VERSION);
+  // The tensor attribute is a WEIGHT tensor after the graph's values.
+  EXPECT_EQ(built->tensors_size(), static_cast<int>(c.graph.values.size()) + 1);
+  EXPECT_EQ(built->tensors(built->tensors_size() - 1).kind(), plan::WEIGHT);
+
+  std::string path = TempPath("roundtrip.iosplan");
+  ASSERT_TRUE(WritePlanFile(built.value(), path).ok());
+  auto read = ReadPlanFile(path);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  auto loaded = LoadPlan(read.value(), path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+
+  ExpectSameGraph(c.graph, loaded->graph);
+  EXPECT_EQ(loaded->graph.source_path, path);
+
+  const Schedule& s = loaded->schedule;
+  EXPECT_EQ(s.kind, c.schedule.kind);
+  ASSERT_EQ(s.blocks.size(), c.schedule.blocks.size());
+  bool concurrent = false;
+  for (size_t b = 0; b < s.blocks.size(); ++b) {
+    ASSERT_EQ(s.blocks[b].stages.size(), c.schedule.blocks[b].stages.size());
+    for (size_t i = 0; i < s.blocks[b].stages.size(); ++i) {
+      const ScheduleStage& got = s.blocks[b].stages[i];
+      const ScheduleStage& want = c.schedule.blocks[b].stages[i];
+      EXPECT_EQ(got.strategy, want.strategy);
+      ASSERT_EQ(got.groups.size(), want.groups.size());
+      concurrent = concurrent || got.groups.size() > 1;
+      for (size_t g = 0; g < got.groups.size(); ++g)
+        EXPECT_EQ(got.groups[g].nodes, want.groups[g].nodes);
+    }
+  }
+  EXPECT_TRUE(concurrent) << "the test model should have a stage with two groups";
+
+  const MemoryPlan& m = loaded->memory;
+  EXPECT_EQ(m.arena_bytes, c.memory.arena_bytes);
+  EXPECT_EQ(m.alignment, c.memory.alignment);
+  EXPECT_EQ(m.total_tensor_bytes, c.memory.total_tensor_bytes);
+  ASSERT_EQ(m.placements.size(), c.memory.placements.size());
+  for (size_t i = 0; i < m.placements.size(); ++i) {
+    EXPECT_EQ(m.placements[i].value, c.memory.placements[i].value);
+    EXPECT_EQ(m.placements[i].offset, c.memory.placements[i].offset);
+    EXPECT_EQ(m.placements[i].bytes, c.memory.placements[i].bytes);
+  }
+
+  // The metadata survives, and the meta copy holds no weight bytes but keeps their sizes.
+  const plan::Plan& meta = loaded->meta;
+  EXPECT_EQ(meta.model_sha256(), Metadata().model_sha256);
+  EXPECT_EQ(meta.producer().command_line(), Metadata().command_line);
+  EXPECT_EQ(meta.producer().options().at("schedule"), "greedy");
+  EXPECT_EQ(meta.device().kind(), "cpu");
+  ASSERT_EQ(meta.stage_latencies_size(), 1);
+  EXPECT_EQ(meta.stage_latencies(0).source(), "cpu-profiler");
+  ASSERT_EQ(meta.weights_size(), built->weights_size());
+  for (int w = 0; w < meta.weights_size(); ++w) {
+    EXPECT_TRUE(meta.weights(w).data().empty());
+    EXPECT_EQ(meta.weights(w).bytes(), static_cast<int64_t>(built->weights(w).data().size()));
+  }
+  std::remove(path.c_str());
+}
+
+TEST(PlanTest, BuildRefusesAnIncompleteMemoryPlan) {
+  Compiled c = CompileSmallModel();
+  c.memory.total_tensor_bytes -= c.memory.placements.back().bytes;
+  c.memory.placements.pop_back();
+  auto built = BuildPlan(c.graph, c.schedule, c.memory, Metadata());
+  ASSERT_FALSE(built.ok());
+  EXPECT_EQ(built.status().code(), StatusCode::kInternal);
+  EXPECT_NE(built.status().message().find("no place in the memory plan"), std::string::npos)
+      << built.status().message();
+}
+
+TEST(PlanTest, WritingIsDeterministic) {
+  plan::Plan plan = BuildSmallPlan();
+  std::string first = TempPath("det1.iosplan"), second = TempPath("det2.iosplan");
+  ASSERT_TRUE(WritePlanFile(plan, first).ok());
+  ASSERT_TRUE(WritePlanFile(BuildSmallPlan(), second).ok());
+  EXPECT_EQ(ReadFileToString(first).value(), ReadFileToString(second).value());
+  std::remove(first.c_str());
+  std::remove(second.c_str());
+}
+
+// ValidatePlan's message for a broken plan; fails the test if the plan is accepted.
+std::string Rejection(const plan::Plan& plan) {
+  Status status = ValidatePlan(plan, "model.iosplan");
+  EXPECT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(status.message().rfind("model.iosplan: ", 0), 0u) << status.message();
+  return status.message();
+}
+
+TEST(PlanValidateTest, AcceptsABuiltPlan) {
+  Status status = ValidatePlan(BuildSmallPlan(), "model.iosplan");
+  EXPECT_TRUE(status.ok()) << status.message();
+}
+
+TEST(PlanValidateTest, RejectsAnOutOfRangeInput) {
+  plan::Plan plan = BuildSmallPlan();
+  plan.mutable_ops(1)->set_inputs(0, 9999);
+  std::string expected = "op 1 ('" + plan.ops(1).name() + "') input 0 refers to tensor 9999, " +
+                         "but the plan has " + std::to_string(plan.tensors_size()) + " tensors";
+  EXPECT_NE(Rejection(plan).find(expected), std::string::npos) << Rejection(plan);
+}
+
+TEST(PlanValidateTest, RejectsAWeightOfTheWrongSize) {
+  plan::Plan plan = BuildSmallPlan();
+  plan.mutable_weights(0)->mutable_data()->pop_back();
+  EXPECT_NE(Rejection(plan).find("weight 0"), std::string::npos) << Rejection(plan);
+}
+
+TEST(PlanValidateTest, RejectsAPlacementOutsideTheArena) {
+  plan::Plan plan = BuildSmallPlan();
+  plan::TensorPlacement* p = plan.mutable_memory()->mutable_placements(0);
+  p->set_offset(plan.memory().arena_bytes() - p->bytes() + 256);
+  EXPECT_NE(Rejection(plan).find("outside the arena"), std::string::npos) << Rejection(plan);
+}
+
+TEST(PlanValidateTest, RejectsAPlacementOfTheWrongSize) {
+  plan::Plan plan = BuildSmallPlan();
+  plan.mutable_memory()->mutable_placements(0)->set_bytes(4);
+  EXPECT_NE(Rejection(plan).find("placement 0"), std::string::npos) << Rejection(plan);
+}
+
+TEST(PlanValidateTest, RejectsAnOpMissingFromTheSchedule) {
+  plan::Plan plan = BuildSmallPlan();
+  plan::Group* group =
+      plan.mutable_schedule()->mutable_blocks(0)->mutable_stages(0)->mutable_groups(0);
+  ASSERT_GT(group->ops_size(), 0);
+  int32_t op = group->ops(group->ops_size() - 1);
+  group->mutable_ops()->RemoveLast();
+  std::string expected = "the schedule never runs op " + std::to_string(op);
+  EXPECT_NE(Rejection(plan).find(expected), std::string::npos) << Rejection(plan);
+}
+
+TEST(PlanValidateTest, RejectsAnOpScheduledTwice) {
+  plan::Plan plan = BuildSmallPlan();
+  plan::Group* group =
+      plan.mutable_schedule()->mutable_blocks(0)->mutable_stages(0)->mutable_groups(0);
+  group->add_ops(group->ops(0));
+  EXPECT_NE(Rejection(plan).find("twice"), std::string::npos) << Rejection(plan);
+}
+
+TEST(PlanValidateTest, RejectsANewerFormatMajor) {
+  plan::Plan plan = BuildSmallPlan();
+  plan.set_format_major(kPlanFormatMajor + 1);
+  plan.set_format_minor(3);
+  std::string message = Rejection(plan);
+  EXPECT_NE(message.find("plan format " + std::to_string(kPlanFormatMajor + 1) + ".3"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("(" + std::to_string(kPlanFormatMajor) + ".x)"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("newer"), std::string::npos) << message;
+}
+
+TEST(PlanValidateTest, AcceptsANewerFormatMinor) {
+  plan::Plan plan = BuildSmallPlan();
+  plan.set_format_minor(kPlanFormatMinor + 5);
+  EXPECT_TRUE(ValidatePlan(plan, "model.iosplan").ok());
+}
+
+TEST(PlanValidateTest, RejectsOtherBrokenPlans) {
+  {
+    plan::Plan plan = BuildSmallPlan();
+    plan.mutable_tensors(0)->set_dims(0, -1);
+    EXPECT_NE(Rejection(plan).find("negative"), std::string::npos);
+  }
+  {
+    plan::Plan plan = BuildSmallPlan();  // two ops write one tensor
+    plan.mutable_ops(1)->set_outputs(0, plan.ops(0).outputs(0));
+    EXPECT_NE(Rejection(plan).find("written by both"), std::string::npos);
+  }
+  {
+    plan::Plan plan = BuildSmallPlan();
+    plan.add_outputs(plan.tensors_size());
+    EXPECT_NE(Rejection(plan).find("graph output"), std::string::npos);
+  }
+  {
+    plan::Plan plan = BuildSmallPlan();
+    plan.mutable_tensors(plan.inputs(0))->set_kind(plan::WEIGHT);
+    Rejection(plan);
+  }
+  {
+    plan::Plan plan = BuildSmallPlan();
+    plan.clear_inputs();
+    EXPECT_NE(Rejection(plan).find("not among the graph inputs"), std::string::npos);
+  }
+  {
+    plan::Plan plan = BuildSmallPlan();
+    plan.mutable_schedule()->mutable_blocks(0)->mutable_stages(0)->mutable_groups(0)->set_ops(0,
+                                                                                              77);
+    EXPECT_NE(Rejection(plan).find("refers to op 77"), std::string::npos);
+  }
+  {
+    plan::Plan plan = BuildSmallPlan();
+    plan.mutable_stage_latencies(0)->set_block(99);
+    EXPECT_NE(Rejection(plan).find("stage latency 0"), std::string::npos);
+  }
+}
+
+// Two arena tensors live in the same stage, by index into the placements.
+bool FindLiveTogether(const LoadedPlan& loaded, int* a, int* b) {
+  std::vector<LiveInterval> live = ComputeLiveIntervals(loaded.graph, loaded.schedule);
+  const auto& placements = loaded.memory.placements;
+  for (size_t i = 0; i < placements.size(); ++i) {
+    for (size_t j = i + 1; j < placements.size(); ++j) {
+      const LiveInterval& p = live[placements[i].value];
+      const LiveInterval& q = live[placements[j].value];
+      if (p.first <= q.last && q.first <= p.last && placements[i].bytes > 0 &&
+          placements[j].bytes > 0) {
+        *a = static_cast<int>(i);
+        *b = static_cast<int>(j);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+TEST(PlanLoadTest, RejectsOverlappingPlacements) {
+  plan::Plan plan = BuildSmallPlan();
+  auto loaded = LoadPlan(plan, "model.iosplan");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  int a = 0, b = 0;
+  ASSERT_TRUE(FindLiveTogether(loaded.value(), &a, &b));
+  plan::MemoryPlan* memory = plan.mutable_memory();
+  memory->mutable_placements(b)->set_offset(memory->placements(a).offset());
+  memory->set_arena_bytes(memory->arena_bytes() + memory->placements(b).bytes());
+  auto broken = LoadPlan(plan, "model.iosplan");
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(broken.status().message().find("overlaps"), std::string::npos)
+      << broken.status().message();
+}
+
+TEST(PlanLoadTest, RejectsAScheduleThatRunsAnOpBeforeItsInput) {
+  plan::Plan plan = BuildSmallPlan();
+  // The first stage of the schedule trades places with the last one.
+  plan::Schedule* schedule = plan.mutable_schedule();
+  plan::Block* last_block = schedule->mutable_blocks(schedule->blocks_size() - 1);
+  plan::Stage* last = last_block->mutable_stages(last_block->stages_size() - 1);
+  plan::Stage* first = schedule->mutable_blocks(0)->mutable_stages(0);
+  ASSERT_NE(first, last);
+  first->Swap(last);
+  auto loaded = LoadPlan(plan, "model.iosplan");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), StatusCode::kInvalidInput);
+}
+
+void WriteRaw(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+TEST(PlanIoTest, RejectsATruncatedFile) {
+  std::string path = TempPath("truncated.iosplan");
+  ASSERT_TRUE(WritePlanFile(BuildSmallPlan(), path).ok());
+  std::string bytes = ReadFileToString(path).value();
+  WriteRaw(path, bytes.substr(0, bytes.size() / 2));
+  auto read = ReadPlanFile(path);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(read.status().message(), path + ": not an ios plan (truncated or corrupted)");
+  std::remove(path.c_str());
+}
+
+TEST(PlanIoTest, RejectsRandomBytes) {
+  std::string path = TempPath("random.iosplan");
+  std::mt19937 rng(42);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::string bytes(1 + rng() % 4096, '\0');
+    for (char& c : bytes) c = static_cast<char>(rng());
+    WriteRaw(path, bytes);
+    auto read = ReadPlanFile(path);
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.status().code(), StatusCode::kInvalidInput);
+    EXPECT_EQ(read.status().message().rfind(path + ": ", 0), 0u) << read.status().message();
+  }
+  WriteRaw(path, "");
+  auto empty = ReadPlanFile(path);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.status().message(), path + ": not an ios plan (truncated or corrupted)");
+  std::remove(path.c_str());
+}
+
+TEST(PlanIoTest, MissingFileIsAnIoError) {
+  auto read = ReadPlanFile(TempPath("does_not_exist.iosplan"));
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), StatusCode::kIoError);
+}
+
+TEST(PlanInfoTest, SummaryNamesTheEssentials) {
+  plan::Plan plan = BuildSmallPlan();
+  std::string summary = FormatPlanSummary(plan);
+  EXPECT_NE(summary.find("plan format 1.0"), std::string::npos) << summary;
+  EXPECT_NE(summary.find(IOS_VERSION), std::string::npos) << summary;
+  EXPECT_NE(summary.find(plan.model_sha256()), std::string::npos) << summary;
+  EXPECT_NE(summary.find("batch 1"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("greedy"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("cpu-profiler"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("ops: " + std::to_string(plan.ops_size())), std::string::npos) << summary;
+}
+
+TEST(PlanInfoTest, JsonLeavesOutWeightDataButKeepsSizes) {
+  plan::Plan plan = BuildSmallPlan();
+  auto json = PlanInfoJson(plan);
+  ASSERT_TRUE(json.ok()) << json.status().message();
+  plan::Plan parsed;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json.value(), &parsed).ok());
+  ASSERT_EQ(parsed.weights_size(), plan.weights_size());
+  for (int w = 0; w < plan.weights_size(); ++w) {
+    EXPECT_TRUE(parsed.weights(w).data().empty());
+    EXPECT_EQ(parsed.weights(w).bytes(), static_cast<int64_t>(plan.weights(w).data().size()));
+  }
+  EXPECT_EQ(parsed.tensors_size(), plan.tensors_size());
+  EXPECT_EQ(parsed.memory().placements_size(), plan.memory().placements_size());
+  EXPECT_NE(json->find("\"format_major\": 1"), std::string::npos);
+  // The input weights are still in the caller's plan.
+  EXPECT_FALSE(plan.weights(0).data().empty());
+}
+
+}  // namespace
+}  // namespace ios

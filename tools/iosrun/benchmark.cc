@@ -1,0 +1,105 @@
+#include "iosrun/benchmark.h"
+
+#include <chrono>
+#include <cstdio>
+#include <unistd.h>
+
+#include <google/protobuf/util/json_util.h>
+
+#include "bench_report.pb.h"
+
+namespace ios {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MillisecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Above this coefficient of variation the median is not a figure to quote.
+constexpr double kUnstableCv = 0.05;
+
+}  // namespace
+
+StatusOr<BenchResult> Benchmark(const IosrunOptions& options, const std::function<Status()>& run) {
+  const bool terminal = ::isatty(STDERR_FILENO);
+  Clock::time_point warmup_start = Clock::now();
+  do {
+    IOS_RETURN_IF_ERROR(run());
+  } while (MillisecondsSince(warmup_start) < options.warmup_ms);
+
+  std::vector<double> samples;
+  Clock::time_point start = Clock::now(), last_progress = start;
+  while (static_cast<int>(samples.size()) < options.iterations ||
+         MillisecondsSince(start) < options.duration_s * 1000) {
+    Clock::time_point t0 = Clock::now();
+    IOS_RETURN_IF_ERROR(run());
+    samples.push_back(MillisecondsSince(t0));
+    if (terminal && MillisecondsSince(last_progress) > 250) {
+      std::fprintf(stderr, "\rbenchmarking: %zu runs, %.1f s", samples.size(),
+                   MillisecondsSince(start) / 1000);
+      last_progress = Clock::now();
+    }
+  }
+  if (terminal) std::fprintf(stderr, "\r%60s\r", "");
+  BenchResult result;
+  result.total_seconds = MillisecondsSince(start) / 1000;
+  result.latency = SummarizeLatencies(samples);
+  result.throughput_qps = samples.size() / result.total_seconds;
+  return result;
+}
+
+std::string FormatBenchReport(const BenchResult& r, int64_t batch) {
+  const LatencySummary& l = r.latency;
+  char text[1024];
+  std::snprintf(text, sizeof(text),
+                "=== Performance summary ===\n"
+                "Throughput: %.3f qps (batch %lld: %.1f images/s)\n"
+                "Latency: min = %.4f ms, max = %.4f ms, mean = %.4f ms, median = %.4f ms, "
+                "percentile(90%%) = %.4f ms, percentile(95%%) = %.4f ms, percentile(99%%) = %.4f ms\n"
+                "Total Host Walltime: %.3f s\n"
+                "Total iterations: %d\n",
+                r.throughput_qps, static_cast<long long>(batch), r.throughput_qps * batch, l.min,
+                l.max, l.mean, l.median, l.p90, l.p95, l.p99, r.total_seconds, l.count);
+  std::string report = text;
+  if (l.coefficient_of_variation > kUnstableCv) {
+    std::snprintf(text, sizeof(text),
+                  "[W] Unstable timing: the coefficient of variation is %.1f%% (above %.0f%%); "
+                  "the machine may be busy. Quote the median over several runs.\n",
+                  l.coefficient_of_variation * 100, kUnstableCv * 100);
+    report += text;
+  }
+  return report;
+}
+
+StatusOr<std::string> BenchReportJson(const BenchResult& r, int64_t batch,
+                                      const std::string& device, const std::string& schedule) {
+  proto::BenchReport report;
+  proto::LatencyMs* l = report.mutable_latency_ms();
+  l->set_min(r.latency.min);
+  l->set_max(r.latency.max);
+  l->set_mean(r.latency.mean);
+  l->set_median(r.latency.median);
+  l->set_p90(r.latency.p90);
+  l->set_p95(r.latency.p95);
+  l->set_p99(r.latency.p99);
+  report.set_throughput_qps(r.throughput_qps);
+  report.set_iterations(r.latency.count);
+  report.set_batch(batch);
+  report.set_images_per_second(r.throughput_qps * batch);
+  report.set_device(device);
+  report.set_schedule(schedule);
+  report.set_coefficient_of_variation(r.latency.coefficient_of_variation);
+  report.set_total_seconds(r.total_seconds);
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  auto status = google::protobuf::util::MessageToJsonString(report, &json, options);
+  if (!status.ok()) return Internal("cannot print the benchmark JSON: " + status.ToString());
+  return json;
+}
+
+}  // namespace ios

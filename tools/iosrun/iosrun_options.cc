@@ -1,0 +1,58 @@
+#include "iosrun/iosrun_options.h"
+
+#include <CLI/CLI.hpp>
+
+namespace ios {
+
+int ParseIosrunOptions(int argc, char** argv, IosrunOptions* options) {
+  CLI::App app{"iosrun: run an ios plan, check it, or benchmark it"};
+  app.set_version_flag("--version", std::string("iosrun ") + IOS_VERSION);
+  app.get_formatter()->column_width(34);
+  app.add_option("plan", options->plan_path, "Plan written by iosc -o")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--device", options->device,
+                 "cpu, or a CUDA device ordinal; default: the kind the plan was made for");
+  app.add_flag("--force", options->force, "Run even where the plan's device does not match");
+  app.add_option("--threads", options->threads, "CPU cores to use (0 = all)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-streams", options->max_streams,
+                 "CPU streams (worker threads); 0 = one per group of the widest stage, up to "
+                 "--threads")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--info", options->info, "Print a summary of the plan");
+  app.add_option("--info-json", options->info_json_path, "Write the plan's summary as JSON");
+  app.add_option("--load-inputs", options->load_inputs_dir,
+                 "Read DIR/input_N.pb (ONNX TensorProto) instead of random inputs");
+  app.add_option("--save-outputs", options->save_outputs_dir, "Write DIR/output_N.pb");
+  app.add_option("--check", options->check_dir,
+                 "Run on DIR/input_*.pb and compare with DIR/output_*.pb; exit 1 on a mismatch");
+  app.add_option("--atol", options->atol, "Absolute tolerance of --check")->capture_default_str();
+  app.add_option("--rtol", options->rtol, "Relative tolerance of --check")->capture_default_str();
+  app.add_flag("--bench", options->bench, "Benchmark: warm up, then time repeated runs");
+  app.add_option("--warmup-ms", options->warmup_ms, "Warm-up time before timing")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--iterations", options->iterations, "Fewest timed runs")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--duration", options->duration_s, "Shortest timing period, seconds")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--export-json", options->export_json_path,
+                 "Write the benchmark figures as JSON");
+  app.add_option("--log-level", options->log_level, "Log level")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    int code = app.exit(error);
+    return code == 0 ? 0 : 2;
+  }
+  return -1;
+}
+
+}  // namespace ios

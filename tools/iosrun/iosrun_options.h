@@ -1,0 +1,32 @@
+// iosrun's command line, parsed into one options struct (CLI11).
+#pragma once
+
+#include <string>
+
+namespace ios {
+
+struct IosrunOptions {
+  std::string plan_path;
+  std::string device;  // "" = the plan's device kind; "cpu" or a CUDA ordinal
+  bool force = false;
+  int threads = 0;      // CPU: cores to use, 0 = all
+  int max_streams = 0;  // CPU: 0 = one per group of the widest stage, up to the cores
+  bool info = false;
+  std::string info_json_path;
+  std::string load_inputs_dir;
+  std::string save_outputs_dir;
+  std::string check_dir;
+  double atol = 1e-4;
+  double rtol = 1e-4;
+  bool bench = false;
+  double warmup_ms = 200;
+  int iterations = 10;  // at least this many timed runs
+  double duration_s = 3;  // and at least this long
+  std::string export_json_path;
+  std::string log_level = "warn";
+};
+
+// Returns -1 to continue, or an exit code (0 after --help/--version, 2 on a usage error).
+int ParseIosrunOptions(int argc, char** argv, IosrunOptions* options);
+
+}  // namespace ios

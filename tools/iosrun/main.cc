@@ -1,0 +1,20 @@
+// iosrun: runs, checks and benchmarks ios plans. Exit codes: 0 ok, 1 a --check mismatch or an
+// internal error, 2 bad input (plan, files, flags, device).
+#include <cstdio>
+
+#include <spdlog/spdlog.h>
+
+#include "iosrun/iosrun_options.h"
+#include "iosrun/iosrun_runner.h"
+
+int main(int argc, char** argv) {
+  ios::IosrunOptions options;
+  int exit_code = ios::ParseIosrunOptions(argc, argv, &options);
+  if (exit_code >= 0) return exit_code;
+  spdlog::set_level(spdlog::level::from_str(options.log_level));
+  spdlog::set_pattern("[iosrun] [%l] %v");
+  ios::StatusOr<int> result = ios::RunIosrun(options);
+  if (result.ok()) return result.value();
+  std::fprintf(stderr, "iosrun: error: %s\n", result.status().message().c_str());
+  return result.status().code() == ios::StatusCode::kInternal ? 1 : 2;
+}
