@@ -9,6 +9,7 @@ import sys
 def parse_args():
     parser = argparse.ArgumentParser()
     parser.add_argument("--iosc", required=True)
+    parser.add_argument("--iosrun", required=True)
     parser.add_argument("--build-dir", required=True)
     parser.add_argument("--source-dir", required=True)
     return parser.parse_args()

@@ -1,0 +1,92 @@
+"""iosrun refuses bad plans and bad input files with a clear message and exit status 2, and
+never crashes or leaves partial outputs."""
+import os
+import tempfile
+
+import numpy as np
+from onnx import numpy_helper
+
+from ios_test_util import Tally, parse_args, run
+
+MODEL = "residual_blocks_opset17.onnx"
+
+
+def write_tensor(path, array):
+    with open(path, "wb") as f:
+        f.write(numpy_helper.from_array(array).SerializeToString())
+
+
+def expect_error(tally, name, result, *needles):
+    tally.check(f"{name}: exit status 2", result.returncode == 2,
+                f"got {result.returncode}: {result.stdout} {result.stderr}")
+    for needle in needles:
+        tally.check(f"{name}: says {needle!r}", needle in result.stderr, result.stderr)
+
+
+def main():
+    args = parse_args()
+    tally = Tally()
+    model = os.path.join(args.source_dir, "testdata", "models", MODEL)
+    with tempfile.TemporaryDirectory() as tmp:
+        plan = os.path.join(tmp, "model.iosplan")
+        result = run([args.iosc, model, "-o", plan])
+        if not tally.check("iosc writes a plan", result.returncode == 0, result.stderr):
+            tally.finish()
+        data = open(plan, "rb").read()
+        tally.check("plan starts with format major 1", data[:2] == b"\x08\x01", data[:4].hex())
+
+        def variant(name, contents):
+            path = os.path.join(tmp, name)
+            with open(path, "wb") as f:
+                f.write(contents)
+            return path
+
+        expect_error(tally, "truncated plan", run([args.iosrun, variant("cut.iosplan", data[: len(data) // 2])]),
+                     "not an ios plan")
+        expect_error(tally, "corrupted plan",
+                     run([args.iosrun, variant("junk.iosplan", os.urandom(4096))]), "not an ios plan")
+        expect_error(tally, "newer plan format",
+                     run([args.iosrun, variant("v2.iosplan", b"\x08\x02" + data[2:])]),
+                     "plan format 2.0", "1.x")
+        kind = b"\x0a\x03cpu"  # DeviceFingerprint.kind = "cpu", field 1, length 3
+        tally.check("device kind is in the plan once", data.count(kind) == 1)
+        other = variant("sim.iosplan", data.replace(kind, b"\x0a\x03sim"))
+        expect_error(tally, "plan for another device kind", run([args.iosrun, other, "--bench"]),
+                     "analytic model", "--force")
+        result = run([args.iosrun, other, "--force"])
+        tally.check("--force overrides the device check", result.returncode == 0, result.stderr)
+
+        inputs = os.path.join(tmp, "inputs")
+        os.makedirs(inputs)
+        write_tensor(os.path.join(inputs, "input_0.pb"), np.zeros((1, 3, 16, 16), np.float32))
+        expect_error(tally, "input of the wrong shape",
+                     run([args.iosrun, plan, "--load-inputs", inputs]), "input 0", "float32[1,3,32,32]")
+        write_tensor(os.path.join(inputs, "input_0.pb"), np.zeros((1, 3, 32, 32), np.int64))
+        expect_error(tally, "input of the wrong dtype",
+                     run([args.iosrun, plan, "--load-inputs", inputs]), "int64")
+        write_tensor(os.path.join(inputs, "input_0.pb"), np.zeros((1, 3, 32, 32), np.float32))
+        write_tensor(os.path.join(inputs, "input_1.pb"), np.zeros((1, 3, 32, 32), np.float32))
+        expect_error(tally, "too many inputs", run([args.iosrun, plan, "--load-inputs", inputs]),
+                     "1 input(s), got 2")
+        empty = os.path.join(tmp, "empty")
+        os.makedirs(empty)
+        expect_error(tally, "no input files", run([args.iosrun, plan, "--load-inputs", empty]),
+                     "input_0.pb")
+        expect_error(tally, "unwritable output folder",
+                     run([args.iosrun, plan, "--save-outputs", os.path.join(tmp, "no", "such")]),
+                     "cannot write")
+        expect_error(tally, "no CUDA device", run([args.iosrun, plan, "--device", "0"]),
+                     "no CUDA device")
+        expect_error(tally, "iosc: no CUDA device", run([args.iosc, model, "--device", "0", "-o", plan]),
+                     "no CUDA device")
+        tally.check("failed iosc left the plan intact", open(plan, "rb").read() == data)
+        info_json = os.path.join(tmp, "info.json")
+        result = run([args.iosrun, plan, "--info", "--info-json", info_json])
+        tally.check("--info prints a summary", result.returncode == 0 and "schedule:" in result.stdout,
+                    result.stdout + result.stderr)
+        tally.check("--info-json writes JSON", os.path.exists(info_json) and '"schedule"' in open(info_json).read())
+    tally.finish()
+
+
+if __name__ == "__main__":
+    main()
