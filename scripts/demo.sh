@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
-# The main job on a bundled model: set up, build, generate Inception V3 and compile it with iosc.
+# The main job on a bundled model: set up, build, generate Inception V3, compile it into a plan
+# with iosc, check the plan against onnxruntime, and benchmark it with iosrun.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
 bash "$root/scripts/build.sh"
 build="${IOS_BUILD_DIR:-$root/build}"
-python3 "$root/scripts/generate_models.py" --out "$build/models" --models inception_v3
-"$build/tools/iosc" "$build/models/inception_v3.onnx" --batch 1 \
-  --dump-blocks "$build/models/inception_v3.blocks.json"
-echo "demo: block structure written to $build/models/inception_v3.blocks.json"
+models="$build/models"
+python3 "$root/scripts/generate_models.py" --out "$models" --models inception_v3
+
+# The GPU when there is one and this build can use it, the CPU otherwise.
+device=cpu
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  echo "demo: a GPU is present, but the CUDA runtime of ios is not built yet; using the CPU"
+fi
+
+"$build/tools/iosc" "$models/inception_v3.onnx" --batch 1 --device "$device" \
+  --dump-blocks "$models/inception_v3.blocks.json" -o "$models/inception_v3.iosplan"
+python3 "$root/scripts/ort_reference.py" "$models/inception_v3.onnx" --out "$models/inception_v3.ref" --batch 1
+"$build/tools/iosrun" "$models/inception_v3.iosplan" --check "$models/inception_v3.ref"
+"$build/tools/iosrun" "$models/inception_v3.iosplan" --bench --duration 3 \
+  --export-json "$models/inception_v3.bench.json"

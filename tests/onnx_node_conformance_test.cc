@@ -23,7 +23,8 @@
 #include <vector>
 
 #include "kernels/reference/reference_kernels.h"
-#include "onnx_tensor_io.h"
+#include "onnx/attribute_proto.h"
+#include "onnx/tensor_proto.h"
 
 namespace ios {
 namespace {
@@ -73,7 +74,7 @@ StatusOr<Node> NodeFromOnnx(const onnx::NodeProto& proto, int64_t opset) {
   node.op_type = proto.op_type();
   node.opset = opset;
   for (const auto& attr : proto.attribute()) {
-    auto value = test::AttributeFromOnnx(attr);
+    auto value = AttributeFromProto(attr, "node '" + proto.name() + "'");
     if (!value.ok()) return value.status();
     node.attrs.Set(attr.name(), std::move(value).value());
   }
@@ -151,14 +152,14 @@ NodeTestOutcome RunNodeTest(const std::string& name) {
   for (const fs::path& data_set : data_sets) {
     std::map<std::string, Tensor> values;
     for (const auto& init : graph.initializer()) {
-      auto tensor = test::TensorFromOnnx(init);
+      auto tensor = TensorFromProto(init, "initializer '" + init.name() + "'");
       if (!tensor.ok()) return {tensor.status(), ""};
       values[init.name()] = std::move(tensor).value();
     }
     for (int i = 0; i < graph.input_size(); ++i) {
       const fs::path file = data_set / ("input_" + std::to_string(i) + ".pb");
       if (!fs::exists(file)) continue;  // an initializer-backed input
-      auto tensor = test::ReadOnnxTensorFile(file.string());
+      auto tensor = ReadTensorFile(file.string());
       if (!tensor.ok()) return {tensor.status(), ""};
       values[graph.input(i).name()] = std::move(tensor).value();
     }
@@ -183,7 +184,7 @@ NodeTestOutcome RunNodeTest(const std::string& name) {
     }
     for (int i = 0; i < graph.output_size(); ++i) {
       const fs::path file = data_set / ("output_" + std::to_string(i) + ".pb");
-      auto expected = test::ReadOnnxTensorFile(file.string());
+      auto expected = ReadTensorFile(file.string());
       if (!expected.ok()) return {expected.status(), ""};
       auto it = values.find(graph.output(i).name());
       if (it == values.end())

@@ -24,6 +24,7 @@ struct IosrunOptions {
   double duration_s = 3;  // and at least this long
   std::string export_json_path;
   std::string log_level = "warn";
+  char** argv = nullptr;  // to re-execute with another OpenMP spin policy (iosrun_runner.cc)
 };
 
 // Returns -1 to continue, or an exit code (0 after --help/--version, 2 on a usage error).

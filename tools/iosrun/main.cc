@@ -10,6 +10,7 @@
 int main(int argc, char** argv) {
   ios::IosrunOptions options;
   int exit_code = ios::ParseIosrunOptions(argc, argv, &options);
+  options.argv = argv;
   if (exit_code >= 0) return exit_code;
   spdlog::set_level(spdlog::level::from_str(options.log_level));
   spdlog::set_pattern("[iosrun] [%l] %v");
