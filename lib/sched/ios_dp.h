@@ -1,0 +1,182 @@
+// Private to the IOS scheduler: the dynamic program of one block part (ios_endings.h has the
+// DAG and the enumerations), and the per-part table of stage costs it reads.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cost/stage_cost.h"
+#include "sched/ios_endings.h"
+#include "sched/ios_scheduler.h"
+
+namespace ios {
+
+// uint64 -> V, open addressing with linear probing, power-of-two capacity, key and value side by
+// side (one cache line per probe). Key 0 is kept aside, so slots need no occupancy flag.
+template <typename V>
+class FlatMaskMap {
+ public:
+  explicit FlatMaskMap(size_t expected = 16) { Rehash(Capacity(expected)); }
+
+  // The value for `key`, or nullptr.
+  const V* Find(uint64_t key) const {
+    if (key == 0) return has_zero_ ? &zero_value_ : nullptr;
+    for (size_t i = Hash(key) & mask_;; i = (i + 1) & mask_) {
+      if (slots_[i].key == key) return &slots_[i].value;
+      if (slots_[i].key == 0) return nullptr;
+    }
+  }
+  V* Find(uint64_t key) {
+    return const_cast<V*>(static_cast<const FlatMaskMap*>(this)->Find(key));
+  }
+
+  // Inserts or overwrites.
+  void Set(uint64_t key, V value) {
+    if (key == 0) {
+      if (!has_zero_) ++size_;
+      has_zero_ = true;
+      zero_value_ = std::move(value);
+      return;
+    }
+    if ((size_ + 1) * 2 > slots_.size()) Rehash(slots_.size() * 2);
+    size_t i = Hash(key) & mask_;
+    while (slots_[i].key != 0 && slots_[i].key != key) i = (i + 1) & mask_;
+    if (slots_[i].key == 0) ++size_;
+    slots_[i].key = key;
+    slots_[i].value = std::move(value);
+  }
+
+  // Starts loading the slot where `key` would be (a hint; batches of lookups overlap their
+  // cache misses this way).
+  void Prefetch(uint64_t key) const {
+    if (key != 0) __builtin_prefetch(&slots_[Hash(key) & mask_]);
+  }
+
+  size_t size() const { return size_; }
+
+ private:
+  struct Slot {
+    uint64_t key = 0;
+    V value{};
+  };
+  static size_t Capacity(size_t expected) {
+    size_t capacity = 16;
+    while (capacity < expected * 2) capacity *= 2;
+    return capacity;
+  }
+  static size_t Hash(uint64_t key) {  // splitmix64's finaliser
+    key ^= key >> 30;
+    key *= 0xbf58476d1ce4e5b9ULL;
+    key ^= key >> 27;
+    key *= 0x94d049bb133111ebULL;
+    key ^= key >> 31;
+    return static_cast<size_t>(key);
+  }
+  void Rehash(size_t capacity) {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(capacity, Slot{});
+    mask_ = capacity - 1;
+    for (Slot& slot : old) {
+      if (slot.key == 0) continue;
+      size_t j = Hash(slot.key) & mask_;
+      while (slots_[j].key != 0) j = (j + 1) & mask_;
+      slots_[j] = std::move(slot);
+    }
+  }
+
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+  size_t size_ = 0;
+  bool has_zero_ = false;
+  V zero_value_{};
+};
+
+class Deadline {
+ public:
+  explicit Deadline(double budget_s);
+  bool Passed() const;
+
+ private:
+  bool enabled_ = false;
+  std::chrono::steady_clock::time_point end_;
+};
+
+// The cost of a stage S' of one part, by mask: asked of the source once per strategy, and the
+// strategy chosen as GENERATESTAGE does (Algorithm 1: concurrent if strictly cheaper, else
+// merge). Groups are the components of S' ordered by their first unit, units in topological
+// order.
+//   kBoth:           concurrent always; merge too when CanMergeStage;
+//   kConcurrentOnly: concurrent;
+//   kMergeOnly:      merge when CanMergeStage; otherwise the stage is allowed only if it is a
+//                    single group (≤ r units, run as a one-group concurrent stage), so that every
+//                    state still has an ending (a single sink unit always is one).
+//
+// One 16-byte slot per distinct stage (a part can see millions): the chosen latency, with the
+// strategy in the sign bit (negative = merge) and NaN for a stage the strategies rule out.
+class StageTable {
+ public:
+  struct Entry {
+    double latency_ms = 0;
+    StageStrategy strategy = StageStrategy::kConcurrent;
+    bool allowed = false;
+  };
+
+  StageTable(const Graph& graph, const UnitGraph& units, const PartDag& dag,
+             StageCostSource& source, IosStrategies strategies);
+
+  // The DP's view: `allowed` is false when the strategies rule the stage out.
+  StatusOr<Entry> Get(uint64_t mask);
+  // Get's answer if the stage was seen before (the DP's fast path); false otherwise.
+  bool Peek(uint64_t mask, Entry* entry) const {
+    const double* packed = entries_.Find(mask);
+    if (packed == nullptr) return false;
+    *entry = Unpack(*packed);
+    return true;
+  }
+  void Prefetch(uint64_t mask) const { entries_.Prefetch(mask); }
+  // For the greedy fallback: always allowed (a stage kMergeOnly rules out runs concurrently).
+  StatusOr<Entry> GetAllowingConcurrent(uint64_t mask);
+
+  // The stage's groups (components of `mask`, by first unit) as unit ids.
+  StageCandidate Candidate(uint64_t mask, StageStrategy strategy) const;
+  // Distinct (stage, strategy) pairs asked of the source.
+  int64_t measured() const { return measured_; }
+
+ private:
+  static Entry Unpack(double packed);
+  static double Pack(const Entry& entry);
+  StatusOr<double> Ask(const StageCandidate& candidate);
+  bool MayMerge(const StageCandidate& candidate) const;
+
+  const Graph& graph_;
+  const UnitGraph& units_;
+  const PartDag& dag_;
+  StageCostSource& source_;
+  IosStrategies strategies_;
+  FlatMaskMap<double> entries_;  // Get's answers, packed, by mask
+  FlatMaskMap<double> forced_;   // the fallback's concurrent latencies of ruled-out stages
+  int64_t measured_ = 0;
+};
+
+struct PartDpResult {
+  std::vector<uint64_t> stages;  // execution order; empty when `fallback` is set
+  double latency_ms = 0;
+  int64_t states = 0;
+  int64_t transitions = 0;
+  std::string fallback;  // why the DP gave up ("max states ...", "time budget"), or empty
+};
+
+// Runs Algorithm 1 on one part: enumerates the states (down-sets; gives up past
+// options.max_states), then fills cost[S] and choice[S] in order of increasing |S|, and
+// rebuilds the stages from choice. Errors are the cost source's.
+StatusOr<PartDpResult> RunPartDp(const PartDag& dag, const IosOptions& options,
+                                 StageTable& stages, const Deadline& deadline);
+
+// GreedySchedule's rule on one part: each stage takes every ready unit, up to `max_groups`
+// (0 = all), in topological order.
+std::vector<uint64_t> GreedyPartStages(const PartDag& dag, int max_groups);
+
+}  // namespace ios

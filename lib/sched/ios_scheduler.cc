@@ -1,0 +1,178 @@
+// IosSchedule runs one dynamic program per block part (ios_dp.h) over the part's states
+// (ios_endings.h), and falls back to the greedy rule for a part whose DP would be too large or
+// once the time budget is spent. A part of more than 64 units (one uint64 per state) is cut into
+// consecutive pieces of at most 64, each searched on its own.
+#include "sched/ios_scheduler.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "sched/dag_width.h"
+#include "sched/ios_dp.h"
+#include "sched/ios_endings.h"
+
+namespace ios {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::vector<std::vector<UnitId>> SplitIntoPieces(const std::vector<UnitId>& units) {
+  std::vector<std::vector<UnitId>> pieces;
+  for (size_t begin = 0; begin < units.size(); begin += kMaxPartUnits) {
+    size_t end = std::min(units.size(), begin + kMaxPartUnits);
+    pieces.emplace_back(units.begin() + begin, units.begin() + end);
+  }
+  return pieces;
+}
+
+int PieceWidth(const PartDag& dag) {
+  std::vector<std::vector<int>> successors(dag.n);
+  for (int i = 0; i < dag.n; ++i)
+    for (uint64_t m = dag.succ[i]; m; m &= m - 1) successors[i].push_back(LowestBit(m));
+  return DagWidth(successors);
+}
+
+Status CheckOptions(const IosOptions& options) {
+  if (options.max_group_units < 0)
+    return InvalidInput("IOS: max units per group (r) must be >= 0 (0 = no limit)");
+  if (options.max_groups < 0)
+    return InvalidInput("IOS: max groups per stage (s) must be >= 0 (0 = no limit)");
+  if (options.max_states < 1) return InvalidInput("IOS: max_states must be >= 1");
+  if (!(options.time_budget_s >= 0))
+    return InvalidInput("IOS: the time budget must be >= 0 seconds (0 = none)");
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& blocks,
+                                      StageCostSource& cost, const IosOptions& options) {
+  IOS_RETURN_IF_ERROR(CheckOptions(options));
+  const auto start = std::chrono::steady_clock::now();
+  const Deadline deadline(options.time_budget_s);
+  const UnitGraph& unit_graph = blocks.unit_graph;
+
+  IosSearchResult result;
+  result.schedule.kind = "ios";
+  bool out_of_time = false;
+  for (size_t b = 0; b < blocks.blocks.size(); ++b) {
+    const Block& block = blocks.blocks[b];
+    ScheduleBlock scheduled;
+    for (size_t p = 0; p < block.parts.size(); ++p) {
+      const BlockPart& part = block.parts[p];
+      std::vector<std::vector<UnitId>> pieces = SplitIntoPieces(part.units);
+      if (pieces.size() > 1) {
+        spdlog::warn("IOS: block {} part {} has {} units; searching it as {} pieces of at most {}",
+                     b, p, part.units.size(), pieces.size(), kMaxPartUnits);
+      }
+      for (const std::vector<UnitId>& piece : pieces) {
+        const auto part_start = std::chrono::steady_clock::now();
+        IOS_ASSIGN_OR_RETURN(PartDag dag, BuildPartDag(unit_graph, piece));
+        PartSearchStats stats;
+        stats.block = static_cast<int>(b);
+        stats.part = static_cast<int>(p);
+        stats.units = dag.n;
+        stats.width = pieces.size() > 1 ? PieceWidth(dag) : part.width;
+
+        StageTable table(graph, unit_graph, dag, cost, options.strategies);
+        std::vector<uint64_t> stage_masks;
+        if (!out_of_time && deadline.Passed()) out_of_time = true;
+        if (out_of_time) {
+          stats.fallback = "time budget";
+        } else {
+          IOS_ASSIGN_OR_RETURN(PartDpResult dp, RunPartDp(dag, options, table, deadline));
+          stats.states = dp.states;
+          stats.transitions = dp.transitions;
+          stats.fallback = dp.fallback;
+          if (dp.fallback == "time budget") out_of_time = true;
+          stage_masks = std::move(dp.stages);
+        }
+        if (!stats.fallback.empty()) {
+          spdlog::warn("IOS: block {} part {} ({} units) scheduled greedily: {}", b, p, dag.n,
+                       stats.fallback);
+          stage_masks = GreedyPartStages(dag, options.max_groups);
+        }
+
+        double part_ms = 0;
+        for (uint64_t mask : stage_masks) {
+          StatusOr<StageTable::Entry> entry =
+              stats.fallback.empty() ? table.Get(mask) : table.GetAllowingConcurrent(mask);
+          if (!entry.ok()) return entry.status();
+          if (!entry->allowed) return Internal("IOS: chose a stage its strategies rule out");
+          ScheduleStage stage;
+          stage.strategy = entry->strategy;
+          for (const std::vector<UnitId>& units : table.Candidate(mask, entry->strategy).groups) {
+            ScheduleGroup group;
+            for (UnitId u : units) {
+              const auto& nodes = unit_graph.units[u].nodes;
+              group.nodes.insert(group.nodes.end(), nodes.begin(), nodes.end());
+            }
+            stage.groups.push_back(std::move(group));
+          }
+          scheduled.stages.push_back(std::move(stage));
+          result.stage_latency_ms.push_back(entry->latency_ms);
+          part_ms += entry->latency_ms;
+        }
+        stats.latency_ms = part_ms;
+        stats.stages_measured = table.measured();
+        stats.search_seconds = SecondsSince(part_start);
+        result.parts.push_back(std::move(stats));
+      }
+    }
+    result.schedule.blocks.push_back(std::move(scheduled));
+  }
+  result.predicted_latency_ms = 0;
+  for (double ms : result.stage_latency_ms) result.predicted_latency_ms += ms;
+  result.search_seconds = SecondsSince(start);
+  return result;
+}
+
+StatusOr<double> PredictScheduleLatency(const Graph& graph, const BlockStructure& blocks,
+                                        const Schedule& schedule, StageCostSource& cost,
+                                        std::vector<double>* stage_latency_ms) {
+  const UnitGraph& unit_graph = blocks.unit_graph;
+  if (stage_latency_ms) stage_latency_ms->clear();
+  double total = 0;
+  for (const ScheduleBlock& block : schedule.blocks) {
+    for (const ScheduleStage& stage : block.stages) {
+      StageCandidate candidate;
+      candidate.strategy = stage.strategy;
+      if (stage.groups.empty()) return InvalidInput("schedule has a stage without groups");
+      for (const ScheduleGroup& group : stage.groups) {
+        if (group.nodes.empty()) return InvalidInput("schedule has an empty group");
+        std::vector<UnitId> units;
+        for (size_t i = 0; i < group.nodes.size();) {
+          NodeId n = group.nodes[i];
+          UnitId u = n >= 0 && n < static_cast<NodeId>(unit_graph.unit_of_node.size())
+                         ? unit_graph.unit_of_node[n]
+                         : -1;
+          if (u < 0 || u >= static_cast<UnitId>(unit_graph.units.size()))
+            return InvalidInput("schedule names node " + std::to_string(n) + ", in no unit");
+          const std::vector<NodeId>& nodes = unit_graph.units[u].nodes;
+          if (nodes.empty()) return Internal("unit " + std::to_string(u) + " has no nodes");
+          if (i + nodes.size() > group.nodes.size() ||
+              !std::equal(nodes.begin(), nodes.end(), group.nodes.begin() + i)) {
+            return InvalidInput("a schedule group splits the unit of " + graph.Describe(n) +
+                                "; stages must be made of whole units");
+          }
+          units.push_back(u);
+          i += nodes.size();
+        }
+        candidate.groups.push_back(std::move(units));
+      }
+      if (stage.strategy == StageStrategy::kMerge && !CanMergeStage(graph, unit_graph, candidate))
+        return InvalidInput("schedule has a merge stage whose convs cannot be merged");
+      IOS_ASSIGN_OR_RETURN(double ms, cost.StageLatencyMs(graph, unit_graph, candidate));
+      if (stage_latency_ms) stage_latency_ms->push_back(ms);
+      total += ms;
+    }
+  }
+  return total;
+}
+
+}  // namespace ios

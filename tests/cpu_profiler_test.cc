@@ -1,0 +1,179 @@
+// The CPU stage profiler: costs follow the work, are repeatable, and kernels and buffers are
+// made once and reused.
+#include "cost/cpu_profiler.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "sched/units.h"
+#include "test_graph_builder.h"
+
+namespace ios {
+namespace {
+
+using testing::GraphBuilder;
+
+// Fewer samples than the defaults where a test checks bookkeeping rather than timing.
+CpuProfilerOptions QuickOptions() {
+  CpuProfilerOptions options;
+  options.warmup_runs = 1;
+  options.repeats = 3;
+  options.runs_per_repeat = 1;
+  return options;
+}
+
+ScheduleStage StageOf(std::vector<std::vector<NodeId>> groups,
+                      StageStrategy strategy = StageStrategy::kConcurrent) {
+  ScheduleStage stage;
+  stage.strategy = strategy;
+  for (auto& nodes : groups) stage.groups.push_back(ScheduleGroup{std::move(nodes)});
+  return stage;
+}
+
+int64_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+TEST(CpuProfilerTest, BigConvCostsMoreThanSmallConv) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 64, 35, 35});
+  ValueId big = b.Conv(x, 192, 3, 1);   // 135 M multiply-adds
+  ValueId small = b.Conv(x, 16, 1, 0);  // 1.3 M
+  Graph g = b.Finish({big, small});
+  CpuProfilerCostSource profiler;
+  StatusOr<double> big_ms = profiler.MeasureStage(g, StageOf({{0}}));
+  StatusOr<double> small_ms = profiler.MeasureStage(g, StageOf({{1}}));
+  ASSERT_TRUE(big_ms.ok()) << big_ms.status().message();
+  ASSERT_TRUE(small_ms.ok()) << small_ms.status().message();
+  EXPECT_GT(*small_ms, 0);
+  EXPECT_GT(*big_ms, 2 * *small_ms) << "big " << *big_ms << " ms, small " << *small_ms << " ms";
+}
+
+TEST(CpuProfilerTest, TwoGroupStageIsPositiveAndRepeatable) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 32, 28, 28});
+  ValueId a = b.Conv(x, 64, 3, 1);                // node 0: group 0
+  ValueId c = b.Conv(b.Conv(x, 48, 1), 64, 3, 1);  // nodes 1, 2: group 1, in order
+  Graph g = b.Finish({a, c});
+  CpuProfilerCostSource profiler;
+  std::vector<double> costs;
+  for (int i = 0; i < 3; ++i) {
+    StatusOr<double> ms = profiler.MeasureStage(g, StageOf({{0}, {1, 2}}));
+    ASSERT_TRUE(ms.ok()) << ms.status().message();
+    EXPECT_GT(*ms, 0);
+    costs.push_back(*ms);
+  }
+  const double lo = *std::min_element(costs.begin(), costs.end());
+  const double hi = *std::max_element(costs.begin(), costs.end());
+  EXPECT_LT(hi, 3 * lo) << "costs " << costs[0] << ", " << costs[1] << ", " << costs[2];
+}
+
+TEST(CpuProfilerTest, MeasuresUnitStagesThroughTheCostInterface) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 16, 20, 20});
+  ValueId a = b.Conv(x, 16, 3, 1);
+  ValueId r = b.Op("Relu", {x});
+  ValueId c = b.Conv(r, 16, 1);
+  Graph g = b.Finish({a, c});
+  StatusOr<UnitGraph> units = FormUnits(g, UnitOptions{});
+  ASSERT_TRUE(units.ok()) << units.status().message();
+  ASSERT_EQ(units->units.size(), 2u);  // the conv, and the Relu with its reader (ReluConv)
+  CpuProfilerCostSource profiler(QuickOptions());
+  StageCandidate stage;
+  stage.groups = {{0}, {1}};
+  StatusOr<double> ms = profiler.StageLatencyMs(g, *units, stage);
+  ASSERT_TRUE(ms.ok()) << ms.status().message();
+  EXPECT_GT(*ms, 0);
+  EXPECT_EQ(profiler.counters().kernels_created, 3);
+  EXPECT_EQ(profiler.Name(), "cpu-profiler");
+  EXPECT_EQ(profiler.Fingerprint().kind(), "cpu");
+
+  stage.groups = {{7}};
+  EXPECT_FALSE(profiler.StageLatencyMs(g, *units, stage).ok());
+}
+
+TEST(CpuProfilerTest, ReusesKernelsAndBuffers) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 16, 24, 24});
+  ValueId a = b.Conv(x, 16, 3, 1);
+  ValueId c = b.Conv(b.Conv(x, 16, 1), 16, 3, 1);
+  Graph g = b.Finish({a, c});
+  CpuProfilerCostSource profiler(QuickOptions());
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}, {1, 2}})).ok());
+  const CpuProfilerCounters first = profiler.counters();
+  EXPECT_EQ(first.kernels_created, 3);
+  EXPECT_EQ(first.kernel_cache_hits, 0);
+  // x from the input pool; the three outputs (all 16x24x24) from the work pool.
+  EXPECT_EQ(first.buffers_allocated, 4);
+
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}, {1, 2}})).ok());
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{1, 2}})).ok());
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}})).ok());
+  const CpuProfilerCounters& after = profiler.counters();
+  EXPECT_EQ(after.kernels_created, 3);
+  EXPECT_EQ(after.kernel_cache_hits, 3 + 2 + 1);
+  EXPECT_EQ(after.buffers_allocated, first.buffers_allocated);
+  EXPECT_EQ(after.pool_bytes, first.pool_bytes);
+  EXPECT_EQ(after.stages_measured, 4);
+
+  // Another graph drops the caches: its node 0 is another conv.
+  GraphBuilder b2;
+  ValueId y = b2.Input("y", {1, 16, 24, 24});
+  Graph g2 = b2.Finish({b2.Conv(y, 16, 1)});
+  ASSERT_TRUE(profiler.MeasureStage(g2, StageOf({{0}})).ok());
+  EXPECT_EQ(profiler.counters().kernels_created, 4);
+}
+
+TEST(CpuProfilerTest, FiftyStagesStayWithinThePool) {
+  // A chain of 50 same-shaped convs: every single-conv stage needs one input and one output
+  // buffer of the same size, so the pools stop growing after the first stage.
+  GraphBuilder b;
+  ValueId v = b.Input("x", {1, 32, 28, 28});
+  for (int i = 0; i < 50; ++i) v = b.Conv(v, 32, 1);
+  Graph g = b.Finish({v});
+  CpuProfilerCostSource profiler(QuickOptions());
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}})).ok());
+  const int64_t buffers = profiler.counters().buffers_allocated;
+  const int64_t pool_bytes = profiler.counters().pool_bytes;
+  EXPECT_EQ(buffers, 2);
+  for (NodeId n = 1; n < 50; ++n) ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{n}})).ok());
+  EXPECT_EQ(profiler.counters().buffers_allocated, buffers);
+  EXPECT_EQ(profiler.counters().pool_bytes, pool_bytes);
+  EXPECT_EQ(profiler.counters().kernels_created, 50);
+
+  // Measuring all 50 again creates nothing: resident memory stays flat (a loose bound, for the
+  // allocator's and oneDNN's own caches).
+  const int64_t resident = ResidentBytes();
+  for (NodeId n = 0; n < 50; ++n) ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{n}})).ok());
+  EXPECT_EQ(profiler.counters().kernels_created, 50);
+  EXPECT_EQ(profiler.counters().buffers_allocated, buffers);
+  EXPECT_LT(ResidentBytes() - resident, int64_t{8} << 20);
+}
+
+TEST(CpuProfilerTest, LaunchOverheadIsMeasuredOnceAndSmall) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 8, 8, 8});
+  Graph g = b.Finish({b.Conv(x, 8, 1)});
+  CpuProfilerCostSource profiler(QuickOptions());
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}})).ok());
+  const double overhead = profiler.counters().launch_overhead_ms;
+  EXPECT_GT(overhead, 0);
+  EXPECT_LT(overhead, 5.0);  // a thread wake-up, even on a loaded machine
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}})).ok());
+  EXPECT_EQ(profiler.counters().launch_overhead_ms, overhead);
+
+  CpuProfilerOptions raw = QuickOptions();
+  raw.subtract_launch_overhead = false;
+  CpuProfilerCostSource unadjusted(raw);
+  ASSERT_TRUE(unadjusted.MeasureStage(g, StageOf({{0}})).ok());
+  EXPECT_EQ(unadjusted.counters().launch_overhead_ms, 0);
+}
+
+}  // namespace
+}  // namespace ios

@@ -1,0 +1,863 @@
+// The IOS dynamic program against an independent brute force on random small DAGs, plus the
+// counts, pruning, strategies and fallbacks. Units, blocks and the graph are built by hand: one
+// or two dummy ops per unit, wired so that ValidateSchedule sees the units' dependencies.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "passes/canonicalize.h"
+#include "sched/blocks.h"
+#include "sched/dag_width.h"
+#include "sched/ios_scheduler.h"
+#include "sched/schedule.h"
+#include "test_graph_builder.h"
+
+namespace ios {
+namespace {
+
+using Edges = std::vector<std::pair<int, int>>;
+
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Latency = a deterministic function of the candidate (its sorted groups and strategy): each
+// unit costs 1, scaled by a factor in [0.3, 1) drawn from the hash, so concurrency sometimes
+// pays. Or a constant 1 ms. Counts the calls.
+class FakeCost : public StageCostSource {
+ public:
+  explicit FakeCost(uint64_t seed, bool constant = false) : seed_(seed), constant_(constant) {}
+  // Merged stages cost this fraction of their random latency.
+  void set_merge_factor(double factor) { merge_factor_ = factor; }
+
+  StatusOr<double> StageLatencyMs(const Graph&, const UnitGraph&,
+                                  const StageCandidate& stage) override {
+    ++calls_;
+    // Hash of the sorted groups: groups come with their units in order, and sorting by first
+    // unit orders disjoint groups.
+    std::vector<const std::vector<UnitId>*> groups;
+    for (const auto& group : stage.groups) groups.push_back(&group);
+    std::sort(groups.begin(), groups.end(),
+              [](const auto* a, const auto* b) { return a->front() < b->front(); });
+    uint64_t h = 0x1234;
+    size_t units = 0;
+    for (const auto* group : groups) {
+      for (UnitId u : *group) h = Mix(h ^ static_cast<uint64_t>(u + 1));
+      h = Mix(h ^ 0xfeedULL);
+      units += group->size();
+    }
+    h = Mix(h ^ static_cast<uint64_t>(stage.strategy));
+    if (constant_) return 1.0;
+    h = Mix(h ^ seed_);
+    double fraction = static_cast<double>(h >> 11) * 0x1.0p-53;
+    double ms = static_cast<double>(units) * (0.3 + 0.7 * fraction);
+    return stage.strategy == StageStrategy::kMerge ? ms * merge_factor_ : ms;
+  }
+  std::string Name() const override { return "fake"; }
+  plan::DeviceFingerprint Fingerprint() const override { return {}; }
+
+  int64_t calls() const { return calls_; }
+
+ private:
+  uint64_t seed_;
+  bool constant_;
+  double merge_factor_ = 1;
+  int64_t calls_ = 0;
+};
+
+struct FakeModel {
+  Graph graph;
+  BlockStructure blocks;
+  int n = 0;
+  std::vector<uint64_t> succ;  // bit masks, for the independent checks below
+  std::vector<uint64_t> pred;
+};
+
+// Units 0..n-1 in topological order (edges (u, v) need u < v); unit u has two ops when u % 3 == 2.
+// `part_sizes` cuts the single block into consecutive parts (empty = one part).
+FakeModel MakeModel(int n, const Edges& edges, std::vector<int> part_sizes = {}) {
+  FakeModel m;
+  m.n = n;
+  m.succ.assign(n, 0);
+  m.pred.assign(n, 0);
+  UnitGraph& ug = m.blocks.unit_graph;
+  ug.units.resize(n);
+  for (auto [u, v] : edges) {
+    EXPECT_LT(u, v);
+    ug.units[u].successors.push_back(v);
+    ug.units[v].predecessors.push_back(u);
+    if (n <= 64) {
+      m.succ[u] |= uint64_t{1} << v;
+      m.pred[v] |= uint64_t{1} << u;
+    }
+  }
+  Graph& g = m.graph;
+  Value input;
+  input.name = "x";
+  ValueId x = g.AddValue(input);
+  g.inputs.push_back(x);
+  std::vector<ValueId> unit_output(n, kNoValue);
+  for (int u = 0; u < n; ++u) {
+    Unit& unit = ug.units[u];
+    unit.id = u;
+    unit.kind = UnitKind::kOp;
+    auto sort_unique = [](std::vector<UnitId>& v) {
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+    };
+    sort_unique(unit.successors);
+    sort_unique(unit.predecessors);
+    int ops = u % 3 == 2 ? 2 : 1;
+    ValueId previous = kNoValue;
+    for (int k = 0; k < ops; ++k) {
+      Node node;
+      node.name = "u" + std::to_string(u) + "_" + std::to_string(k);
+      node.op_type = "Relu";
+      if (k == 0) {
+        for (UnitId p : unit.predecessors) node.inputs.push_back(unit_output[p]);
+        if (node.inputs.empty()) node.inputs.push_back(x);
+      } else {
+        node.inputs.push_back(previous);
+      }
+      Value out;
+      out.name = node.name + ":0";
+      previous = g.AddValue(out);
+      node.outputs.push_back(previous);
+      NodeId id = g.AddNode(node);
+      unit.nodes.push_back(id);
+      ug.unit_of_node.push_back(u);
+    }
+    unit_output[u] = previous;
+    if (unit.successors.empty()) g.outputs.push_back(previous);
+  }
+  g.RebuildUses();
+
+  Block block;
+  std::vector<std::vector<int>> successors(n);
+  for (int u = 0; u < n; ++u) successors[u] = {ug.units[u].successors.begin(),
+                                               ug.units[u].successors.end()};
+  for (int u = 0; u < n; ++u) block.units.push_back(u);
+  block.width = n > 0 ? DagWidth(successors) : 0;
+  if (part_sizes.empty()) part_sizes = {n};
+  int begin = 0;
+  for (int size : part_sizes) {
+    BlockPart part;
+    for (int u = begin; u < begin + size; ++u) part.units.push_back(u);
+    part.width = block.width;
+    block.parts.push_back(part);
+    begin += size;
+  }
+  EXPECT_EQ(begin, n);
+  m.blocks.blocks.push_back(block);
+  return m;
+}
+
+Edges RandomEdges(int n, double p, std::mt19937_64& rng) {
+  Edges edges;
+  std::bernoulli_distribution coin(p);
+  for (int v = 0; v < n; ++v)
+    for (int u = 0; u < v; ++u)
+      if (coin(rng)) edges.push_back({u, v});
+  return edges;
+}
+
+IosOptions Options(Endings endings, int r, int s,
+                   IosStrategies strategies = IosStrategies::kBoth) {
+  IosOptions options;
+  options.endings = endings;
+  options.max_group_units = r;
+  options.max_groups = s;
+  options.strategies = strategies;
+  return options;
+}
+
+// ---- The independent brute force: endings straight from their definitions. ----
+
+class BruteForce {
+ public:
+  BruteForce(const FakeModel& m, Endings endings, int r, int s, StageCostSource& cost)
+      : m_(m), endings_(endings), r_(r), s_(s), cost_(cost) {}
+
+  // Components of `set` by a plain depth-first search over the edge lists.
+  std::vector<std::vector<int>> Components(uint64_t set) const {
+    std::vector<std::vector<int>> components;
+    uint64_t seen = 0;
+    for (int start = 0; start < m_.n; ++start) {
+      if (!(set >> start & 1) || (seen >> start & 1)) continue;
+      std::vector<int> component, stack = {start};
+      seen |= uint64_t{1} << start;
+      while (!stack.empty()) {
+        int u = stack.back();
+        stack.pop_back();
+        component.push_back(u);
+        for (int v = 0; v < m_.n; ++v) {
+          bool edge = (m_.succ[u] >> v & 1) || (m_.pred[u] >> v & 1);
+          if (edge && (set >> v & 1) && !(seen >> v & 1)) {
+            seen |= uint64_t{1} << v;
+            stack.push_back(v);
+          }
+        }
+      }
+      std::sort(component.begin(), component.end());
+      components.push_back(component);
+    }
+    return components;
+  }
+
+  // u and everything reachable from u, within `state`.
+  uint64_t ClosureIn(int u, uint64_t state) const {
+    uint64_t reached = uint64_t{1} << u;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (int a = 0; a < m_.n; ++a) {
+        if (!(reached >> a & 1)) continue;
+        uint64_t more = m_.succ[a] & state & ~reached;
+        if (more) {
+          reached |= more;
+          grew = true;
+        }
+      }
+    }
+    return reached;
+  }
+
+  bool IsEnding(uint64_t state, uint64_t ending) const {
+    if (ending == 0 || (ending & ~state) != 0) return false;
+    for (int u = 0; u < m_.n; ++u)
+      if ((ending >> u & 1) && (m_.succ[u] & state & ~ending) != 0) return false;
+    auto components = Components(ending);
+    if (s_ > 0 && static_cast<int>(components.size()) > s_) return false;
+    for (const auto& component : components) {
+      if (r_ > 0 && static_cast<int>(component.size()) > r_) return false;
+      if (endings_ == Endings::kReference) {
+        uint64_t mask = 0;
+        for (int u : component) mask |= uint64_t{1} << u;
+        bool rooted = false;
+        for (int u : component) rooted = rooted || ClosureIn(u, state) == mask;
+        if (!rooted) return false;
+      }
+    }
+    return true;
+  }
+
+  const std::vector<uint64_t>& EndingsOf(uint64_t state) {
+    auto it = endings_of_.find(state);
+    if (it != endings_of_.end()) return it->second;
+    std::vector<uint64_t> list;
+    for (uint64_t sub = state; sub != 0; sub = (sub - 1) & state)
+      if (IsEnding(state, sub)) list.push_back(sub);
+    return endings_of_[state] = list;
+  }
+
+  double StageCost(uint64_t ending) {
+    auto it = stage_cost_.find(ending);
+    if (it != stage_cost_.end()) return it->second;
+    StageCandidate candidate;
+    for (const auto& component : Components(ending))
+      candidate.groups.push_back({component.begin(), component.end()});
+    StatusOr<double> ms = cost_.StageLatencyMs(m_.graph, m_.blocks.unit_graph, candidate);
+    EXPECT_TRUE(ms.ok());
+    return stage_cost_[ending] = ms.value();
+  }
+
+  // Every schedule of `state`: every sequence of endings, the last stage chosen first.
+  double BestOverAllSchedules(uint64_t state, double suffix) {
+    if (state == 0) {
+      ++schedules_;
+      return suffix;
+    }
+    double best = std::numeric_limits<double>::infinity();
+    for (uint64_t ending : EndingsOf(state))
+      best = std::min(best, BestOverAllSchedules(state & ~ending, suffix + StageCost(ending)));
+    return best;
+  }
+
+  bool IsDownSet(uint64_t set) const {
+    for (int u = 0; u < m_.n; ++u)
+      if ((set >> u & 1) && (m_.pred[u] & ~set) != 0) return false;
+    return true;
+  }
+
+  // (states, transitions, distinct endings) over every down-set, from the definitions.
+  void Count(int64_t* states, int64_t* transitions, int64_t* distinct) {
+    std::set<uint64_t> all_endings;
+    *states = *transitions = 0;
+    uint64_t full = m_.n == 64 ? ~uint64_t{0} : (uint64_t{1} << m_.n) - 1;
+    for (uint64_t set = 0;; ++set) {
+      if (IsDownSet(set)) {
+        ++*states;
+        for (uint64_t e : EndingsOf(set)) {
+          ++*transitions;
+          all_endings.insert(e);
+        }
+      }
+      if (set == full) break;
+    }
+    *distinct = static_cast<int64_t>(all_endings.size());
+  }
+
+  int64_t schedules() const { return schedules_; }
+
+ private:
+  const FakeModel& m_;
+  Endings endings_;
+  int r_, s_;
+  StageCostSource& cost_;
+  std::map<uint64_t, std::vector<uint64_t>> endings_of_;
+  std::map<uint64_t, double> stage_cost_;
+  int64_t schedules_ = 0;
+};
+
+// ---- Schedule checks ----
+
+int PopCountOf(uint64_t mask) { return __builtin_popcountll(mask); }
+
+// ValidateSchedule, plus: groups are made of whole units, connected, at most r units, stages at
+// most s groups, groups of a stage are its components, and for kReference each group is a root
+// with its descendants among the units not yet scheduled.
+void ExpectValidIosSchedule(const FakeModel& m, const Schedule& schedule, Endings endings, int r,
+                            int s) {
+  Status valid = ValidateSchedule(m.graph, schedule);
+  ASSERT_TRUE(valid.ok()) << valid.message();
+  const UnitGraph& ug = m.blocks.unit_graph;
+  FakeCost unused_cost(0);
+  BruteForce helper(m, endings, r, s, unused_cost);
+  ASSERT_EQ(schedule.blocks.size(), m.blocks.blocks.size());
+  for (const ScheduleBlock& block : schedule.blocks) {
+    // Units scheduled up to and including each stage = the state that stage ended.
+    std::vector<uint64_t> stage_masks;
+    for (const ScheduleStage& stage : block.stages) {
+      if (s > 0) {
+        EXPECT_LE(static_cast<int>(stage.groups.size()), s);
+      }
+      uint64_t stage_mask = 0;
+      std::vector<uint64_t> group_masks;
+      for (const ScheduleGroup& group : stage.groups) {
+        uint64_t mask = 0;
+        size_t i = 0;
+        while (i < group.nodes.size()) {
+          UnitId u = ug.unit_of_node[group.nodes[i]];
+          const auto& nodes = ug.units[u].nodes;
+          ASSERT_LE(i + nodes.size(), group.nodes.size());
+          ASSERT_TRUE(std::equal(nodes.begin(), nodes.end(), group.nodes.begin() + i));
+          mask |= uint64_t{1} << u;
+          i += nodes.size();
+        }
+        if (r > 0) {
+          EXPECT_LE(PopCountOf(mask), r);
+        }
+        EXPECT_EQ(helper.Components(mask).size(), 1u) << "a group is not connected";
+        group_masks.push_back(mask);
+        stage_mask |= mask;
+      }
+      EXPECT_EQ(helper.Components(stage_mask).size(), group_masks.size());
+      stage_masks.push_back(stage_mask);
+    }
+    if (endings != Endings::kReference) continue;
+    uint64_t state = 0;
+    for (uint64_t mask : stage_masks) state |= mask;
+    for (size_t k = block.stages.size(); k-- > 0;) {
+      for (const auto& component : helper.Components(stage_masks[k])) {
+        uint64_t mask = 0;
+        for (int u : component) mask |= uint64_t{1} << u;
+        bool rooted = false;
+        for (int u : component) rooted = rooted || helper.ClosureIn(u, state) == mask;
+        EXPECT_TRUE(rooted) << "a reference group is not a root with its descendants";
+      }
+      state &= ~stage_masks[k];
+    }
+  }
+}
+
+IosSearchResult RunIos(const FakeModel& m, StageCostSource& cost, const IosOptions& options) {
+  StatusOr<IosSearchResult> result = IosSchedule(m.graph, m.blocks, cost, options);
+  EXPECT_TRUE(result.ok()) << result.status().message();
+  return result.ok() ? std::move(result).value() : IosSearchResult{};
+}
+
+struct Pruning {
+  int r, s;
+};
+const Pruning kPrunings[] = {{0, 0}, {1, 1}, {2, 2}, {3, 8}, {2, 1}, {1, 3}, {0, 2}, {3, 0}};
+
+TEST(IosSchedulerTest, MatchesBruteForceOnRandomDags) {
+  std::mt19937_64 rng(20210404);
+  std::uniform_int_distribution<int> size(1, 9);
+  std::uniform_real_distribution<double> density(0.15, 0.7);
+  int64_t total_schedules = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    int n = size(rng);
+    FakeModel m = MakeModel(n, RandomEdges(n, density(rng), rng));
+    for (Endings endings : {Endings::kPaper, Endings::kReference}) {
+      for (const Pruning& pruning : kPrunings) {
+        SCOPED_TRACE("trial " + std::to_string(trial) + " n " + std::to_string(n) + " r " +
+                     std::to_string(pruning.r) + " s " + std::to_string(pruning.s) +
+                     (endings == Endings::kPaper ? " paper" : " reference"));
+        FakeCost cost(static_cast<uint64_t>(trial) * 7919u + 17u);
+        IosOptions options = Options(endings, pruning.r, pruning.s);
+        IosSearchResult result = RunIos(m, cost, options);
+        ASSERT_EQ(result.parts.size(), 1u);
+        const PartSearchStats& stats = result.parts[0];
+        EXPECT_TRUE(stats.fallback.empty()) << stats.fallback;
+
+        FakeCost brute_cost(static_cast<uint64_t>(trial) * 7919u + 17u);
+        BruteForce brute(m, endings, pruning.r, pruning.s, brute_cost);
+        uint64_t full = (uint64_t{1} << n) - 1;
+        double best = brute.BestOverAllSchedules(full, 0);
+        total_schedules += brute.schedules();
+        EXPECT_NEAR(result.predicted_latency_ms, best, 1e-9 * std::max(1.0, best));
+
+        int64_t states, transitions, distinct;
+        brute.Count(&states, &transitions, &distinct);
+        EXPECT_EQ(stats.states, states);
+        EXPECT_EQ(stats.transitions, transitions);
+        // No stage of fake units can merge: one concurrent measurement per distinct ending.
+        EXPECT_EQ(stats.stages_measured, distinct);
+        EXPECT_EQ(cost.calls(), distinct);
+
+        ExpectValidIosSchedule(m, result.schedule, endings, pruning.r, pruning.s);
+        std::vector<double> stage_ms;
+        StatusOr<double> predicted =
+            PredictScheduleLatency(m.graph, m.blocks, result.schedule, cost, &stage_ms);
+        ASSERT_TRUE(predicted.ok()) << predicted.status().message();
+        EXPECT_DOUBLE_EQ(predicted.value(), result.predicted_latency_ms);
+        EXPECT_EQ(stage_ms, result.stage_latency_ms);
+        EXPECT_DOUBLE_EQ(stats.latency_ms, result.predicted_latency_ms);
+      }
+    }
+  }
+  std::printf("brute force enumerated %lld schedules\n", static_cast<long long>(total_schedules));
+}
+
+TEST(IosSchedulerTest, PruningAndReferenceEndingsNeverBeatTheWiderSpace) {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int> size(2, 14);
+  std::uniform_real_distribution<double> density(0.1, 0.6);
+  for (int trial = 0; trial < 200; ++trial) {
+    int n = size(rng);
+    FakeModel m = MakeModel(n, RandomEdges(n, density(rng), rng));
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    auto best = [&](Endings endings, int r, int s) {
+      FakeCost cost(static_cast<uint64_t>(trial) + 1);
+      return RunIos(m, cost, Options(endings, r, s)).predicted_latency_ms;
+    };
+    const double tolerance = 1e-9;
+    for (Endings endings : {Endings::kPaper, Endings::kReference}) {
+      double unlimited = best(endings, 0, 0);
+      double medium = best(endings, 3, 8);
+      double tight = best(endings, 1, 1);
+      EXPECT_LE(unlimited, medium + tolerance);
+      EXPECT_LE(medium, tight + tolerance);
+      // r = s = 1: one unit per stage, in any order: the sum of the units' own latencies.
+      FakeCost cost(static_cast<uint64_t>(trial) + 1);
+      double singles = 0;
+      for (UnitId u = 0; u < n; ++u) {
+        StageCandidate one;
+        one.groups = {{u}};
+        singles += cost.StageLatencyMs(m.graph, m.blocks.unit_graph, one).value();
+      }
+      EXPECT_NEAR(tight, singles, 1e-9 * singles);
+    }
+    for (Pruning pruning : kPrunings) {
+      EXPECT_LE(best(Endings::kPaper, pruning.r, pruning.s),
+                best(Endings::kReference, pruning.r, pruning.s) + tolerance);
+    }
+  }
+}
+
+// Hand counts with a constant 1 ms per stage. States include the empty one (the paper's
+// Figure 5 counts six states for a -> b plus an independent c); a transition is one (S, S')
+// pair with S' an ending of S under the pruning.
+struct HandCase {
+  const char* name;
+  int n;
+  Edges edges;
+  Endings endings;
+  int r, s;
+  int64_t states, transitions, stages_measured;
+  double latency_ms;
+};
+
+TEST(IosSchedulerTest, HandCountedStatesAndTransitions) {
+  const HandCase cases[] = {
+      // a -> b -> c. Endings of abc: c, bc, abc; of ab: b, ab; of a: a.
+      {"chain3", 3, {{0, 1}, {1, 2}}, Endings::kPaper, 0, 0, 4, 6, 6, 1},
+      // r = 1: only the last unit: c, b, a.
+      {"chain3 r1", 3, {{0, 1}, {1, 2}}, Endings::kPaper, 1, 0, 4, 3, 3, 3},
+      // r = 2: abc has c, bc; ab has b, ab; a has a. Best: [a] [bc] or [ab] [c].
+      {"chain3 r2", 3, {{0, 1}, {1, 2}}, Endings::kPaper, 2, 0, 4, 5, 5, 2},
+      // Figure 5: a -> b, c. abc: b, c, bc, ab, abc; ab: b, ab; ac: a, c, ac; a; c.
+      {"figure5", 3, {{0, 1}}, Endings::kPaper, 0, 0, 6, 12, 7, 1},
+      {"figure5 reference", 3, {{0, 1}}, Endings::kReference, 0, 0, 6, 12, 7, 1},
+      // Two independent units: ab: a, b, ab; a; b.
+      {"pair", 2, {}, Endings::kPaper, 0, 0, 4, 5, 3, 1},
+      // s = 1: ab: a, b; a; b.
+      {"pair s1", 2, {}, Endings::kPaper, 0, 1, 4, 4, 2, 2},
+      // Diamond a -> b, c -> d. abcd: d, bd, cd, bcd, abcd; abc: b, c, bc, abc; ab: b, ab;
+      // ac: c, ac; a: a. Distinct: 12.
+      {"diamond", 4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}}, Endings::kPaper, 0, 0, 6, 14, 12, 1},
+      // The reference drops bcd (two roots b and c share d): 13 transitions, 11 distinct.
+      {"diamond reference", 4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}}, Endings::kReference, 0, 0, 6,
+       13, 11, 1},
+      // r = 3, s = 8: abcd drops abcd; bcd (3 units, one group) stays. 13 transitions.
+      {"diamond r3", 4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}}, Endings::kPaper, 3, 8, 6, 13, 11, 2},
+  };
+  for (const HandCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    FakeModel m = MakeModel(c.n, c.edges);
+    FakeCost cost(0, /*constant=*/true);
+    IosSearchResult result = RunIos(m, cost, Options(c.endings, c.r, c.s));
+    ASSERT_EQ(result.parts.size(), 1u);
+    EXPECT_EQ(result.parts[0].states, c.states);
+    EXPECT_EQ(result.parts[0].transitions, c.transitions);
+    EXPECT_EQ(result.parts[0].stages_measured, c.stages_measured);
+    EXPECT_DOUBLE_EQ(result.predicted_latency_ms, c.latency_ms);
+    ExpectValidIosSchedule(m, result.schedule, c.endings, c.r, c.s);
+  }
+}
+
+TEST(IosSchedulerTest, SeveralPartsAndBlocksOfSixtyFourPlusUnits) {
+  // Two parts; then a 70-unit part that is searched as pieces of 64 and 6.
+  std::mt19937_64 rng(3);
+  FakeModel m = MakeModel(12, RandomEdges(12, 0.3, rng), {5, 7});
+  FakeCost cost(5);
+  IosSearchResult result = RunIos(m, cost, Options(Endings::kPaper, 3, 8));
+  ASSERT_EQ(result.parts.size(), 2u);
+  EXPECT_EQ(result.parts[0].units, 5);
+  EXPECT_EQ(result.parts[1].part, 1);
+  ExpectValidIosSchedule(m, result.schedule, Endings::kPaper, 3, 8);
+  StatusOr<double> predicted = PredictScheduleLatency(m.graph, m.blocks, result.schedule, cost,
+                                                      nullptr);
+  ASSERT_TRUE(predicted.ok());
+  EXPECT_DOUBLE_EQ(predicted.value(), result.predicted_latency_ms);
+
+  Edges chain_ish;  // narrow: each unit feeds the next two
+  for (int u = 0; u + 1 < 70; ++u) {
+    chain_ish.push_back({u, u + 1});
+    if (u + 2 < 70) chain_ish.push_back({u, u + 2});
+  }
+  FakeModel big = MakeModel(70, chain_ish);
+  Status valid_before = ValidateSchedule(big.graph, SequentialSchedule(big.blocks));
+  ASSERT_TRUE(valid_before.ok()) << valid_before.message();
+  IosSearchResult split = RunIos(big, cost, Options(Endings::kPaper, 3, 8));
+  ASSERT_EQ(split.parts.size(), 2u);
+  EXPECT_EQ(split.parts[0].units, 64);
+  EXPECT_EQ(split.parts[1].units, 6);
+  EXPECT_TRUE(split.parts[0].fallback.empty());
+  Status valid = ValidateSchedule(big.graph, split.schedule);
+  EXPECT_TRUE(valid.ok()) << valid.message();
+}
+
+TEST(IosSchedulerTest, StrategiesWithoutMergeableStages) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 40; ++trial) {
+    int n = 2 + trial % 10;
+    FakeModel m = MakeModel(n, RandomEdges(n, 0.3, rng));
+    FakeCost a(trial), b(trial), c(trial);
+    IosSearchResult both = RunIos(m, a, Options(Endings::kPaper, 3, 8, IosStrategies::kBoth));
+    IosSearchResult concurrent =
+        RunIos(m, b, Options(Endings::kPaper, 3, 8, IosStrategies::kConcurrentOnly));
+    EXPECT_DOUBLE_EQ(both.predicted_latency_ms, concurrent.predicted_latency_ms);
+    // Merge only, and nothing merges: every stage is one group of at most r units.
+    IosSearchResult merge = RunIos(m, c, Options(Endings::kPaper, 3, 8, IosStrategies::kMergeOnly));
+    ExpectValidIosSchedule(m, merge.schedule, Endings::kPaper, 3, 8);
+    for (const ScheduleStage& stage : merge.schedule.blocks[0].stages) {
+      EXPECT_EQ(stage.groups.size(), 1u);
+      EXPECT_EQ(stage.strategy, StageStrategy::kConcurrent);
+    }
+    EXPECT_GE(merge.predicted_latency_ms, both.predicted_latency_ms - 1e-9);
+  }
+}
+
+TEST(IosSchedulerTest, OperatorMergeOnRealConvs) {
+  // stem conv -> {1x1, 3x3 p1, 1x1} on the same tensor -> Concat: the three can merge.
+  testing::GraphBuilder b;
+  ValueId x = b.Input("x", {1, 3, 8, 8});
+  ValueId stem = b.Conv(x, 4, 3, 1);
+  std::vector<ValueId> branches = {b.Conv(stem, 4, 1), b.Conv(stem, 6, 3, 1), b.Conv(stem, 2, 1)};
+  AttributeMap axis;
+  axis.Set("axis", int64_t{1});
+  Graph g = b.Finish({b.Op("Concat", branches, axis)});
+  ASSERT_TRUE(Canonicalize(g, CanonicalizeOptions{}, nullptr).ok());
+  StatusOr<BlockStructure> blocks = PartitionIntoBlocks(g, BlockOptions{});
+  ASSERT_TRUE(blocks.ok()) << blocks.status().message();
+
+  auto merge_stages = [](const Schedule& schedule) {
+    int count = 0;
+    for (const ScheduleBlock& block : schedule.blocks)
+      for (const ScheduleStage& stage : block.stages)
+        if (stage.strategy == StageStrategy::kMerge) {
+          EXPECT_GE(stage.groups.size(), 2u);
+          ++count;
+        }
+    return count;
+  };
+  for (IosStrategies strategies :
+       {IosStrategies::kBoth, IosStrategies::kConcurrentOnly, IosStrategies::kMergeOnly}) {
+    FakeCost cost(3);
+    cost.set_merge_factor(0.1);  // merging always pays
+    StatusOr<IosSearchResult> result =
+        IosSchedule(g, blocks.value(), cost, Options(Endings::kPaper, 3, 8, strategies));
+    ASSERT_TRUE(result.ok()) << result.status().message();
+    Status valid = ValidateSchedule(g, result->schedule);
+    EXPECT_TRUE(valid.ok()) << valid.message();
+    if (strategies == IosStrategies::kConcurrentOnly) {
+      EXPECT_EQ(merge_stages(result->schedule), 0);
+    } else {
+      EXPECT_GE(merge_stages(result->schedule), 1);
+    }
+    if (strategies == IosStrategies::kMergeOnly) {
+      for (const ScheduleBlock& block : result->schedule.blocks)
+        for (const ScheduleStage& stage : block.stages)
+          if (stage.strategy != StageStrategy::kMerge) {
+            EXPECT_EQ(stage.groups.size(), 1u);
+          }
+    }
+    StatusOr<double> predicted =
+        PredictScheduleLatency(g, blocks.value(), result->schedule, cost, nullptr);
+    ASSERT_TRUE(predicted.ok()) << predicted.status().message();
+    EXPECT_DOUBLE_EQ(predicted.value(), result->predicted_latency_ms);
+  }
+  // With merging never paying, kBoth keeps the concurrent stages.
+  FakeCost expensive(3);
+  expensive.set_merge_factor(100);
+  StatusOr<IosSearchResult> concurrent =
+      IosSchedule(g, blocks.value(), expensive, Options(Endings::kPaper, 3, 8));
+  ASSERT_TRUE(concurrent.ok());
+  EXPECT_EQ(merge_stages(concurrent->schedule), 0);
+}
+
+TEST(IosSchedulerTest, FallsBackToGreedyPastMaxStatesOrTimeBudget) {
+  std::mt19937_64 rng(99);
+  FakeModel m = MakeModel(14, RandomEdges(14, 0.2, rng), {7, 7});
+  FakeCost cost(1);
+  IosOptions tiny_states = Options(Endings::kPaper, 3, 2);
+  tiny_states.max_states = 3;
+  IosSearchResult result = RunIos(m, cost, tiny_states);
+  ASSERT_EQ(result.parts.size(), 2u);
+  for (const PartSearchStats& part : result.parts) {
+    EXPECT_NE(part.fallback.find("max_states"), std::string::npos) << part.fallback;
+    EXPECT_GT(part.states, 3);
+  }
+  ExpectValidIosSchedule(m, result.schedule, Endings::kPaper, 1, 2);  // greedy: one unit a group
+  StatusOr<double> predicted = PredictScheduleLatency(m.graph, m.blocks, result.schedule, cost,
+                                                      nullptr);
+  ASSERT_TRUE(predicted.ok());
+  EXPECT_DOUBLE_EQ(predicted.value(), result.predicted_latency_ms);
+
+  IosOptions no_time = Options(Endings::kReference, 3, 8);
+  no_time.time_budget_s = 1e-9;
+  IosSearchResult late = RunIos(m, cost, no_time);
+  ASSERT_EQ(late.parts.size(), 2u);
+  for (const PartSearchStats& part : late.parts) EXPECT_EQ(part.fallback, "time budget");
+  ExpectValidIosSchedule(m, late.schedule, Endings::kPaper, 1, 8);
+
+  // Merge only: greedy stages that cannot merge still run, concurrently.
+  IosOptions merge_only = Options(Endings::kPaper, 3, 8, IosStrategies::kMergeOnly);
+  merge_only.time_budget_s = 1e-9;
+  FakeCost merge_cost(1);
+  IosSearchResult merge_late = RunIos(m, merge_cost, merge_only);
+  ExpectValidIosSchedule(m, merge_late.schedule, Endings::kPaper, 1, 8);
+  bool several_groups = false;
+  for (const ScheduleStage& stage : merge_late.schedule.blocks[0].stages)
+    several_groups = several_groups || stage.groups.size() > 1;
+  EXPECT_TRUE(several_groups);
+  int64_t measured = 0;
+  for (const PartSearchStats& part : merge_late.parts) measured += part.stages_measured;
+  EXPECT_EQ(measured, merge_cost.calls());
+  predicted = PredictScheduleLatency(m.graph, m.blocks, merge_late.schedule, merge_cost, nullptr);
+  ASSERT_TRUE(predicted.ok());
+  EXPECT_DOUBLE_EQ(predicted.value(), merge_late.predicted_latency_ms);
+
+  // On a block of one part, the fallback is exactly GreedySchedule with max_streams = s.
+  FakeModel one_part = MakeModel(14, RandomEdges(14, 0.2, rng));
+  for (int s : {0, 1, 3}) {
+    IosOptions options = Options(Endings::kPaper, 3, s);
+    options.time_budget_s = 1e-9;
+    IosSearchResult fallback = RunIos(one_part, cost, options);
+    Schedule greedy = GreedySchedule(one_part.blocks, s);
+    ASSERT_EQ(fallback.schedule.blocks.size(), 1u);
+    ASSERT_EQ(fallback.schedule.blocks[0].stages.size(), greedy.blocks[0].stages.size());
+    for (size_t k = 0; k < greedy.blocks[0].stages.size(); ++k) {
+      const auto& mine = fallback.schedule.blocks[0].stages[k].groups;
+      const auto& theirs = greedy.blocks[0].stages[k].groups;
+      ASSERT_EQ(mine.size(), theirs.size());
+      for (size_t i = 0; i < mine.size(); ++i) EXPECT_EQ(mine[i].nodes, theirs[i].nodes);
+    }
+  }
+}
+
+TEST(IosSchedulerTest, RejectsBadOptionsAndPartialUnits) {
+  FakeModel m = MakeModel(3, {{0, 1}, {1, 2}});
+  FakeCost cost(1);
+  IosOptions bad = Options(Endings::kPaper, -1, 8);
+  EXPECT_FALSE(IosSchedule(m.graph, m.blocks, cost, bad).ok());
+  // Unit 2 has two ops; a group with only one of them is refused.
+  Schedule schedule = SequentialSchedule(m.blocks);
+  schedule.blocks[0].stages[2].groups[0].nodes.pop_back();
+  EXPECT_FALSE(PredictScheduleLatency(m.graph, m.blocks, schedule, cost, nullptr).ok());
+  // The sequential schedule costs the sum of its units.
+  StatusOr<double> sequential = PredictScheduleLatency(m.graph, m.blocks,
+                                                       SequentialSchedule(m.blocks), cost, nullptr);
+  ASSERT_TRUE(sequential.ok());
+  EXPECT_GT(sequential.value(), 0);
+}
+
+// ---- Search size and time on RandWire-sized parts (printed, not asserted). ----
+
+// A random DAG of n units whose units read 1-3 of the previous `window` units, with one exit
+// unit reading every unit nothing else reads.
+Edges WindowDag(int n, int window, std::mt19937_64& rng) {
+  Edges edges;
+  std::vector<bool> read(n, false);
+  for (int v = 1; v < n - 1; ++v) {
+    std::uniform_int_distribution<int> count(1, 3);
+    int k = count(rng);
+    std::set<int> from;
+    for (int i = 0; i < k; ++i) {
+      std::uniform_int_distribution<int> pick(std::max(0, v - window), v - 1);
+      from.insert(pick(rng));
+    }
+    for (int u : from) {
+      edges.push_back({u, v});
+      read[u] = true;
+    }
+  }
+  for (int u = 0; u < n - 1; ++u)
+    if (!read[u]) edges.push_back({u, n - 1});
+  return edges;
+}
+
+// A RandWire stage from testdata/randwire (the reference's graph files: node count, edge count,
+// then "u v" edges with u < v) plus its exit unit, which reads every node without successors.
+// An empty model if the file is missing.
+FakeModel RandWireStage(const std::string& file_name) {
+  std::ifstream file(std::string(IOS_SOURCE_DIR) + "/testdata/randwire/" + file_name);
+  if (!file) return FakeModel{};
+  int nodes = 0, edge_count = 0;
+  file >> nodes >> edge_count;
+  Edges edges;
+  std::vector<bool> has_successor(nodes, false);
+  for (int i = 0; i < edge_count; ++i) {
+    int u = 0, v = 0;
+    file >> u >> v;
+    edges.push_back({u, v});
+    has_successor[u] = true;
+  }
+  for (int u = 0; u < nodes; ++u)
+    if (!has_successor[u]) edges.push_back({u, nodes});
+  return MakeModel(nodes + 1, edges);
+}
+
+const char* const kRandWireFiles[] = {"ws-16-4-0.75-2.txt", "ws-32-4-0.75-3.txt",
+                                      "ws-32-4-0.75-4.txt", "ws-32-4-0.75-5.txt"};
+
+void PrintSearch(const char* name, const FakeModel& m) {
+  std::printf("%s: %d units, width %d\n", name, m.n, m.blocks.blocks[0].width);
+  for (Endings endings : {Endings::kPaper, Endings::kReference}) {
+    for (Pruning pruning : {Pruning{3, 8}, Pruning{0, 0}}) {
+      FakeCost cost(42);
+      IosOptions options = Options(endings, pruning.r, pruning.s);
+      options.time_budget_s = 120;
+      auto start = std::chrono::steady_clock::now();
+      IosSearchResult result = RunIos(m, cost, options);
+      double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      ASSERT_EQ(result.parts.size(), 1u);
+      const PartSearchStats& part = result.parts[0];
+      std::printf(
+          "  %-9s r=%d s=%d: %.3f s, states %lld, transitions %lld, stages measured %lld, "
+          "latency %.4f%s%s\n",
+          endings == Endings::kPaper ? "paper" : "reference", pruning.r, pruning.s, seconds,
+          static_cast<long long>(part.states), static_cast<long long>(part.transitions),
+          static_cast<long long>(part.stages_measured), part.latency_ms,
+          part.fallback.empty() ? "" : ", fallback: ", part.fallback.c_str());
+      Status valid = ValidateSchedule(m.graph, result.schedule);
+      EXPECT_TRUE(valid.ok()) << valid.message();
+    }
+  }
+}
+
+TEST(IosSchedulerPerfTest, RandWireSizedParts) {
+  // A synthetic 33-unit DAG of width 8.
+  for (uint64_t seed = 1;; ++seed) {
+    std::mt19937_64 rng(seed);
+    FakeModel m = MakeModel(33, WindowDag(33, 10, rng));
+    if (m.blocks.blocks[0].width != 8) continue;
+    PrintSearch("synthetic", m);
+    break;
+  }
+  // RandWire's stages: the DP of the whole network's random part at r = 3, s = 8.
+  std::vector<FakeModel> stages;
+  for (const char* file : kRandWireFiles) {
+    stages.push_back(RandWireStage(file));
+    if (stages.back().n == 0) GTEST_SKIP() << "no RandWire graph file " << file;
+  }
+  PrintSearch("randwire ws-32-4-0.75-4", stages[2]);
+  for (Endings endings : {Endings::kPaper, Endings::kReference}) {
+    double seconds = 0;
+    int64_t transitions = 0;
+    for (const FakeModel& m : stages) {
+      FakeCost cost(42);
+      auto start = std::chrono::steady_clock::now();
+      IosSearchResult result = RunIos(m, cost, Options(endings, 3, 8));
+      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      transitions += result.parts[0].transitions;
+    }
+    std::printf("randwire, all four stages, %s endings, r=3 s=8: %.3f s, %lld transitions\n",
+                endings == Endings::kPaper ? "paper" : "reference", seconds,
+                static_cast<long long>(transitions));
+  }
+}
+
+// The paper's Table 1 counts transitions with the reference's endings and no pruning, on the
+// largest block of each network. Built here by hand from reference-models/README.md.
+TEST(IosSchedulerTest, ReferenceEndingsReproduceTableOne) {
+  struct Case {
+    const char* name;
+    FakeModel model;
+    int width;
+    int64_t reference_transitions, paper_transitions;
+  };
+  // SqueezeNet fire with a bypass conv: squeeze -> {expand 1x1, expand 3x3} -> concat; the
+  // bypass conv; the exit sums concat and bypass. Table 1: 6 units, width 3, 51 transitions.
+  FakeModel squeeze = MakeModel(6, {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 5}, {4, 5}});
+  // Inception V3 block E: 1x1 | 1x1 -> {1x3, 3x1} | 1x1 -> 3x3 -> {1x3, 3x1} | pool -> 1x1,
+  // then the concat. Table 1: 11 units, width 6, 4.9e3 transitions.
+  FakeModel inception_e = MakeModel(11, {{0, 10}, {1, 2}, {1, 3}, {2, 10}, {3, 10}, {4, 5},
+                                         {5, 6}, {5, 7}, {6, 10}, {7, 10}, {8, 9}, {9, 10}});
+  std::vector<Case> cases = {{"squeezenet fire", squeeze, 3, 51, 60},
+                             {"inception E", inception_e, 6, 4871, 5040}};
+  // RandWire's third stage (ws-32-4-0.75-4): Table 1: 33 units, width 8, 1.2e6 transitions.
+  FakeModel randwire = RandWireStage("ws-32-4-0.75-4.txt");
+  if (randwire.n > 0) cases.push_back({"randwire stage 3", randwire, 8, 1170663, 3560808});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(c.model.blocks.blocks[0].width, c.width);
+    for (Endings endings : {Endings::kReference, Endings::kPaper}) {
+      FakeCost cost(0, /*constant=*/true);
+      IosSearchResult result = RunIos(c.model, cost, Options(endings, 0, 0));
+      EXPECT_EQ(result.parts[0].transitions, endings == Endings::kReference
+                                                 ? c.reference_transitions
+                                                 : c.paper_transitions);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ios

@@ -1,0 +1,228 @@
+#include "iosc/iosc_scheduling.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include <google/protobuf/util/json_util.h>
+#include <spdlog/spdlog.h>
+
+#include "cost/analytic_model.h"
+#include "cost/cached_stage_cost.h"
+#include "cost/cpu_profiler.h"
+#include "passes/merge_convs.h"
+#include "runtime/cpu/cpu_device.h"
+#include "sched/ios_scheduler.h"
+#include "search_stats.pb.h"
+#include "util/file_util.h"
+#ifdef IOS_HAVE_CUDA
+#include "runtime/cuda/cuda_device.h"
+#endif
+
+namespace ios {
+namespace {
+
+bool IsSim(const std::string& device) { return device.rfind("sim:", 0) == 0; }
+
+int CpuCores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+StatusOr<std::unique_ptr<StageCostSource>> MakeCostSource(const IoscOptions& options) {
+  if (IsSim(options.device)) {
+    IOS_ASSIGN_OR_RETURN(std::unique_ptr<AnalyticCostSource> sim,
+                         MakeAnalyticCostSource(options.device.substr(4)));
+    return std::unique_ptr<StageCostSource>(std::move(sim));
+  }
+  CpuProfilerOptions profiler;
+  profiler.warmup_runs = options.profile_warmup;
+  profiler.repeats = options.profile_repeats;
+  return std::unique_ptr<StageCostSource>(std::make_unique<CpuProfilerCostSource>(profiler));
+}
+
+IosOptions SearchOptions(const IoscOptions& options) {
+  IosOptions search;
+  search.max_group_units = options.max_units_per_group;
+  search.max_groups = options.max_groups_per_stage;
+  search.endings = options.endings == "reference" ? Endings::kReference : Endings::kPaper;
+  search.strategies = options.schedule == "ios-parallel" ? IosStrategies::kConcurrentOnly
+                      : options.schedule == "ios-merge"  ? IosStrategies::kMergeOnly
+                                                         : IosStrategies::kBoth;
+  search.time_budget_s = options.search_budget_s;
+  return search;
+}
+
+std::vector<plan::StageLatency> StageLatencies(const Schedule& schedule,
+                                               const std::vector<double>& latencies,
+                                               const std::string& source) {
+  std::vector<plan::StageLatency> out;
+  size_t index = 0;
+  for (size_t b = 0; b < schedule.blocks.size(); ++b) {
+    for (size_t s = 0; s < schedule.blocks[b].stages.size(); ++s, ++index) {
+      plan::StageLatency latency;
+      latency.set_block(static_cast<int32_t>(b));
+      latency.set_stage(static_cast<int32_t>(s));
+      latency.set_latency_ms(index < latencies.size() ? latencies[index] : 0);
+      latency.set_source(source);
+      out.push_back(latency);
+    }
+  }
+  return out;
+}
+
+Status WriteStats(const std::string& path, const proto::SearchStats& stats) {
+  google::protobuf::util::JsonPrintOptions json;
+  json.add_whitespace = true;
+  json.always_print_primitive_fields = true;
+  json.preserve_proto_field_names = true;
+  std::string text;
+  auto status = google::protobuf::util::MessageToJsonString(stats, &text, json);
+  if (!status.ok()) return Internal("cannot print the search statistics: " + status.ToString());
+  return WriteFileAtomically(path, text);
+}
+
+// The DP is optimal within each block part, but greedy stages may span part boundaries, so a
+// block's greedy stages can be predicted faster than the parts' optima put together. Such a block
+// keeps its greedy stages: the written schedule is never predicted slower than greedy. Returns
+// the number of blocks replaced.
+int KeepGreedyWhereFaster(const Schedule& greedy, const std::vector<double>& greedy_stages,
+                          IosSearchResult* result) {
+  int replaced = 0;
+  size_t ios_index = 0, greedy_index = 0;
+  std::vector<double> latencies;
+  for (size_t b = 0; b < result->schedule.blocks.size(); ++b) {
+    const size_t ios_count = result->schedule.blocks[b].stages.size();
+    const size_t greedy_count = greedy.blocks[b].stages.size();
+    double ios_ms = 0, greedy_ms = 0;
+    for (size_t i = 0; i < ios_count; ++i) ios_ms += result->stage_latency_ms[ios_index + i];
+    for (size_t i = 0; i < greedy_count; ++i) greedy_ms += greedy_stages[greedy_index + i];
+    if (greedy_ms < ios_ms) {
+      result->schedule.blocks[b] = greedy.blocks[b];
+      latencies.insert(latencies.end(), greedy_stages.begin() + greedy_index,
+                       greedy_stages.begin() + greedy_index + greedy_count);
+      result->predicted_latency_ms += greedy_ms - ios_ms;
+      ++replaced;
+    } else {
+      latencies.insert(latencies.end(), result->stage_latency_ms.begin() + ios_index,
+                       result->stage_latency_ms.begin() + ios_index + ios_count);
+    }
+    ios_index += ios_count;
+    greedy_index += greedy_count;
+  }
+  result->stage_latency_ms = std::move(latencies);
+  return replaced;
+}
+
+StatusOr<ScheduleOutcome> SearchIos(const IoscOptions& options, Graph& graph,
+                                    const BlockStructure& blocks) {
+  IOS_ASSIGN_OR_RETURN(std::unique_ptr<StageCostSource> source, MakeCostSource(options));
+  CachedStageCost cost(*source);
+  if (!options.timing_cache_path.empty())
+    IOS_RETURN_IF_ERROR(cost.LoadTimingCache(options.timing_cache_path));
+  IosOptions search = SearchOptions(options);
+  IOS_ASSIGN_OR_RETURN(IosSearchResult result, IosSchedule(graph, blocks, cost, search));
+  // What the search bought: the baselines under the same cost source.
+  const int streams = options.max_groups_per_stage > 0 ? options.max_groups_per_stage : 8;
+  IOS_ASSIGN_OR_RETURN(double sequential,
+                       PredictScheduleLatency(graph, blocks, SequentialSchedule(blocks), cost, nullptr));
+  Schedule greedy_schedule = GreedySchedule(blocks, streams);
+  std::vector<double> greedy_stages;
+  IOS_ASSIGN_OR_RETURN(double greedy, PredictScheduleLatency(graph, blocks, greedy_schedule, cost,
+                                                             &greedy_stages));
+  int greedy_blocks = KeepGreedyWhereFaster(greedy_schedule, greedy_stages, &result);
+  if (!options.timing_cache_path.empty())
+    IOS_RETURN_IF_ERROR(cost.SaveTimingCache(options.timing_cache_path));
+
+  proto::SearchStats stats;
+  stats.set_model(options.model_path);
+  stats.set_cost_source(cost.Name());
+  stats.set_max_units_per_group(options.max_units_per_group);
+  stats.set_max_groups_per_stage(options.max_groups_per_stage);
+  stats.set_endings(options.endings);
+  stats.set_schedule(options.schedule);
+  int fallbacks = 0;
+  for (const PartSearchStats& part : result.parts) {
+    proto::PartStats* p = stats.add_parts();
+    p->set_block(part.block);
+    p->set_part(part.part);
+    p->set_units(part.units);
+    p->set_width(part.width);
+    p->set_states(part.states);
+    p->set_transitions(part.transitions);
+    p->set_stages_measured(part.stages_measured);
+    p->set_search_seconds(part.search_seconds);
+    p->set_latency_ms(part.latency_ms);
+    p->set_fallback(part.fallback);
+    if (!part.fallback.empty()) ++fallbacks;
+  }
+  stats.set_search_seconds(result.search_seconds);
+  stats.set_predicted_latency_ms(result.predicted_latency_ms);
+  stats.set_sequential_latency_ms(sequential);
+  stats.set_greedy_latency_ms(greedy);
+  stats.set_stage_cost_requests(cost.requests());
+  stats.set_distinct_stages_measured(cost.distinct_measured());
+
+  int64_t states = 0, transitions = 0;
+  for (const PartSearchStats& part : result.parts) {
+    states += part.states;
+    transitions += part.transitions;
+  }
+  std::printf("IOS search (%s, r=%d, s=%d, %s endings): %zu parts, %lld states, %lld transitions, "
+              "%lld distinct stages measured (%lld requests), %.3f s\n",
+              cost.Name().c_str(), options.max_units_per_group, options.max_groups_per_stage,
+              options.endings.c_str(), result.parts.size(), static_cast<long long>(states),
+              static_cast<long long>(transitions), static_cast<long long>(cost.distinct_measured()),
+              static_cast<long long>(cost.requests()), result.search_seconds);
+  std::printf("predicted latency (%s): %s %.3f ms, greedy %.3f ms, sequential %.3f ms "
+              "(%.2fx over sequential, %.2fx over greedy)\n",
+              cost.Name().c_str(), options.schedule.c_str(), result.predicted_latency_ms, greedy,
+              sequential, sequential / result.predicted_latency_ms,
+              greedy / result.predicted_latency_ms);
+  if (greedy_blocks > 0)
+    std::printf("note: %d block(s) keep the greedy stages, predicted faster there than the "
+                "search within the block's parts\n", greedy_blocks);
+  if (fallbacks > 0)
+    std::printf("note: %d part(s) were scheduled greedily (see --stats-json 'fallback')\n", fallbacks);
+  if (!options.stats_json_path.empty()) IOS_RETURN_IF_ERROR(WriteStats(options.stats_json_path, stats));
+
+  ScheduleOutcome outcome;
+  outcome.schedule = std::move(result.schedule);
+  outcome.stage_latencies = StageLatencies(outcome.schedule, result.stage_latency_ms, cost.Name());
+  IOS_RETURN_IF_ERROR(ApplyMergeStages(graph, outcome.schedule));
+  return outcome;
+}
+
+}  // namespace
+
+StatusOr<plan::DeviceFingerprint> TargetDevice(const std::string& device) {
+  if (device == "cpu") return CpuFingerprint();
+  if (IsSim(device)) {
+    IOS_ASSIGN_OR_RETURN(std::unique_ptr<AnalyticCostSource> sim,
+                         MakeAnalyticCostSource(device.substr(4)));
+    return sim->Fingerprint();
+  }
+  bool numeric = !device.empty() && std::all_of(device.begin(), device.end(), ::isdigit);
+  if (!numeric) {
+    return InvalidInput("--device must be cpu, sim:NAME or a CUDA device ordinal, got '" +
+                        device + "'");
+  }
+#ifdef IOS_HAVE_CUDA
+  IOS_ASSIGN_OR_RETURN(CudaDeviceInfo info, QueryCudaDevice(std::stoi(device)));
+  return Unsupported("CUDA device " + device + " (" + info.name +
+                     ") found, but this build of iosc cannot plan for CUDA devices yet");
+#else
+  return InvalidInput("no CUDA device: this build of ios has no CUDA backend");
+#endif
+}
+
+StatusOr<ScheduleOutcome> BuildSchedule(const IoscOptions& options, Graph& graph,
+                                        const BlockStructure& blocks) {
+  if (options.schedule.rfind("ios", 0) == 0) return SearchIos(options, graph, blocks);
+  int max_streams = options.max_streams;
+  if (max_streams == 0) max_streams = IsSim(options.device) ? 8 : CpuCores();
+  ScheduleOutcome outcome;
+  outcome.schedule = options.schedule == "sequential" ? SequentialSchedule(blocks)
+                                                      : GreedySchedule(blocks, max_streams);
+  return outcome;
+}
+
+}  // namespace ios

@@ -1,0 +1,30 @@
+// Chooses the schedule iosc writes: sequential, greedy, or the IOS search with its cost source,
+// and reports what the search bought.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "iosc/iosc_options.h"
+#include "iosplan.pb.h"
+#include "ir/graph.h"
+#include "sched/blocks.h"
+#include "sched/schedule.h"
+#include "util/status.h"
+
+namespace ios {
+
+struct ScheduleOutcome {
+  Schedule schedule;
+  std::vector<plan::StageLatency> stage_latencies;  // empty when no cost source was used
+};
+
+// The device fingerprint for --device (cpu or sim:NAME; a CUDA ordinal fails cleanly).
+StatusOr<plan::DeviceFingerprint> TargetDevice(const std::string& device);
+
+// Builds the schedule. For the IOS schedules it also applies operator merges to `graph`,
+// prints the search summary, and writes --stats-json and --timing-cache.
+StatusOr<ScheduleOutcome> BuildSchedule(const IoscOptions& options, Graph& graph,
+                                        const BlockStructure& blocks);
+
+}  // namespace ios
