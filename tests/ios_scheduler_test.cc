@@ -1,6 +1,8 @@
 // The IOS dynamic program against an independent brute force on random small DAGs, plus the
 // counts, pruning, strategies and fallbacks. Units, blocks and the graph are built by hand: one
 // or two dummy ops per unit, wired so that ValidateSchedule sees the units' dependencies.
+#include "sched/ios_scheduler.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,7 +22,6 @@
 #include "passes/canonicalize.h"
 #include "sched/blocks.h"
 #include "sched/dag_width.h"
-#include "sched/ios_scheduler.h"
 #include "sched/schedule.h"
 #include "test_graph_builder.h"
 
@@ -149,8 +150,8 @@ FakeModel MakeModel(int n, const Edges& edges, std::vector<int> part_sizes = {})
 
   Block block;
   std::vector<std::vector<int>> successors(n);
-  for (int u = 0; u < n; ++u) successors[u] = {ug.units[u].successors.begin(),
-                                               ug.units[u].successors.end()};
+  for (int u = 0; u < n; ++u)
+    successors[u] = {ug.units[u].successors.begin(), ug.units[u].successors.end()};
   for (int u = 0; u < n; ++u) block.units.push_back(u);
   block.width = n > 0 ? DagWidth(successors) : 0;
   if (part_sizes.empty()) part_sizes = {n};
@@ -176,8 +177,7 @@ Edges RandomEdges(int n, double p, std::mt19937_64& rng) {
   return edges;
 }
 
-IosOptions Options(Endings endings, int r, int s,
-                   IosStrategies strategies = IosStrategies::kBoth) {
+IosOptions Options(Endings endings, int r, int s, IosStrategies strategies = IosStrategies::kBoth) {
   IosOptions options;
   options.endings = endings;
   options.max_group_units = r;
@@ -512,8 +512,16 @@ TEST(IosSchedulerTest, HandCountedStatesAndTransitions) {
       // ac: c, ac; a: a. Distinct: 12.
       {"diamond", 4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}}, Endings::kPaper, 0, 0, 6, 14, 12, 1},
       // The reference drops bcd (two roots b and c share d): 13 transitions, 11 distinct.
-      {"diamond reference", 4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}}, Endings::kReference, 0, 0, 6,
-       13, 11, 1},
+      {"diamond reference",
+       4,
+       {{0, 1}, {0, 2}, {1, 3}, {2, 3}},
+       Endings::kReference,
+       0,
+       0,
+       6,
+       13,
+       11,
+       1},
       // r = 3, s = 8: abcd drops abcd; bcd (3 units, one group) stays. 13 transitions.
       {"diamond r3", 4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}}, Endings::kPaper, 3, 8, 6, 13, 11, 2},
   };
@@ -541,8 +549,8 @@ TEST(IosSchedulerTest, SeveralPartsAndBlocksOfSixtyFourPlusUnits) {
   EXPECT_EQ(result.parts[0].units, 5);
   EXPECT_EQ(result.parts[1].part, 1);
   ExpectValidIosSchedule(m, result.schedule, Endings::kPaper, 3, 8);
-  StatusOr<double> predicted = PredictScheduleLatency(m.graph, m.blocks, result.schedule, cost,
-                                                      nullptr);
+  StatusOr<double> predicted =
+      PredictScheduleLatency(m.graph, m.blocks, result.schedule, cost, nullptr);
   ASSERT_TRUE(predicted.ok());
   EXPECT_DOUBLE_EQ(predicted.value(), result.predicted_latency_ms);
 
@@ -655,8 +663,8 @@ TEST(IosSchedulerTest, FallsBackToGreedyPastMaxStatesOrTimeBudget) {
     EXPECT_GT(part.states, 3);
   }
   ExpectValidIosSchedule(m, result.schedule, Endings::kPaper, 1, 2);  // greedy: one unit a group
-  StatusOr<double> predicted = PredictScheduleLatency(m.graph, m.blocks, result.schedule, cost,
-                                                      nullptr);
+  StatusOr<double> predicted =
+      PredictScheduleLatency(m.graph, m.blocks, result.schedule, cost, nullptr);
   ASSERT_TRUE(predicted.ok());
   EXPECT_DOUBLE_EQ(predicted.value(), result.predicted_latency_ms);
 
@@ -712,8 +720,8 @@ TEST(IosSchedulerTest, RejectsBadOptionsAndPartialUnits) {
   schedule.blocks[0].stages[2].groups[0].nodes.pop_back();
   EXPECT_FALSE(PredictScheduleLatency(m.graph, m.blocks, schedule, cost, nullptr).ok());
   // The sequential schedule costs the sum of its units.
-  StatusOr<double> sequential = PredictScheduleLatency(m.graph, m.blocks,
-                                                       SequentialSchedule(m.blocks), cost, nullptr);
+  StatusOr<double> sequential =
+      PredictScheduleLatency(m.graph, m.blocks, SequentialSchedule(m.blocks), cost, nullptr);
   ASSERT_TRUE(sequential.ok());
   EXPECT_GT(sequential.value(), 0);
 }
@@ -839,8 +847,18 @@ TEST(IosSchedulerTest, ReferenceEndingsReproduceTableOne) {
   FakeModel squeeze = MakeModel(6, {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 5}, {4, 5}});
   // Inception V3 block E: 1x1 | 1x1 -> {1x3, 3x1} | 1x1 -> 3x3 -> {1x3, 3x1} | pool -> 1x1,
   // then the concat. Table 1: 11 units, width 6, 4.9e3 transitions.
-  FakeModel inception_e = MakeModel(11, {{0, 10}, {1, 2}, {1, 3}, {2, 10}, {3, 10}, {4, 5},
-                                         {5, 6}, {5, 7}, {6, 10}, {7, 10}, {8, 9}, {9, 10}});
+  FakeModel inception_e = MakeModel(11, {{0, 10},
+                                         {1, 2},
+                                         {1, 3},
+                                         {2, 10},
+                                         {3, 10},
+                                         {4, 5},
+                                         {5, 6},
+                                         {5, 7},
+                                         {6, 10},
+                                         {7, 10},
+                                         {8, 9},
+                                         {9, 10}});
   std::vector<Case> cases = {{"squeezenet fire", squeeze, 3, 51, 60},
                              {"inception E", inception_e, 6, 4871, 5040}};
   // RandWire's third stage (ws-32-4-0.75-4): Table 1: 33 units, width 8, 1.2e6 transitions.
@@ -852,9 +870,8 @@ TEST(IosSchedulerTest, ReferenceEndingsReproduceTableOne) {
     for (Endings endings : {Endings::kReference, Endings::kPaper}) {
       FakeCost cost(0, /*constant=*/true);
       IosSearchResult result = RunIos(c.model, cost, Options(endings, 0, 0));
-      EXPECT_EQ(result.parts[0].transitions, endings == Endings::kReference
-                                                 ? c.reference_transitions
-                                                 : c.paper_transitions);
+      EXPECT_EQ(result.parts[0].transitions,
+                endings == Endings::kReference ? c.reference_transitions : c.paper_transitions);
     }
   }
 }

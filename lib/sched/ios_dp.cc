@@ -15,9 +15,7 @@ Deadline::Deadline(double budget_s) {
   }
 }
 
-bool Deadline::Passed() const {
-  return enabled_ && std::chrono::steady_clock::now() >= end_;
-}
+bool Deadline::Passed() const { return enabled_ && std::chrono::steady_clock::now() >= end_; }
 
 StageTable::StageTable(const Graph& graph, const UnitGraph& units, const PartDag& dag,
                        StageCostSource& source, IosStrategies strategies)
@@ -193,8 +191,8 @@ struct DpContext {
 
 }  // namespace
 
-StatusOr<PartDpResult> RunPartDp(const PartDag& dag, const IosOptions& options,
-                                 StageTable& stages, const Deadline& deadline) {
+StatusOr<PartDpResult> RunPartDp(const PartDag& dag, const IosOptions& options, StageTable& stages,
+                                 const Deadline& deadline) {
   PartDpResult result;
   // 1. The states: every down-set of the part.
   std::vector<uint64_t> states;
@@ -218,7 +216,7 @@ StatusOr<PartDpResult> RunPartDp(const PartDag& dag, const IosOptions& options,
     return result;
   }
   if (late) {
-    result.fallback = "time budget";
+    result.fallback = kTimeBudgetFallback;
     return result;
   }
 
@@ -253,7 +251,7 @@ StatusOr<PartDpResult> RunPartDp(const PartDag& dag, const IosOptions& options,
     if (!context.error.ok()) return context.error;
     if (context.late) {
       result.transitions = context.transitions;
-      result.fallback = "time budget";
+      result.fallback = kTimeBudgetFallback;
       return result;
     }
     if (context.best_choice == 0)

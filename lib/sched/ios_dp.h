@@ -29,9 +29,7 @@ class FlatMaskMap {
       if (slots_[i].key == 0) return nullptr;
     }
   }
-  V* Find(uint64_t key) {
-    return const_cast<V*>(static_cast<const FlatMaskMap*>(this)->Find(key));
-  }
+  V* Find(uint64_t key) { return const_cast<V*>(static_cast<const FlatMaskMap*>(this)->Find(key)); }
 
   // Inserts or overwrites.
   void Set(uint64_t key, V value) {
@@ -161,6 +159,9 @@ class StageTable {
   int64_t measured_ = 0;
 };
 
+// PartDpResult::fallback and PartSearchStats::fallback once the time budget is spent.
+inline constexpr char kTimeBudgetFallback[] = "time budget";
+
 struct PartDpResult {
   std::vector<uint64_t> stages;  // execution order; empty when `fallback` is set
   double latency_ms = 0;
@@ -172,8 +173,8 @@ struct PartDpResult {
 // Runs Algorithm 1 on one part: enumerates the states (down-sets; gives up past
 // options.max_states), then fills cost[S] and choice[S] in order of increasing |S|, and
 // rebuilds the stages from choice. Errors are the cost source's.
-StatusOr<PartDpResult> RunPartDp(const PartDag& dag, const IosOptions& options,
-                                 StageTable& stages, const Deadline& deadline);
+StatusOr<PartDpResult> RunPartDp(const PartDag& dag, const IosOptions& options, StageTable& stages,
+                                 const Deadline& deadline);
 
 // GreedySchedule's rule on one part: each stage takes every ready unit, up to `max_groups`
 // (0 = all), in topological order.

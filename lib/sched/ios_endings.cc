@@ -137,8 +137,7 @@ bool EndingEnumerator::ForEach(uint64_t state, const MaskCallback& emit) {
 }
 
 int EndingEnumerator::PaperLowerBound(const uint64_t* components, const uint8_t* sizes,
-                                      int num_components, uint64_t ending,
-                                      uint64_t blocked) const {
+                                      int num_components, uint64_t ending, uint64_t blocked) const {
   // Units that may still join the ending: in the state, not in it, not forbidden and not above a
   // forbidden unit (such a unit could never have all its successors in the ending).
   uint64_t addable = state_ & ~ending & ~blocked;

@@ -74,8 +74,8 @@ class EndingEnumerator {
   bool ForEach(uint64_t state, const MaskCallback& emit);
 
  private:
-  bool PaperVisit(int depth, uint64_t ending, uint64_t avail, uint64_t forbidden,
-                  uint64_t blocked, int num_components);
+  bool PaperVisit(int depth, uint64_t ending, uint64_t avail, uint64_t forbidden, uint64_t blocked,
+                  int num_components);
   int PaperLowerBound(const uint64_t* components, const uint8_t* sizes, int num_components,
                       uint64_t ending, uint64_t blocked) const;
   bool ReferenceVisit(int start, uint64_t ending, int num_groups);
@@ -89,7 +89,7 @@ class EndingEnumerator {
   // kPaper, per recursion depth: up to 64 components, their masks and sizes.
   std::vector<uint64_t> components_;
   std::vector<uint8_t> sizes_;
-  std::vector<uint64_t> roots_;       // kReference: candidate groups G(u) of the state
+  std::vector<uint64_t> roots_;  // kReference: candidate groups G(u) of the state
 };
 
 }  // namespace ios

@@ -1,7 +1,20 @@
 // IosSchedule runs one dynamic program per block part (ios_dp.h) over the part's states
 // (ios_endings.h), and falls back to the greedy rule for a part whose DP would be too large or
 // once the time budget is spent. A part of more than 64 units (one uint64 per state) is cut into
-// consecutive pieces of at most 64, each searched on its own.
+// consecutive pieces of at most 64, each searched on its own (with a warning).
+//
+// What the statistics count (PartSearchStats):
+//   states           the part's down-sets, the empty one included (every down-set is reachable);
+//   transitions      (S, S') pairs the enumeration produced, S' an ending of S under the pruning,
+//                    including those the strategies then rule out (kMergeOnly);
+//   stages_measured  distinct (stage, strategy) candidates this part asked the source for; a
+//                    stage is keyed by its set of units, which fixes its groups (components);
+//   latency_ms       the sum of the part's stage latencies, in execution order.
+// Strategies: kBoth measures the concurrent stage, and the merged one when CanMergeStage; it
+// keeps the concurrent one only if strictly cheaper (Algorithm 1, L30). kMergeOnly allows a stage
+// that cannot merge only when it is a single group (at most r units, run on one stream), so that
+// every state keeps an ending; its greedy fallback runs unmergeable stages concurrently.
+// Stage groups are ordered by their first unit, units within a group in topological order.
 #include "sched/ios_scheduler.h"
 
 #include <spdlog/spdlog.h>
@@ -83,13 +96,13 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
         std::vector<uint64_t> stage_masks;
         if (!out_of_time && deadline.Passed()) out_of_time = true;
         if (out_of_time) {
-          stats.fallback = "time budget";
+          stats.fallback = kTimeBudgetFallback;
         } else {
           IOS_ASSIGN_OR_RETURN(PartDpResult dp, RunPartDp(dag, options, table, deadline));
           stats.states = dp.states;
           stats.transitions = dp.transitions;
           stats.fallback = dp.fallback;
-          if (dp.fallback == "time budget") out_of_time = true;
+          if (dp.fallback == kTimeBudgetFallback) out_of_time = true;
           stage_masks = std::move(dp.stages);
         }
         if (!stats.fallback.empty()) {
