@@ -1,11 +1,11 @@
 #include "plan/plan_info.h"
+#include "util/json_print.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <set>
 #include <sstream>
 
-#include <google/protobuf/util/json_util.h>
 
 namespace ios {
 namespace {
@@ -100,14 +100,7 @@ StatusOr<std::string> PlanInfoJson(const plan::Plan& plan) {
     if (weight.bytes() == 0) weight.set_bytes(static_cast<int64_t>(weight.data().size()));
     weight.clear_data();
   }
-  google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = true;
-  std::string json;
-  auto status = google::protobuf::util::MessageToJsonString(copy, &json, options);
-  if (!status.ok()) return Internal("cannot write the plan as JSON: " + status.ToString());
-  return json;
+  return MessageToJson(copy);
 }
 
 }  // namespace ios

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <sstream>
 
-#include <google/protobuf/util/json_util.h>
 
 #include "blocks.pb.h"
+#include "util/json_print.h"
 
 namespace ios {
 
@@ -59,14 +59,7 @@ StatusOr<std::string> BlocksToJson(const Graph& graph, const BlockStructure& blo
       d->set_bytes(unit.bytes);
     }
   }
-  google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = true;
-  std::string json;
-  auto status = google::protobuf::util::MessageToJsonString(dump, &json, options);
-  if (!status.ok()) return Internal("cannot print the block JSON: " + status.ToString());
-  return json;
+  return MessageToJson(dump);
 }
 
 }  // namespace ios

@@ -5,7 +5,6 @@
 #include <memory>
 #include <thread>
 
-#include <google/protobuf/util/json_util.h>
 #include <spdlog/spdlog.h>
 
 #include "cost/analytic_model.h"
@@ -16,6 +15,7 @@
 #include "sched/ios_scheduler.h"
 #include "search_stats.pb.h"
 #include "util/file_util.h"
+#include "util/json_print.h"
 #ifdef IOS_HAVE_CUDA
 #include "runtime/cuda/cuda_device.h"
 #endif
@@ -70,13 +70,7 @@ std::vector<plan::StageLatency> StageLatencies(const Schedule& schedule,
 }
 
 Status WriteStats(const std::string& path, const proto::SearchStats& stats) {
-  google::protobuf::util::JsonPrintOptions json;
-  json.add_whitespace = true;
-  json.always_print_primitive_fields = true;
-  json.preserve_proto_field_names = true;
-  std::string text;
-  auto status = google::protobuf::util::MessageToJsonString(stats, &text, json);
-  if (!status.ok()) return Internal("cannot print the search statistics: " + status.ToString());
+  IOS_ASSIGN_OR_RETURN(std::string text, MessageToJson(stats));
   return WriteFileAtomically(path, text);
 }
 

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <unistd.h>
 
-#include <google/protobuf/util/json_util.h>
 
 #include "bench_report.pb.h"
+#include "util/json_print.h"
 
 namespace ios {
 namespace {
@@ -92,14 +92,7 @@ StatusOr<std::string> BenchReportJson(const BenchResult& r, int64_t batch,
   report.set_schedule(schedule);
   report.set_coefficient_of_variation(r.latency.coefficient_of_variation);
   report.set_total_seconds(r.total_seconds);
-  google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = true;
-  std::string json;
-  auto status = google::protobuf::util::MessageToJsonString(report, &json, options);
-  if (!status.ok()) return Internal("cannot print the benchmark JSON: " + status.ToString());
-  return json;
+  return MessageToJson(report);
 }
 
 }  // namespace ios
