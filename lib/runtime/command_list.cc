@@ -1,8 +1,9 @@
 // Lowering a schedule to per-stream commands, the fork/join shape check, and a readable dump.
 //
-// Merge-strategy stages: the operator-merge strategy does not exist yet (no pass builds merged
-// ops), so a kMerge stage is lowered exactly like a concurrent one, one stream per group. When
-// merging lands, a merged stage becomes a single op on the origin and needs no events.
+// Merge-strategy stages: ApplyMergeStages (passes/merge_convs.h) turns a kMerge stage into a
+// single group (the merged conv and its Split) before plans are built, so it runs on the origin
+// with no events. Lowering does not look at the strategy: a kMerge stage that still had several
+// groups would run them concurrently, one stream each.
 #include "runtime/command_list.h"
 
 #include <algorithm>
@@ -50,7 +51,7 @@ StatusOr<CommandList> LowerToCommands(const Graph& graph, const Schedule& schedu
 
   for (const ScheduleBlock& block : schedule.blocks) {
     for (const ScheduleStage& stage : block.stages) {
-      // Kind-independent: kMerge is lowered as concurrent until merged ops exist (see top).
+      // Strategy-independent (see the top of this file).
       std::vector<const ScheduleGroup*> groups;
       for (const ScheduleGroup& group : stage.groups) {
         if (!group.nodes.empty()) groups.push_back(&group);

@@ -2,20 +2,18 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <thread>
 
 #include <spdlog/spdlog.h>
 
+#include "iosc/iosc_scheduling.h"
 #include "onnx/onnx_exporter.h"
 #include "onnx/onnx_importer.h"
 #include "passes/canonicalize.h"
 #include "plan/memory_plan.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_io.h"
-#include "runtime/cpu/cpu_device.h"
 #include "sched/block_report.h"
 #include "sched/blocks.h"
-#include "iosc/iosc_scheduling.h"
 #include "sched/schedule.h"
 #include "util/file_util.h"
 #include "util/sha256.h"
