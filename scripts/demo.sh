@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job on a bundled model: set up, build, generate Inception V3, compile it into a plan
-# with iosc, check the plan against onnxruntime, and benchmark it with iosrun.
+# with iosc (IOS schedule, stages profiled on this device), check the plan against onnxruntime,
+# and benchmark it with iosrun.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
@@ -15,7 +16,10 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   echo "demo: a GPU is present, but the CUDA runtime of ios is not built yet; using the CPU"
 fi
 
-"$build/tools/iosc" "$models/inception_v3.onnx" --batch 1 --device "$device" \
+# The IOS search profiles each distinct stage on this device; the timing cache makes reruns fast.
+"$build/tools/iosc" "$models/inception_v3.onnx" --batch 1 --device "$device" --schedule ios \
+  --timing-cache "$models/inception_v3.$device.timings" \
+  --stats-json "$models/inception_v3.search.json" \
   --dump-blocks "$models/inception_v3.blocks.json" -o "$models/inception_v3.iosplan"
 python3 "$root/scripts/ort_reference.py" "$models/inception_v3.onnx" --out "$models/inception_v3.ref" --batch 1
 "$build/tools/iosrun" "$models/inception_v3.iosplan" --check "$models/inception_v3.ref"
