@@ -1,5 +1,8 @@
 #include "iosc/iosc_options.h"
 
+#include <algorithm>
+#include <thread>
+
 #include <CLI/CLI.hpp>
 
 namespace ios {
@@ -28,7 +31,8 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--max-groups-per-stage", options->max_groups_per_stage,
-                 "IOS pruning s: most groups in one stage (0 = unlimited)")
+                 "IOS pruning s: most groups in one stage (0 = unlimited; on --device cpu the "
+                 "default is at most the core count)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--endings", options->endings,
@@ -88,6 +92,11 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
     int code = app.exit(error);
     return code == 0 ? 0 : 2;
   }
+  // On the CPU, a stage with more groups than cores only time-slices them, so the search need
+  // not try such stages (and profiling them costs most of the search time).
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (options->device == "cpu" && app.count("--max-groups-per-stage") == 0)
+    options->max_groups_per_stage = std::min(options->max_groups_per_stage, cores);
   return -1;
 }
 

@@ -14,7 +14,7 @@ struct IoscOptions {
   std::string schedule = "ios";
   // IOS search (the paper's r and s; 0 = unlimited)
   int max_units_per_group = 3;
-  int max_groups_per_stage = 8;
+  int max_groups_per_stage = 8;  // on --device cpu, at most the core count unless given
   std::string endings = "paper";
   double search_budget_s = 0;
   std::string stats_json_path;
