@@ -28,30 +28,6 @@ std::string KernelSignature(const Graph& graph, NodeId id) {
   return signature;
 }
 
-// The context CpuSession gives CreateCpuKernel for a node.
-CpuKernelContext KernelContext(const Graph& graph, const Node& node) {
-  CpuKernelContext context;
-  context.node = &node;
-  for (ValueId in : node.inputs) {
-    if (in == kNoValue) {
-      context.input_types.push_back(TensorType{});
-      context.constants.push_back(nullptr);
-      continue;
-    }
-    const Value& value = graph.values[in];
-    context.input_types.push_back(TensorType{value.dtype, value.dims});
-    context.constants.push_back(value.constant ? &*value.constant : nullptr);
-  }
-  for (ValueId out : node.outputs) {
-    if (out == kNoValue) {
-      context.output_types.push_back(TensorType{});
-      continue;
-    }
-    context.output_types.push_back(TensorType{graph.values[out].dtype, graph.values[out].dims});
-  }
-  return context;
-}
-
 size_t ValueBytes(const Value& value) {
   return static_cast<size_t>(NumElements(value.dims)) * DTypeSize(value.dtype);
 }
@@ -151,7 +127,7 @@ StatusOr<CpuKernel*> CpuProfilerCostSource::KernelFor(const Graph& graph, NodeId
     ++counters_.kernel_cache_hits;
     return cached.kernel.get();
   }
-  IOS_ASSIGN_OR_RETURN(cached.kernel, CreateCpuKernel(KernelContext(graph, graph.nodes[node])));
+  IOS_ASSIGN_OR_RETURN(cached.kernel, CreateCpuKernel(MakeCpuKernelContext(graph, graph.nodes[node])));
   cached.signature = std::move(signature);
   ++counters_.kernels_created;
   return cached.kernel.get();
@@ -232,7 +208,7 @@ StatusOr<CpuProfilerCostSource::MergedStage*> CpuProfilerCostSource::MergedStage
   for (const ScheduleGroup& group : merged->stage.groups) {
     for (NodeId n : group.nodes) {
       IOS_ASSIGN_OR_RETURN(merged->kernels[n],
-                           CreateCpuKernel(KernelContext(scratch, scratch.nodes[n])));
+                           CreateCpuKernel(MakeCpuKernelContext(scratch, scratch.nodes[n])));
       ++counters_.kernels_created;
     }
   }

@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <random>
-#include <unistd.h>
 
 #include <spdlog/spdlog.h>
 
@@ -16,6 +14,7 @@
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/cpu_session.h"
 #include "util/file_util.h"
+#include "util/openmp_spin.h"
 #ifdef IOS_HAVE_CUDA
 #include "runtime/cuda/cuda_device.h"
 #endif
@@ -74,17 +73,9 @@ int MaxGroupsPerStage(const plan::Plan& plan) {
   return widest;
 }
 
-// libgomp (oneDNN's threading runtime here) reads its spin policy once, when it loads. Its
-// default keeps idle team threads spinning for ~300k iterations after every parallel region.
-// That suits one stream, but with concurrent stages the spinning threads steal the cores the
-// other streams' workers need. Measured on 2 cores, Inception V3, medians of 3 runs: greedy
-// 210 -> 166 ms with a short spin, while sequential goes 128 -> 157 ms. So a plan with
-// concurrent stages re-executes iosrun with a short spin; a user's own setting is left alone.
+// Plans with concurrent stages run under a short OpenMP spin (util/openmp_spin.h).
 void UseShortOpenMpSpinForConcurrentPlans(const IosrunOptions& options, const plan::Plan& plan) {
-  if (options.argv == nullptr || MaxGroupsPerStage(plan) < 2) return;
-  if (std::getenv("GOMP_SPINCOUNT") || std::getenv("OMP_WAIT_POLICY")) return;
-  setenv("GOMP_SPINCOUNT", "2000", 1);
-  execv("/proc/self/exe", options.argv);  // returns only on failure: run with the default
+  if (MaxGroupsPerStage(plan) < 2 || ReexecWithShortOpenMpSpin(options.argv)) return;
   spdlog::warn("could not re-execute with GOMP_SPINCOUNT=2000; concurrent stages may be slower");
 }
 

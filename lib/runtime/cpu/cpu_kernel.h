@@ -27,6 +27,9 @@ struct CpuKernelContext {
   std::vector<const Tensor*> constants;  // per input: the constant value, or null
 };
 
+// The context for a node of `graph`: its types, and its constant inputs (for prepacking).
+CpuKernelContext MakeCpuKernelContext(const Graph& graph, const Node& node);
+
 // The fast kernel for the node when there is one, else a wrapper around the reference kernel.
 StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& context);
 // True when CreateCpuKernel would return a kernel of its own (not the reference fallback).

@@ -42,28 +42,12 @@ Status CpuSession::Init(const CpuSessionOptions& options) {
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
     if (node.dead) continue;
-    CpuKernelContext context;
-    context.node = &node;
     for (ValueId in : node.inputs) {
-      if (in == kNoValue) {
-        context.input_types.push_back(TensorType{});
-        context.constants.push_back(nullptr);
-        continue;
-      }
-      const Value& value = graph.values[in];
-      context.input_types.push_back(TensorType{value.dtype, value.dims});
-      context.constants.push_back(value.constant ? &*value.constant : nullptr);
-      if (value_ptr_[in] == nullptr && NumElements(value.dims) > 0)
-        return Internal(graph.Describe(static_cast<NodeId>(n)) + " reads '" + value.name +
-                        "', which has no memory in the plan");
+      if (in != kNoValue && value_ptr_[in] == nullptr && NumElements(graph.values[in].dims) > 0)
+        return Internal(graph.Describe(static_cast<NodeId>(n)) + " reads '" +
+                        graph.values[in].name + "', which has no memory in the plan");
     }
-    for (ValueId out : node.outputs) {
-      if (out == kNoValue) {
-        context.output_types.push_back(TensorType{});
-        continue;
-      }
-      context.output_types.push_back(TensorType{graph.values[out].dtype, graph.values[out].dims});
-    }
+    CpuKernelContext context = MakeCpuKernelContext(graph, node);
     IOS_ASSIGN_OR_RETURN(kernels_[n], CreateCpuKernel(context));
   }
 

@@ -1,0 +1,28 @@
+#include "runtime/cpu/cpu_kernel.h"
+
+namespace ios {
+
+CpuKernelContext MakeCpuKernelContext(const Graph& graph, const Node& node) {
+  CpuKernelContext context;
+  context.node = &node;
+  for (ValueId in : node.inputs) {
+    if (in == kNoValue) {
+      context.input_types.push_back(TensorType{});
+      context.constants.push_back(nullptr);
+      continue;
+    }
+    const Value& value = graph.values[in];
+    context.input_types.push_back(TensorType{value.dtype, value.dims});
+    context.constants.push_back(value.constant ? &*value.constant : nullptr);
+  }
+  for (ValueId out : node.outputs) {
+    if (out == kNoValue) {
+      context.output_types.push_back(TensorType{});
+      continue;
+    }
+    context.output_types.push_back(TensorType{graph.values[out].dtype, graph.values[out].dims});
+  }
+  return context;
+}
+
+}  // namespace ios
