@@ -42,7 +42,7 @@ class CachedStageCost : public StageCostSource {
   // Calls that reached the inner source (distinct signatures not already known).
   int64_t distinct_measured() const { return distinct_measured_; }
   // Timings known: loaded from a cache plus measured.
-  size_t size() const { return latency_ms_.size() + by_fast_key_.size(); }
+  size_t size() const { return latency_ms_.size() + static_cast<size_t>(distinct_measured_); }
 
   Status LoadTimingCache(const std::string& path, bool ignore_mismatch = false);
   Status SaveTimingCache(const std::string& path) const;
