@@ -7,7 +7,10 @@ set -euo pipefail
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
-  libcli11-dev libspdlog-dev libfmt-dev libgtest-dev libdnnl-dev libssl-dev
+  libcli11-dev libspdlog-dev libfmt-dev libgtest-dev libssl-dev
+  # oneDNN; its CMake config needs OpenCL, which Debian only recommends (Debian builds it with the
+  # OpenCL GPU runtime), so the OpenCL headers and loader are named explicitly.
+  libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
   python3 python3-pip
 )
 

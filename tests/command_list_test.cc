@@ -1,5 +1,6 @@
 // Lowering schedules to command lists, the fork/join shape check, and the static race checker.
 #include "runtime/command_list.h"
+#include "runtime/issue_order.h"
 
 #include <gtest/gtest.h>
 
@@ -380,6 +381,12 @@ TEST(RaceCheckerTest, AcceptsTheLoweredListsOfRealSchedules) {
       EXPECT_TRUE(ordering.ok()) << c.name << ": " << ordering.message();
       ordering = CheckCommandListOrdering(c.graph, *list, DisjointRanges(c.graph));
       EXPECT_TRUE(ordering.ok()) << c.name << ": " << ordering.message();
+      // The same list issued from one thread, as the CUDA backend captures it, forks from and
+      // joins into the origin.
+      auto issued = IssueOrder(*list);
+      ASSERT_TRUE(issued.ok()) << c.name << ": " << issued.status().message();
+      Status capture = CheckCaptureSequence(*issued, static_cast<int>(list->streams.size()));
+      EXPECT_TRUE(capture.ok()) << c.name << ": " << capture.message();
       // Every live node runs exactly once.
       std::vector<NodeId> live;
       for (size_t n = 0; n < c.graph.nodes.size(); ++n)

@@ -471,7 +471,7 @@ TEST(PlanIoTest, MissingFileIsAnIoError) {
 TEST(PlanInfoTest, SummaryNamesTheEssentials) {
   plan::Plan plan = BuildSmallPlan();
   std::string summary = FormatPlanSummary(plan);
-  EXPECT_NE(summary.find("plan format 1.0"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("plan format 1.1"), std::string::npos) << summary;
   EXPECT_NE(summary.find(IOS_VERSION), std::string::npos) << summary;
   EXPECT_NE(summary.find(plan.model_sha256()), std::string::npos) << summary;
   EXPECT_NE(summary.find("batch 1"), std::string::npos) << summary;

@@ -1,7 +1,10 @@
 // Turning CUDA, cuDNN and cuBLAS status codes into ios Status values with the call and place.
+// Every call into these libraries goes through one of the IOS_*_RETURN_IF_ERROR macros.
 #pragma once
 
+#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <cudnn.h>
 
 #include <string>
 
@@ -9,13 +12,36 @@
 
 namespace ios {
 
+inline std::string CudaCallPlace(const char* call, const char* file, int line) {
+  return std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": ";
+}
+
 inline Status CudaStatus(cudaError_t error, const char* call, const char* file, int line) {
   if (error == cudaSuccess) return Status::Ok();
-  return Internal(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
-                  cudaGetErrorName(error) + " (" + cudaGetErrorString(error) + ")");
+  int device = -1;
+  // The device named in the message; cudaGetDevice itself can fail when there is none.
+  std::string where =
+      cudaGetDevice(&device) == cudaSuccess ? " on device " + std::to_string(device) : "";
+  return Internal(CudaCallPlace(call, file, line) + cudaGetErrorName(error) + " (" +
+                  cudaGetErrorString(error) + ")" + where);
+}
+
+inline Status CudnnStatus(cudnnStatus_t status, const char* call, const char* file, int line) {
+  if (status == CUDNN_STATUS_SUCCESS) return Status::Ok();
+  return Internal(CudaCallPlace(call, file, line) + cudnnGetErrorString(status));
+}
+
+inline Status CublasStatus(cublasStatus_t status, const char* call, const char* file, int line) {
+  if (status == CUBLAS_STATUS_SUCCESS) return Status::Ok();
+  return Internal(CudaCallPlace(call, file, line) + cublasGetStatusName(status) + " (" +
+                  cublasGetStatusString(status) + ")");
 }
 
 }  // namespace ios
 
 #define IOS_CUDA_RETURN_IF_ERROR(call) \
   IOS_RETURN_IF_ERROR(::ios::CudaStatus((call), #call, __FILE__, __LINE__))
+#define IOS_CUDNN_RETURN_IF_ERROR(call) \
+  IOS_RETURN_IF_ERROR(::ios::CudnnStatus((call), #call, __FILE__, __LINE__))
+#define IOS_CUBLAS_RETURN_IF_ERROR(call) \
+  IOS_RETURN_IF_ERROR(::ios::CublasStatus((call), #call, __FILE__, __LINE__))

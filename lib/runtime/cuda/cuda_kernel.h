@@ -1,0 +1,86 @@
+// CUDA kernels: one per op, created once per plan node when a session (or the profiler) is set
+// up, then enqueued many times, also inside a CUDA Graph capture. So Enqueue must only enqueue
+// work on the given stream: no allocation, no synchronising call, no default-stream use.
+//
+// Buffers are device pointers to dense row-major tensors (constants included: the session
+// uploads every constant once). A kernel that needs a constant's values on the host (a Reshape
+// shape, Pad pads, Slice starts) reads them from the context when it is created.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "iosplan.pb.h"
+#include "ir/graph.h"
+#include "ir/tensor.h"
+#include "ops/op_schema.h"
+#include "util/status.h"
+
+namespace ios {
+
+// What a kernel may use while enqueued on one stream. Each stream of a session has its own
+// handles and workspace, so that no two concurrent streams share scratch memory.
+struct CudaStreamContext {
+  cudaStream_t stream = nullptr;
+  cudnnHandle_t cudnn = nullptr;    // bound to `stream` (cudnnSetStream)
+  cublasHandle_t cublas = nullptr;  // bound to `stream`, with its own workspace
+  void* workspace = nullptr;        // at least the largest WorkspaceBytes() of the kernels
+  size_t workspace_bytes = 0;
+};
+
+struct CudaKernelContext {
+  const Node* node = nullptr;
+  std::vector<TensorType> input_types;
+  std::vector<TensorType> output_types;
+  std::vector<const Tensor*> constants;  // per input: the constant's host value, or null
+  // The conv algorithm the plan recorded for this node (iosc measured it), or null: the kernel
+  // then asks cuDNN's heuristics (cudnnGetConvolutionForwardAlgorithm_v7).
+  const plan::ConvAlgorithm* conv_algorithm = nullptr;
+  bool allow_tf32 = false;
+  // A cuDNN handle for queries made while creating the kernel (algorithm heuristics, workspace
+  // sizes); not used for enqueueing.
+  cudnnHandle_t cudnn = nullptr;
+};
+
+class CudaKernel {
+ public:
+  virtual ~CudaKernel() = default;
+  // inputs[i] is null for an omitted optional input.
+  virtual Status Enqueue(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+                         const CudaStreamContext& stream) = 0;
+  // Scratch the kernel needs in CudaStreamContext::workspace.
+  virtual size_t WorkspaceBytes() const { return 0; }
+};
+
+// The context for a node of `graph`: its types and constant inputs. The caller fills in the
+// plan-level fields (conv_algorithm, allow_tf32, cudnn).
+CudaKernelContext MakeCudaKernelContext(const Graph& graph, const Node& node);
+
+// The kernel for the node, or Unsupported naming the node and op when the CUDA backend has no
+// kernel for it (or not for its dtype or attributes).
+StatusOr<std::unique_ptr<CudaKernel>> CreateCudaKernel(const CudaKernelContext& context);
+
+// True when the CUDA backend has a kernel for the op type (some nodes may still be refused by
+// CreateCudaKernel for their dtype or attributes).
+bool CudaSupportsOp(const std::string& op_type);
+std::vector<std::string> CudaSupportedOps();
+
+// Which kernels exist, in one explicit table (nothing registers itself).
+using CudaKernelFactory = StatusOr<std::unique_ptr<CudaKernel>> (*)(const CudaKernelContext&);
+struct CudaKernelEntry {
+  std::string op_type;
+  CudaKernelFactory factory;
+};
+// kernels/library_kernels.cc: ops served by cuDNN and cuBLAS (Conv, pooling, Gemm, MatMul).
+void AddLibraryCudaKernels(std::vector<CudaKernelEntry>& table);
+// kernels/own_kernels.cc: ops served by ios's own CUDA kernels (elementwise, activations,
+// tensor ops, softmax, ...).
+void AddOwnCudaKernels(std::vector<CudaKernelEntry>& table);
+
+}  // namespace ios
