@@ -4,6 +4,8 @@
 #include <limits>
 #include <string>
 
+#include "plan/tensor_views.h"
+
 namespace ios {
 namespace {
 
@@ -109,6 +111,16 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
     }
   }
 
+  // Zero-copy slices: a view takes no bytes of its own, and its base lives as long as any view.
+  std::vector<const TensorView*> view_of(graph.values.size(), nullptr);
+  std::vector<TensorView> views = FindSliceViews(graph);
+  for (const TensorView& view : views) {
+    if (live[view.value].first < 0 || live[view.base].first < 0) continue;
+    view_of[view.value] = &view;
+    live[view.base].first = std::min(live[view.base].first, live[view.value].first);
+    live[view.base].last = std::max(live[view.base].last, live[view.value].last);
+  }
+
   struct Item {
     ValueId value;
     int64_t bytes;
@@ -116,11 +128,17 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
   std::vector<Item> items;
   MemoryPlan plan;
   plan.alignment = alignment;
+  std::vector<TensorPlacement> view_placements;
   for (size_t v = 0; v < graph.values.size(); ++v) {
     if (live[v].first < 0) continue;
     IOS_ASSIGN_OR_RETURN(int64_t bytes, PlacedBytes(graph, static_cast<ValueId>(v)));
-    items.push_back({static_cast<ValueId>(v), bytes});
     plan.total_tensor_bytes += bytes;
+    if (view_of[v] != nullptr) {
+      view_placements.push_back({static_cast<ValueId>(v), view_of[v]->byte_offset, bytes,
+                                 view_of[v]->base});
+      continue;
+    }
+    items.push_back({static_cast<ValueId>(v), bytes});
   }
   // Largest first; ties by when they become live, then by id, so that the plan is deterministic.
   std::sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
@@ -143,8 +161,14 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
     std::sort(busy.begin(), busy.end(),
               [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
     int64_t offset = item.bytes == 0 ? 0 : FindOffset(busy, item.bytes, alignment);
-    placed.push_back({item.value, offset, item.bytes});
+    placed.push_back({item.value, offset, item.bytes, kNoValue});
     plan.arena_bytes = std::max(plan.arena_bytes, AlignUp(offset + item.bytes, alignment));
+  }
+  std::vector<int64_t> offset_of(graph.values.size(), -1);
+  for (const TensorPlacement& p : placed) offset_of[p.value] = p.offset;
+  for (TensorPlacement& view : view_placements) {
+    view.offset += offset_of[view.view_of];  // the base is never a view itself
+    placed.push_back(view);
   }
   std::sort(placed.begin(), placed.end(),
             [](const TensorPlacement& a, const TensorPlacement& b) { return a.value < b.value; });
@@ -219,9 +243,11 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
     if (p.bytes != expected)
       return Internal(what + " is placed with " + std::to_string(p.bytes) + " bytes but its tensor " +
                       DimsToString(value.dims) + " has " + std::to_string(expected));
-    if (p.offset < 0 || p.offset % plan.alignment != 0)
+    // A view starts where its slice does: aligned to kViewAlignment, not to the arena's.
+    const int64_t required = p.view_of == kNoValue ? plan.alignment : kViewAlignment;
+    if (p.offset < 0 || p.offset % required != 0)
       return Internal(what + " is placed at offset " + std::to_string(p.offset) +
-                      ", which is not a multiple of the alignment " + std::to_string(plan.alignment));
+                      ", which is not a multiple of the alignment " + std::to_string(required));
     if (p.offset + p.bytes > plan.arena_bytes)
       return Internal(what + " ends at byte " + std::to_string(p.offset + p.bytes) +
                       ", past the arena of " + std::to_string(plan.arena_bytes) + " bytes");
@@ -232,6 +258,37 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
       return Internal("value " + std::to_string(v) + " ('" + graph.values[v].name +
                       "') has no placement in the memory plan");
   }
+  // Views: inside a base that owns its bytes, disjoint from the base's other views, and the base
+  // holds those bytes in every stage where the view is live.
+  std::vector<std::vector<const TensorPlacement*>> views_of(static_cast<size_t>(num_values));
+  for (const TensorPlacement& p : plan.placements) {
+    if (p.view_of == kNoValue) continue;
+    const std::string what = "view value " + std::to_string(p.value) + " ('" +
+                             graph.values[p.value].name + "')";
+    if (p.view_of < 0 || p.view_of >= num_values || placement_of[p.view_of] < 0)
+      return Internal(what + " is a view of value " + std::to_string(p.view_of) +
+                      ", which has no placement");
+    const TensorPlacement& base = plan.placements[static_cast<size_t>(placement_of[p.view_of])];
+    if (base.view_of != kNoValue)
+      return Internal(what + " is a view of a view (value " + std::to_string(p.view_of) + ")");
+    if (p.offset < base.offset || p.offset + p.bytes > base.offset + base.bytes)
+      return Internal(what + " at bytes [" + std::to_string(p.offset) + ", " +
+                      std::to_string(p.offset + p.bytes) + ") is not inside its base at [" +
+                      std::to_string(base.offset) + ", " + std::to_string(base.offset + base.bytes) +
+                      ")");
+    for (const TensorPlacement* sibling : views_of[static_cast<size_t>(p.view_of)]) {
+      if (p.bytes > 0 && sibling->bytes > 0 && p.offset < sibling->offset + sibling->bytes &&
+          sibling->offset < p.offset + p.bytes)
+        return Internal(what + " overlaps value " + std::to_string(sibling->value) +
+                        ", another view of the same base");
+    }
+    views_of[static_cast<size_t>(p.view_of)].push_back(&p);
+    if (needed[p.value]) {
+      needed[p.view_of] = true;
+      first[p.view_of] = std::min(first[p.view_of], first[p.value]);
+      last[p.view_of] = std::max(last[p.view_of], last[p.value]);
+    }
+  }
   if (total != plan.total_tensor_bytes)
     return Internal("the memory plan's total_tensor_bytes is " +
                     std::to_string(plan.total_tensor_bytes) + " but its placements add up to " +
@@ -241,7 +298,8 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
   for (int stage = 0; stage < num_stages; ++stage) {
     std::vector<const TensorPlacement*> live;
     for (const TensorPlacement& p : plan.placements)
-      if (p.bytes > 0 && needed[p.value] && first[p.value] <= stage && stage <= last[p.value])
+      if (p.bytes > 0 && p.view_of == kNoValue && needed[p.value] && first[p.value] <= stage &&
+          stage <= last[p.value])
         live.push_back(&p);
     std::sort(live.begin(), live.end(), [](const TensorPlacement* a, const TensorPlacement* b) {
       return a->offset < b->offset;

@@ -1,5 +1,5 @@
 // Static memory planning: every non-constant tensor (graph inputs and outputs included) gets an
-// offset in one arena. Two tensors share bytes only when the schedule can never have both live
+// offset in one arena; zero-copy slices (plan/tensor_views.h) are placed inside their base. Two tensors share bytes only when the schedule can never have both live
 // at once. A tensor is live from the stage of its producer (stage 0 for graph inputs) through
 // the stage of its last reader (the last stage for graph outputs), with stages counted across
 // blocks in order. Concurrent groups of one stage are live together; across stages, the
@@ -19,6 +19,9 @@ struct TensorPlacement {
   ValueId value = kNoValue;
   int64_t offset = 0;
   int64_t bytes = 0;
+  // A slice that lives inside another value's bytes (plan/tensor_views.h), or kNoValue. A view's
+  // offset lies inside its base's range; the base is live whenever the view is.
+  ValueId view_of = kNoValue;
 };
 
 struct MemoryPlan {
@@ -41,7 +44,8 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule,
                                 int64_t alignment = 256);
 
 // The checker the tests run: every non-constant value is placed inside the arena, aligned, and
-// no two values whose live intervals overlap share a byte.
+// no two values whose live intervals overlap share a byte, except a view and its base, which
+// must hold the view's bytes while the view is live.
 Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan);
 
 }  // namespace ios

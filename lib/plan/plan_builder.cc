@@ -129,6 +129,10 @@ StatusOr<plan::Plan> BuildPlan(const Graph& graph, const Schedule& schedule,
     placement->set_tensor(p.value);
     placement->set_offset(p.offset);
     placement->set_bytes(p.bytes);
+    if (p.view_of != kNoValue) {
+      placement->set_is_view(true);
+      placement->set_view_of(p.view_of);
+    }
   }
 
   for (const plan::StageLatency& latency : metadata.stage_latencies)

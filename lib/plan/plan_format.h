@@ -12,7 +12,7 @@ namespace ios {
 
 // Readers accept plans of their own major version; a minor version only adds fields.
 constexpr uint32_t kPlanFormatMajor = 1;
-constexpr uint32_t kPlanFormatMinor = 1;  // 1.1 added Plan.cuda
+constexpr uint32_t kPlanFormatMinor = 1;  // 1.1 added Plan.cuda and zero-copy views
 
 plan::DataType DTypeToPlan(DType dtype);
 // kUndefined for DATA_TYPE_UNDEFINED and for numbers this build does not know.

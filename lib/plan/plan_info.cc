@@ -80,7 +80,10 @@ std::string FormatPlanSummary(const plan::Plan& plan) {
                       static_cast<double>(memory.total_tensor_bytes()));
     out << " (" << ratio << ")";
   }
-  out << ", alignment " << memory.alignment() << "\n";
+  int views = 0;
+  for (const plan::TensorPlacement& placement : memory.placements()) views += placement.is_view();
+  out << ", alignment " << memory.alignment() << ", " << views
+      << " zero-copy slice views (plan/tensor_views.h)\n";
 
   std::set<std::string> sources;
   for (const plan::StageLatency& latency : plan.stage_latencies()) sources.insert(latency.source());

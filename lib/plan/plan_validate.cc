@@ -233,6 +233,9 @@ class Validator {
       if (placement.bytes() != expected)
         return Error(what + " has " + Str(placement.bytes()) + " bytes, but the tensor has " +
                      Str(expected));
+      if (placement.is_view() && (!InRange(placement.view_of()) || IsWeight(placement.view_of())))
+        return Error(what + " is a view of tensor " + Str(placement.view_of()) +
+                     ", which is not an arena tensor of the plan");
       if (placement.offset() < 0 || placement.offset() > memory.arena_bytes() - placement.bytes())
         return Error(what + " at offset " + Str(placement.offset()) + " (" + Str(placement.bytes()) +
                      " bytes) lies outside the arena of " + Str(memory.arena_bytes()) + " bytes");

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <thread>
 
+#include "plan/tensor_views.h"
+
 namespace ios {
 
 StatusOr<std::unique_ptr<CpuSession>> CpuSession::Create(LoadedPlan plan,
@@ -38,6 +40,7 @@ Status CpuSession::Init(const CpuSessionOptions& options) {
     if (value.constant) value_ptr_[v] = const_cast<uint8_t*>(value.constant->raw());
   }
 
+  redundant_ = OpsMadeRedundantByViews(graph, memory);
   kernels_.resize(graph.nodes.size());
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
@@ -89,6 +92,7 @@ std::vector<Tensor> CpuSession::GetOutputs() const {
 }
 
 Status CpuSession::RunOp(NodeId op, int threads) {
+  if (redundant_[op]) return Status::Ok();  // a Concat or Split whose slices are views
   const Node& node = plan_.graph.nodes[op];
   std::vector<const void*> inputs;
   std::vector<void*> outputs;

@@ -47,6 +47,7 @@ class CpuSession : public OpRunner {
   std::unique_ptr<uint8_t, void (*)(void*)> arena_{nullptr, nullptr};
   std::vector<void*> value_ptr_;  // per ValueId: in the arena, or the constant's data
   std::vector<std::unique_ptr<CpuKernel>> kernels_;  // per NodeId
+  std::vector<bool> redundant_;  // per NodeId: skipped, its slices are views (plan/tensor_views.h)
   CommandList commands_;
   std::unique_ptr<StreamExecutor> executor_;
 };
