@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""Benchmarks iosrun on the CPU (sequential and greedy plans) against onnxruntime (CPU, the same
-thread count) on the benchmark networks at batch 1, side by side in one run.
+"""Benchmarks iosrun on the CPU (sequential, greedy and IOS plans) against onnxruntime (CPU, the
+same thread count) on the benchmark networks at batch 1, side by side in one run.
+
+IOS plans (`--schedules ...,ios`) are compiled with `iosc --device cpu`, which profiles every
+distinct stage on this CPU; the profiling time is printed, and the timings are kept in
+BUILD/models/NAME.cpu.timings so that a rerun does not profile again (delete it to re-measure).
 
 Each round measures every configuration once (interleaved, so that machine noise hits all of
 them alike); the figure quoted is the median over rounds of each round's median latency.
 
     python3 scripts/bench_cpu.py [--models inception_v3,squeezenet,randwire,nasnet]
                                  [--threads 2] [--rounds 3] [--duration 3] [--build-dir build]
+                                 [--schedules sequential,greedy,ios] [--no-ort]
 """
 import argparse
 import json
@@ -65,6 +70,7 @@ def main():
     parser.add_argument("--duration", type=float, default=3.0, help="seconds per measurement")
     parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     parser.add_argument("--schedules", default="sequential,greedy")
+    parser.add_argument("--no-ort", action="store_true", help="skip onnxruntime")
     args = parser.parse_args()
     iosc = os.path.join(args.build_dir, "tools", "iosc")
     iosrun = os.path.join(args.build_dir, "tools", "iosrun")
@@ -82,21 +88,42 @@ def main():
             plans = {}
             for schedule in schedules:
                 plans[schedule] = os.path.join(tmp, f"{name}_{schedule}.iosplan")
-                subprocess.run([iosc, model, "--batch", str(args.batch), "--schedule", schedule,
-                                "--max-streams", str(args.threads), "-o", plans[schedule]],
-                               check=True, capture_output=True)
-            medians = {key: [] for key in ["onnxruntime"] + schedules}
+                command = [iosc, model, "--batch", str(args.batch), "--schedule", schedule,
+                           "--max-streams", str(args.threads), "-o", plans[schedule]]
+                stats = os.path.join(tmp, f"{name}_{schedule}.stats.json")
+                if schedule.startswith("ios"):
+                    command += ["--device", "cpu", "--stats-json", stats, "--timing-cache",
+                                os.path.join(models_dir, f"{name}.cpu.timings")]
+                started = time.perf_counter()
+                subprocess.run(command, check=True, capture_output=True)
+                if schedule.startswith("ios"):
+                    with open(stats) as f:
+                        search = json.load(f).get("search_seconds", 0.0)
+                    print(f"{name}: iosc --schedule {schedule} --device cpu took "
+                          f"{time.perf_counter() - started:.1f} s (search {search:.1f} s, "
+                          f"profiling on this CPU unless the timing cache had the stages)",
+                          flush=True)
+            references = [] if args.no_ort else ["onnxruntime"]
+            medians = {key: [] for key in references + schedules}
             for _ in range(args.rounds):
-                medians["onnxruntime"].append(ort_median_ms(model, args.batch, args.threads, args.duration))
+                if not args.no_ort:
+                    medians["onnxruntime"].append(ort_median_ms(model, args.batch, args.threads,
+                                                                args.duration))
                 for schedule in schedules:
                     medians[schedule].append(iosrun_median_ms(iosrun, plans[schedule], args.threads,
                                                               args.duration))
             figures = {key: statistics.median(values) for key, values in medians.items()}
             rows.append((name, figures))
-            line = f"{name:14s} onnxruntime {figures['onnxruntime']:8.2f} ms"
+            line = f"{name:14s}"
+            if not args.no_ort:
+                line += f" onnxruntime {figures['onnxruntime']:8.2f} ms"
             for schedule in schedules:
-                line += (f" | ios {schedule} {figures[schedule]:8.2f} ms "
-                         f"({figures[schedule] / figures['onnxruntime']:.2f}x ort)")
+                line += f" | {schedule} {figures[schedule]:8.2f} ms"
+                if not args.no_ort:
+                    line += f" ({figures[schedule] / figures['onnxruntime']:.2f}x ort)"
+            for ios in [s for s in schedules if s.startswith("ios")]:
+                for other in [s for s in schedules if not s.startswith("ios")]:
+                    line += f" | {other}/{ios} {figures[other] / figures[ios]:.2f}"
             print(line, flush=True)
     return rows
 
