@@ -34,3 +34,5 @@ if(NOT IOS_ENABLE_CUDA STREQUAL "OFF")
     message(STATUS "ios: CUDA backend OFF (no nvcc found)")
   endif()
 endif()
+# Recorded in the cache for scripts (scripts/demo.sh picks the GPU only when this is ON).
+set(IOS_CUDA_BACKEND ${IOS_HAVE_CUDA} CACHE INTERNAL "ios builds the CUDA backend")

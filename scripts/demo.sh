@@ -10,11 +10,16 @@ build="${IOS_BUILD_DIR:-$root/build}"
 models="$build/models"
 python3 "$root/scripts/generate_models.py" --out "$models" --models inception_v3
 
-# The GPU when there is one and this build can use it, the CPU otherwise.
+# GPU 0 when there is one (and this build has the CUDA backend), the CPU otherwise.
 device=cpu
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
-  echo "demo: a GPU is present, but the CUDA runtime of ios is not built yet; using the CPU"
+  if grep -q "^IOS_CUDA_BACKEND:INTERNAL=ON" "$build/CMakeCache.txt" 2>/dev/null; then
+    device=0
+  else
+    echo "demo: a GPU is present, but this build has no CUDA backend (no nvcc); using the CPU"
+  fi
 fi
+echo "demo: device $device"
 
 # The IOS search profiles each distinct stage on this device; the timing cache makes reruns fast.
 "$build/tools/iosc" "$models/inception_v3.onnx" --batch 1 --device "$device" --schedule ios \
