@@ -89,9 +89,15 @@ struct FakeModel {
   std::vector<uint64_t> pred;
 };
 
-// Units 0..n-1 in topological order (edges (u, v) need u < v); unit u has two ops when u % 3 == 2.
+// Units 0..n-1 in topological order (edges (u, v) need u < v); unit u has two ops when its tag
+// (below) % 3 == 2.
 // `part_sizes` cuts the single block into consecutive parts (empty = one part).
-FakeModel MakeModel(int n, const Edges& edges, std::vector<int> part_sizes = {}) {
+// The search asks the source once per stage key (units compared by signature, wiring ignored,
+// stage_signature.h). FakeCost's latencies follow unit ids, so every unit carries its id as an
+// attribute, and keys are distinct per set of groups. With `tags`, unit u carries tags[u] instead:
+// units with equal tags (and as many ops and inputs) look alike, like repeated cells.
+FakeModel MakeModel(int n, const Edges& edges, std::vector<int> part_sizes = {},
+                    const std::vector<int>& tags = {}) {
   FakeModel m;
   m.n = n;
   m.succ.assign(n, 0);
@@ -123,12 +129,14 @@ FakeModel MakeModel(int n, const Edges& edges, std::vector<int> part_sizes = {})
     };
     sort_unique(unit.successors);
     sort_unique(unit.predecessors);
-    int ops = u % 3 == 2 ? 2 : 1;
+    const int tag = tags.empty() ? u : tags[u];
+    int ops = tag % 3 == 2 ? 2 : 1;
     ValueId previous = kNoValue;
     for (int k = 0; k < ops; ++k) {
       Node node;
       node.name = "u" + std::to_string(u) + "_" + std::to_string(k);
       node.op_type = "Relu";
+      node.attrs.Set("tag", int64_t{tag});
       if (k == 0) {
         for (UnitId p : unit.predecessors) node.inputs.push_back(unit_output[p]);
         if (node.inputs.empty()) node.inputs.push_back(x);
@@ -706,6 +714,189 @@ TEST(IosSchedulerTest, FallsBackToGreedyPastMaxStatesOrTimeBudget) {
       const auto& theirs = greedy.blocks[0].stages[k].groups;
       ASSERT_EQ(mine.size(), theirs.size());
       for (size_t i = 0; i < mine.size(); ++i) EXPECT_EQ(mine[i].nodes, theirs[i].nodes);
+    }
+  }
+}
+
+// The guard against runaway parts: a part whose states fit but whose endings explode falls back
+// to greedy once it has evaluated max_transitions_per_part transitions, and the next part is
+// searched as usual; a part too wide for max_states never starts its DP. Neither hangs.
+TEST(IosSchedulerTest, RunawayPartsFallBackQuickly) {
+  using Clock = std::chrono::steady_clock;
+  // 18 independent units (2^18 states, ~10^8 endings at s = 8), then a 6-unit chain.
+  Edges chain;
+  for (int u = 18; u < 23; ++u) chain.push_back({u, u + 1});
+  FakeModel wide = MakeModel(24, chain, {18, 6});
+  for (Endings endings : {Endings::kPaper, Endings::kReference}) {
+    FakeCost cost(11);
+    IosOptions options = Options(endings, 3, 8);
+    options.max_transitions_per_part = 200'000;
+    const auto start = Clock::now();
+    IosSearchResult result = RunIos(wide, cost, options);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    std::printf("18 independent units, transition cap 2e5: %.3f s\n", seconds);
+    EXPECT_LT(seconds, 30.0);  // about 0.1 s; generous for a loaded machine
+    ASSERT_EQ(result.parts.size(), 2u);
+    EXPECT_NE(result.parts[0].fallback.find("max_transitions_per_part"), std::string::npos)
+        << result.parts[0].fallback;
+    EXPECT_EQ(result.parts[0].transitions, 200'000);
+    EXPECT_EQ(result.parts[0].states, int64_t{1} << 18);
+    EXPECT_TRUE(result.parts[1].fallback.empty()) << result.parts[1].fallback;
+    ExpectValidIosSchedule(wide, result.schedule, Endings::kPaper, 3, 8);
+    // Greedy on the wide part: stages of s = 8 ready units, then the chain's stages.
+    ASSERT_FALSE(result.schedule.blocks[0].stages.empty());
+    EXPECT_EQ(result.schedule.blocks[0].stages[0].groups.size(), 8u);
+  }
+
+  // 40 independent units: 2^40 states; max_states stops the enumeration.
+  FakeModel forty = MakeModel(40, {});
+  FakeCost cost(12);
+  IosOptions options = Options(Endings::kPaper, 3, 8);
+  options.max_states = 100'000;
+  options.max_transitions_per_part = 100'000;
+  const auto start = Clock::now();
+  IosSearchResult result = RunIos(forty, cost, options);
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::printf("40 independent units, state cap 1e5: %.3f s\n", seconds);
+  EXPECT_LT(seconds, 30.0);
+  ASSERT_EQ(result.parts.size(), 1u);
+  EXPECT_NE(result.parts[0].fallback.find("max_states"), std::string::npos)
+      << result.parts[0].fallback;
+  ExpectValidIosSchedule(forty, result.schedule, Endings::kPaper, 1, 8);
+  EXPECT_EQ(result.schedule.blocks[0].stages.size(), 5u);  // 40 units, 8 a stage
+
+  IosOptions bad = Options(Endings::kPaper, 3, 8);
+  bad.max_transitions_per_part = 0;
+  EXPECT_FALSE(IosSchedule(forty.graph, forty.blocks, cost, bad).ok());
+}
+
+// Latency from what the stage key keeps: per group the sequence of its units' tags (MakeModel's
+// look-alike attribute) and ops, the groups as a multiset, the strategy.
+class TagCost : public StageCostSource {
+ public:
+  StatusOr<double> StageLatencyMs(const Graph& graph, const UnitGraph& units,
+                                  const StageCandidate& stage) override {
+    ++calls;
+    std::vector<uint64_t> groups;
+    for (const auto& group : stage.groups) {
+      uint64_t h = 0x5eed;
+      for (UnitId u : group) {
+        const Node& first = graph.nodes[units.units[u].nodes.front()];
+        h = Mix(h ^ static_cast<uint64_t>(first.attrs.GetInt("tag", -1).value() + 1));
+        h = Mix(h ^ units.units[u].nodes.size());
+      }
+      groups.push_back(h);
+    }
+    std::sort(groups.begin(), groups.end());
+    uint64_t h = Mix(static_cast<uint64_t>(stage.strategy));
+    for (uint64_t g : groups) h = Mix(h ^ g);
+    const double fraction = static_cast<double>(h >> 11) * 0x1.0p-53;
+    size_t count = 0;
+    for (const auto& group : stage.groups) count += group.size();
+    return static_cast<double>(count) * (0.3 + 0.7 * fraction);
+  }
+  std::string Name() const override { return "tag"; }
+  plan::DeviceFingerprint Fingerprint() const override { return {}; }
+  int64_t calls = 0;
+};
+
+// Stages identical up to wiring share one measurement, across parts (repeated cells) and within a
+// part, and the search stays optimal for a source that, like the stage key, ignores wiring.
+TEST(IosSchedulerTest, LookAlikeStagesShareOneMeasurement) {
+  std::mt19937_64 rng(2024);
+  for (int trial = 0; trial < 40; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const int k = 3 * (1 + trial % 3);  // a multiple of 3: units u and u + k have as many ops
+    // Two parts with the same DAG; unit u looks like unit u + k, so the second part is the first
+    // one again (PartKey) and reuses its stages without a search.
+    Edges cell = RandomEdges(k, 0.35, rng);
+    Edges both = cell;
+    for (auto [u, v] : cell) both.push_back({u + k, v + k});
+    std::vector<int> tags(2 * k);
+    for (int u = 0; u < 2 * k; ++u) tags[u] = u % k;
+    FakeModel cells = MakeModel(2 * k, both, {k, k}, tags);
+    // The same, with the second cell's units in another topological order (the cell's sinks
+    // first among equals, here: its units reversed where the DAG allows): no reuse, but every
+    // stage of the second cell is a stage of the first one up to renaming.
+    std::vector<int> order(k);  // order[i] = the unit of the cell placed at local position i
+    {
+      std::vector<int> indegree(k, 0);
+      for (auto [u, v] : cell) ++indegree[v];
+      std::vector<bool> placed(k, false);
+      for (int i = 0; i < k; ++i) {
+        int pick = -1;
+        for (int u = k - 1; u >= 0 && pick < 0; --u)
+          if (!placed[u] && indegree[u] == 0) pick = u;
+        placed[pick] = true;
+        order[i] = pick;
+        for (auto [u, v] : cell)
+          if (u == pick) --indegree[v];
+      }
+    }
+    std::vector<int> position(k);
+    for (int i = 0; i < k; ++i) position[order[i]] = i;
+    Edges renamed = cell, renamed_alone;
+    for (auto [u, v] : cell) {
+      renamed.push_back({position[u] + k, position[v] + k});
+      renamed_alone.push_back({position[u], position[v]});
+    }
+    std::vector<int> renamed_tags(2 * k);
+    for (int i = 0; i < k; ++i) {
+      renamed_tags[i] = i;
+      renamed_tags[i + k] = order[i];
+    }
+    FakeModel reordered = MakeModel(2 * k, renamed, {k, k}, renamed_tags);
+    FakeModel reordered_alone = MakeModel(k, renamed_alone, {}, order);
+    const bool same_order = order == [&] {
+      std::vector<int> identity(k);
+      for (int i = 0; i < k; ++i) identity[i] = i;
+      return identity;
+    }();
+    for (Endings endings : {Endings::kPaper, Endings::kReference}) {
+      FakeCost cost(static_cast<uint64_t>(trial));
+      IosSearchResult result = RunIos(cells, cost, Options(endings, 3, 8));
+      ASSERT_EQ(result.parts.size(), 2u);
+      EXPECT_EQ(result.parts[0].reused_part, -1);
+      EXPECT_EQ(result.parts[1].reused_part, 0);
+      EXPECT_GT(result.parts[0].stages_measured, 0);
+      EXPECT_EQ(result.parts[1].stages_measured, 0);  // the second cell costs nothing
+      EXPECT_EQ(cost.calls(), result.parts[0].stages_measured);
+      EXPECT_EQ(result.parts[0].transitions, result.parts[1].transitions);
+      EXPECT_DOUBLE_EQ(result.parts[0].latency_ms, result.parts[1].latency_ms);
+      ExpectValidIosSchedule(cells, result.schedule, endings, 3, 8);
+
+      FakeCost reordered_cost(static_cast<uint64_t>(trial));
+      IosSearchResult again = RunIos(reordered, reordered_cost, Options(endings, 3, 8));
+      ASSERT_EQ(again.parts.size(), 2u);
+      EXPECT_EQ(again.parts[1].reused_part, same_order ? 0 : -1);
+      // Searched, but its stages are mostly known by key: at least its single units are.
+      FakeCost alone_cost(static_cast<uint64_t>(trial));
+      IosSearchResult alone = RunIos(reordered_alone, alone_cost, Options(endings, 3, 8));
+      EXPECT_LE(again.parts[1].stages_measured, alone.parts[0].stages_measured - k);
+      EXPECT_EQ(again.parts[0].transitions, again.parts[1].transitions);
+      ExpectValidIosSchedule(reordered, again.schedule, endings, 3, 8);
+    }
+
+    // Within one part: units three apart look alike. The DP equals the brute force under a
+    // source that depends only on what the key keeps, with fewer measurements than endings.
+    const int n = 4 + trial % 6;
+    std::vector<int> period3(n);
+    for (int u = 0; u < n; ++u) period3[u] = u % 3;
+    FakeModel m = MakeModel(n, RandomEdges(n, 0.3, rng), {}, period3);
+    for (Endings endings : {Endings::kPaper, Endings::kReference}) {
+      for (const Pruning& pruning : kPrunings) {
+        TagCost cost;
+        IosSearchResult result = RunIos(m, cost, Options(endings, pruning.r, pruning.s));
+        TagCost brute_cost;
+        BruteForce brute(m, endings, pruning.r, pruning.s, brute_cost);
+        const double best = brute.BestOverAllSchedules((uint64_t{1} << n) - 1, 0);
+        EXPECT_NEAR(result.predicted_latency_ms, best, 1e-9 * std::max(1.0, best));
+        int64_t states, transitions, distinct;
+        brute.Count(&states, &transitions, &distinct);
+        EXPECT_EQ(result.parts[0].transitions, transitions);
+        EXPECT_LE(result.parts[0].stages_measured, distinct);
+        EXPECT_EQ(cost.calls, result.parts[0].stages_measured);
+      }
     }
   }
 }

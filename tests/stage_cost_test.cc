@@ -2,6 +2,7 @@
 // stage signatures, and CachedStageCost with its timing cache.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -535,6 +536,91 @@ TEST(StageSignatureTest, AnythingThatChangesLatencyChangesTheSignature) {
             StageSignature(batch2.graph, batch2.units, batch2.Stage({{"a"}})));
 }
 
+TEST(SequenceInternerTest, EqualSequencesShareAnIdAcrossGrowth) {
+  SequenceInterner interner;
+  std::vector<std::vector<int32_t>> sequences;
+  for (int32_t i = 0; i < 500; ++i) sequences.push_back({i % 7, i, -i});
+  sequences.push_back({});
+  for (size_t i = 0; i < sequences.size(); ++i) {
+    EXPECT_EQ(interner.Find(sequences[i].data(), static_cast<int>(sequences[i].size())), -1);
+    EXPECT_EQ(interner.Intern(sequences[i].data(), static_cast<int>(sequences[i].size())),
+              static_cast<int32_t>(i));
+  }
+  EXPECT_EQ(interner.size(), 501);
+  for (size_t i = 0; i < sequences.size(); ++i) {  // after several rehashes
+    const int32_t id = static_cast<int32_t>(i);
+    EXPECT_EQ(interner.Intern(sequences[i].data(), static_cast<int>(sequences[i].size())), id);
+    ASSERT_EQ(interner.length(id), static_cast<int>(sequences[i].size()));
+    EXPECT_TRUE(std::equal(sequences[i].begin(), sequences[i].end(), interner.data(id)));
+  }
+  const int32_t prefix[] = {3, 3};  // a prefix of {3, 3, -3} is another sequence
+  EXPECT_EQ(interner.Find(prefix, 2), -1);
+}
+
+// The measurement key (StageKeyer) drops the wiring that StageSignature keeps, and nothing else.
+TEST(StageKeyerTest, IdenticalUpToWiringSharesAKey) {
+  const ConvSpec standard = ConvSpec().Out(8).KH(3).KW(3).PH(1).PW(1).Act("Relu");
+  Built g = Cells(standard);
+  StageKeyer keyer;
+  keyer.Bind(g.graph, g.units);
+  auto key = [&](const std::vector<std::vector<std::string>>& groups,
+                 StageStrategy strategy = StageStrategy::kConcurrent) {
+    return keyer.Key(g.Stage(groups, strategy));
+  };
+  const int32_t shared = key({{"one_a"}, {"one_b"}});
+  EXPECT_EQ(shared, key({{"two_b"}, {"two_a"}}));
+  // Two groups sharing one input and two groups reading two inputs of the same shape: one key
+  // (the signature tells them apart).
+  EXPECT_EQ(shared, key({{"one_a"}, {"two_b"}}));
+  EXPECT_NE(StageSignature(g.graph, g.units, g.Stage({{"one_a"}, {"one_b"}})),
+            StageSignature(g.graph, g.units, g.Stage({{"one_a"}, {"two_b"}})));
+  // The intra-group data flow: the concat after the conv that feeds it or after another one.
+  EXPECT_EQ(key({{"two_b", "two_cat"}}), key({{"one_b", "two_cat"}}));
+  // Kept: the kernels, the grouping, the order within a group, the strategy.
+  EXPECT_NE(key({{"one_a"}}), key({{"one_b"}}));
+  EXPECT_NE(shared, key({{"one_a", "one_b"}}));
+  EXPECT_NE(key({{"one_a", "one_cat"}}), key({{"one_cat", "one_a"}}));
+  EXPECT_NE(shared, key({{"one_a"}, {"one_b"}}, StageStrategy::kMerge));
+  Built other = Cells(ConvSpec().Out(16).KH(3).KW(3).PH(1).PW(1).Act("Relu"));
+  keyer.Bind(other.graph, other.units);
+  EXPECT_EQ(keyer.Key(other.Stage({{"one_a"}, {"one_b"}})), shared);      // same units, other graph
+  EXPECT_NE(keyer.Key(other.Stage({{"three_a"}, {"three_b"}})), shared);  // 16 channels
+
+  // The canonical text does not depend on the order in which keys were made.
+  StageKeyer fresh;
+  fresh.Bind(other.graph, other.units);
+  const int32_t first = fresh.Key(other.Stage({{"three_b"}, {"three_a"}}));
+  fresh.Key(other.Stage({{"one_b"}}));
+  EXPECT_EQ(fresh.Text(first), keyer.Text(keyer.Key(other.Stage({{"three_a"}, {"three_b"}}))));
+  EXPECT_NE(fresh.Text(first), keyer.Text(shared));
+}
+
+// The analytic model caches each op's estimate, but never answers from a stale entry: a graph
+// changed in place, or another graph in the same place, is estimated afresh.
+TEST(AnalyticModelTest, OpCacheFollowsGraphChanges) {
+  auto sim = Sim("V100");
+  Built g = TwoConvs(ConvSpec().Out(32), ConvSpec().Out(32).KH(3).KW(3).PH(1).PW(1).Act("Relu"),
+                     false, {1, 64, 16, 16});
+  const StageCandidate both = g.Stage({{"a"}, {"b"}});
+  const double before = Latency(*sim, g, both);
+  // Drop conv b's fused activation in place; shapes stay.
+  NodeId b = g.units.units[g.Unit("b")].nodes[0];
+  AttributeMap attrs;
+  for (const auto& [name, value] : g.graph.nodes[b].attrs.all())
+    if (name.rfind("ios.", 0) != 0) attrs.Set(name, value);
+  ASSERT_LT(attrs.all().size(), g.graph.nodes[b].attrs.all().size()) << "no fused activation";
+  g.graph.nodes[b].attrs = attrs;
+  const double after = Latency(*sim, g, both);
+  EXPECT_EQ(after, Latency(*Sim("V100"), g, both));
+  EXPECT_NE(after, before);
+  // Another graph in the same variable: larger input.
+  g = TwoConvs(ConvSpec().Out(32), ConvSpec().Out(32).KH(3).KW(3).PH(1).PW(1), false,
+               {1, 64, 32, 32});
+  const StageCandidate again = g.Stage({{"a"}, {"b"}});
+  EXPECT_EQ(Latency(*sim, g, again), Latency(*Sim("V100"), g, again));
+  EXPECT_GT(Latency(*sim, g, again), before);
+}
+
 // ---- CachedStageCost and the timing cache ----------------------------------------------------
 
 // Counts its calls; the latency is 1 ms per group plus 0.1 ms per unit.
@@ -617,6 +703,29 @@ TEST(TimingCacheTest, RoundTripsAndMissingFileIsEmpty) {
   const std::string again = TempPath("stage_cost_roundtrip2.iostc");
   ASSERT_TRUE(cost.SaveTimingCache(again).ok());
   EXPECT_EQ(ReadFileToString(path).value(), ReadFileToString(again).value());
+}
+
+TEST(TimingCacheTest, KeysDoNotDependOnTheOrderOfRequests) {
+  const ConvSpec standard = ConvSpec().Out(8).KH(3).KW(3).PH(1).PW(1).Act("Relu");
+  Built g = Cells(standard);
+  const std::string path = TempPath("stage_cost_order.iostc");
+  std::filesystem::remove(path);
+  {
+    CountingSource inner;
+    CachedStageCost cost(inner);
+    Latency(cost, g, g.Stage({{"one_b"}, {"one_a"}}));
+    Latency(cost, g, g.Stage({{"one_cat"}}));
+    Latency(cost, g, g.Stage({{"one_a", "one_cat"}}));
+    ASSERT_TRUE(cost.SaveTimingCache(path).ok());
+  }
+  CountingSource inner;
+  CachedStageCost cost(inner);
+  ASSERT_TRUE(cost.LoadTimingCache(path).ok());
+  // Other units first: the interned ids differ from the first run's, the cache keys do not.
+  Latency(cost, g, g.Stage({{"two_a", "two_cat"}}));
+  Latency(cost, g, g.Stage({{"two_cat"}}));
+  Latency(cost, g, g.Stage({{"three_a"}, {"three_b"}}));
+  EXPECT_EQ(inner.calls, 0);
 }
 
 TEST(TimingCacheTest, RefusesACacheFromAnotherDevice) {

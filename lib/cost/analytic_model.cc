@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
+#include <variant>
 
 #include "cost/merge_shape.h"
 #include "ir/fused_activation.h"
@@ -60,6 +62,74 @@ double ParallelWork(const Graph& graph, const Node& node, double flops) {
   for (ValueId in : node.inputs)
     if (in != kNoValue) largest_input = std::max(largest_input, Elements(graph.values[in]));
   return std::max(outputs, largest_input / kInputElementsPerThread);
+}
+
+// FNV-1a over 64-bit words: one multiply per word, as this runs for every op of every stage.
+uint64_t Mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ULL; }
+
+uint64_t MixString(uint64_t h, const std::string& s) {
+  h = Mix(h, s.size());
+  for (size_t i = 0; i < s.size(); i += 8) {  // eight bytes at a time
+    uint64_t chunk = 0;
+    std::memcpy(&chunk, s.data() + i, std::min<size_t>(8, s.size() - i));
+    h = Mix(h, chunk);
+  }
+  return h;
+}
+
+uint64_t MixDims(uint64_t h, const Dims& dims) {
+  h = Mix(h, dims.size());
+  for (int64_t d : dims) h = Mix(h, static_cast<uint64_t>(d));
+  return h;
+}
+
+uint64_t MixFloat(uint64_t h, float f) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &f, sizeof(bits));
+  return Mix(h, bits);
+}
+
+// Everything an op's estimate depends on: its type, opset, attributes, and the dtypes and dims
+// of its inputs and outputs (a tensor attribute by dtype and dims; costs never read values).
+uint64_t NodeFingerprint(const Graph& graph, const Node& node) {
+  uint64_t h = MixString(0xcbf29ce484222325ULL, node.op_type);
+  h = Mix(h, static_cast<uint64_t>(node.opset));
+  for (const std::vector<ValueId>* values : {&node.inputs, &node.outputs}) {
+    h = Mix(h, values->size());
+    for (ValueId v : *values) {
+      if (v == kNoValue) {
+        h = Mix(h, ~uint64_t{0});
+        continue;
+      }
+      const Value& value = graph.values[v];
+      h = Mix(h, static_cast<uint64_t>(value.dtype));
+      h = Mix(h, value.has_shape);
+      h = MixDims(h, value.dims);
+    }
+  }
+  for (const auto& [name, attribute] : node.attrs.all()) {
+    h = MixString(h, name);
+    h = Mix(h, attribute.index());
+    if (const auto* i = std::get_if<int64_t>(&attribute)) {
+      h = Mix(h, static_cast<uint64_t>(*i));
+    } else if (const auto* f = std::get_if<float>(&attribute)) {
+      h = MixFloat(h, *f);
+    } else if (const auto* text = std::get_if<std::string>(&attribute)) {
+      h = MixString(h, *text);
+    } else if (const auto* ints = std::get_if<std::vector<int64_t>>(&attribute)) {
+      h = MixDims(h, *ints);
+    } else if (const auto* floats = std::get_if<std::vector<float>>(&attribute)) {
+      h = Mix(h, floats->size());
+      for (float x : *floats) h = MixFloat(h, x);
+    } else if (const auto* strings = std::get_if<std::vector<std::string>>(&attribute)) {
+      h = Mix(h, strings->size());
+      for (const std::string& x : *strings) h = MixString(h, x);
+    } else if (const auto* tensor = std::get_if<Tensor>(&attribute)) {
+      h = Mix(h, static_cast<uint64_t>(tensor->dtype()));
+      h = MixDims(h, tensor->dims());
+    }
+  }
+  return h;
 }
 
 // The sum of the demands and times of a sequence of kernels.
@@ -132,6 +202,18 @@ KernelEstimate AnalyticCostSource::EstimateNode(const Graph& graph, NodeId node)
                         ParallelWork(graph, graph.nodes[node], cost.flops));
 }
 
+const KernelEstimate& AnalyticCostSource::CachedEstimate(const Graph& graph, NodeId node) const {
+  if (kernels_.size() < graph.nodes.size()) kernels_.resize(graph.nodes.size());
+  CachedKernel& cached = kernels_[node];
+  const uint64_t fingerprint = NodeFingerprint(graph, graph.nodes[node]);
+  if (!cached.valid || cached.fingerprint != fingerprint) {
+    cached.estimate = EstimateNode(graph, node);
+    cached.fingerprint = fingerprint;
+    cached.valid = true;
+  }
+  return cached.estimate;
+}
+
 StatusOr<double> AnalyticCostSource::StageLatencyMs(const Graph& graph, const UnitGraph& units,
                                                     const StageCandidate& stage) {
   if (stage.groups.empty()) return InvalidInput("the stage has no groups");
@@ -157,7 +239,7 @@ StatusOr<double> AnalyticCostSource::ConcurrentLatencyMs(const Graph& graph, con
   for (const std::vector<UnitId>& group : stage.groups) {
     GroupEstimate estimate;
     for (UnitId u : group)
-      for (NodeId n : units.units[u].nodes) estimate.Add(EstimateNode(graph, n));
+      for (NodeId n : units.units[u].nodes) estimate.Add(CachedEstimate(graph, n));
     longest_ms = std::max(longest_ms, estimate.time_ms);
     total_ms += estimate.time_ms;
     compute_ms += estimate.compute_ms;

@@ -74,6 +74,7 @@
 // 0.61 ms vs 0.58 ms sequentially.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -137,7 +138,21 @@ class AnalyticCostSource : public StageCostSource {
   StatusOr<double> MergeLatencyMs(const Graph& graph, const UnitGraph& units,
                                   const StageCandidate& stage) const;
 
+  // The estimate of an op, from the cache when its fingerprint is unchanged.
+  const KernelEstimate& CachedEstimate(const Graph& graph, NodeId node) const;
+
   GpuSpec spec_;
+  // Per-op estimates of the graph last seen, by op id. An entry is used only while the op's
+  // fingerprint (type, opset, every input's and output's dtype and dims, attributes) is the one
+  // it was computed for, so another graph at the same address, or a graph changed in place, is
+  // never answered stale. A search asks for tens of thousands of stages over a few hundred
+  // ops; this saves re-deriving each op's cost every time. Not thread-safe (nor is the rest).
+  struct CachedKernel {
+    uint64_t fingerprint = 0;
+    bool valid = false;
+    KernelEstimate estimate;
+  };
+  mutable std::vector<CachedKernel> kernels_;
 };
 
 // `name` is a known GPU's name, case-insensitive ("V100", "a100"); the error lists the names.

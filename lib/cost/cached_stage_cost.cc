@@ -1,13 +1,13 @@
 #include "cost/cached_stage_cost.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <system_error>
 
-#include <spdlog/spdlog.h>
-
-#include "cost/stage_signature.h"
 #include "timing_cache.pb.h"
 #include "util/file_util.h"
 #include "util/sha256.h"
@@ -71,54 +71,18 @@ std::string DeviceMismatch(const plan::DeviceFingerprint& made_for,
   return "";
 }
 
-const std::vector<int>& CachedStageCost::UnitKeys(const Graph& graph, const UnitGraph& units) {
-  if (keyed_units_ == &units && keyed_graph_ == &graph && unit_keys_.size() == units.units.size())
-    return unit_keys_;
-  keyed_units_ = &units;
-  keyed_graph_ = &graph;
-  unit_keys_.assign(units.units.size(), -1);
-  for (const Unit& unit : units.units) {
-    StageCandidate alone;
-    alone.groups = {{unit.id}};
-    std::string signature = StageSignature(graph, units, alone);
-    auto [it, inserted] = unit_intern_.emplace(signature, static_cast<int>(unit_intern_.size()));
-    if (inserted) unit_signature_by_id_.push_back(signature);
-    unit_keys_[unit.id] = it->second;
-  }
-  return unit_keys_;
-}
-
-std::string CachedStageCost::PersistentKey(const std::vector<int64_t>& fast_key) const {
-  // fast_key = strategy, then per group its length and its units' interned signatures.
-  std::string text = fast_key[0] == static_cast<int64_t>(StageStrategy::kMerge) ? "merge" : "concurrent";
-  for (size_t i = 1; i < fast_key.size();) {
-    const int64_t length = fast_key[i++];
-    text += "\n{";
-    for (int64_t k = 0; k < length; ++k, ++i)
-      text += (fast_key[i] >= 0 ? unit_signature_by_id_[fast_key[i]] : std::string("?")) + "|";
-    text += "}";
-  }
-  return Sha256Hex(text);
+std::string CachedStageCost::PersistentKey(int32_t key) const {
+  return Sha256Hex(keyer_.Text(key));
 }
 
 StatusOr<double> CachedStageCost::StageLatencyMs(const Graph& graph, const UnitGraph& units,
                                                  const StageCandidate& stage) {
   ++requests_;
-  const std::vector<int>& unit_keys = UnitKeys(graph, units);
-  std::vector<std::vector<int64_t>> groups;
-  for (const auto& group : stage.groups) {
-    std::vector<int64_t> ids;
-    for (UnitId u : group) ids.push_back(u >= 0 && static_cast<size_t>(u) < unit_keys.size() ? unit_keys[u] : -1);
-    groups.push_back(std::move(ids));
-  }
-  std::sort(groups.begin(), groups.end());
-  std::vector<int64_t> fast_key{static_cast<int64_t>(stage.strategy)};
-  for (const auto& group : groups) {
-    fast_key.push_back(static_cast<int64_t>(group.size()));
-    fast_key.insert(fast_key.end(), group.begin(), group.end());
-  }
-  auto fast = by_fast_key_.find(fast_key);
-  if (fast != by_fast_key_.end()) return fast->second;
+  keyer_.Bind(graph, units);
+  const int32_t key = keyer_.Key(stage);
+  if (static_cast<size_t>(key) >= by_key_.size())
+    by_key_.resize(static_cast<size_t>(key) + 1, std::numeric_limits<double>::quiet_NaN());
+  if (!std::isnan(by_key_[key])) return by_key_[key];
 
   // First sight in this run: the timing cache (when one was loaded), then the inner source.
   // The persistent key (a SHA-256 of the key's text) is only needed against a loaded cache and
@@ -126,7 +90,7 @@ StatusOr<double> CachedStageCost::StageLatencyMs(const Graph& graph, const UnitG
   double latency = 0;
   bool known = false;
   if (!latency_ms_.empty()) {
-    auto found = latency_ms_.find(PersistentKey(fast_key));
+    auto found = latency_ms_.find(PersistentKey(key));
     if (found != latency_ms_.end()) {
       latency = found->second;
       known = true;
@@ -136,7 +100,7 @@ StatusOr<double> CachedStageCost::StageLatencyMs(const Graph& graph, const UnitG
     IOS_ASSIGN_OR_RETURN(latency, inner_.StageLatencyMs(graph, units, stage));
     ++distinct_measured_;
   }
-  by_fast_key_.emplace(std::move(fast_key), latency);
+  by_key_[key] = latency;
   return latency;
 }
 
@@ -199,7 +163,10 @@ Status CachedStageCost::SaveTimingCache(const std::string& path) const {
   cache.set_source(inner_.Name());
   *cache.mutable_device() = inner_.Fingerprint();
   std::map<std::string, double> all = latency_ms_;
-  for (const auto& [fast_key, latency] : by_fast_key_) all.emplace(PersistentKey(fast_key), latency);
+  for (size_t key = 0; key < by_key_.size(); ++key) {
+    if (!std::isnan(by_key_[key]))
+      all.emplace(PersistentKey(static_cast<int32_t>(key)), by_key_[key]);
+  }
   for (const auto& [key, latency] : all) {  // std::map: sorted by key
     proto::StageTiming* stage = cache.add_stages();
     stage->set_signature_sha256(key);

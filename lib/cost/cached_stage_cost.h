@@ -1,10 +1,8 @@
 // CachedStageCost: a StageCostSource in front of another that measures each distinct stage once.
-// A stage is identified by its units' signatures (StageSignature of each unit alone: its ops'
-// types, shapes and attributes and its internal wiring), each group as the sequence of its units,
-// the groups as a multiset, and the strategy. The wiring between units and which outside tensors
-// the groups share are left out: they do not change what runs, and leaving them out is what lets
-// repeated cells and RandWire's look-alike nodes share measurements. Per-unit signatures are
-// computed once per unit, so a request costs a few integer comparisons, not a string build.
+// Stages are identified by StageKeyer's key (stage_signature.h, which argues what the key keeps
+// and drops): the strategy and the multiset of groups, each the sequence of its units'
+// signatures. Unit signatures are computed once per unit, so a request costs a few hash lookups
+// of small integer sequences, not a string build, and allocates nothing once a stage is known.
 //
 // The measurements can persist in a timing cache file (proto/timing_cache.proto): the SHA-256 of
 // each signature and its latency, with the inner source's Name() and Fingerprint(). A cache is
@@ -21,10 +19,10 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "cost/stage_cost.h"
+#include "cost/stage_signature.h"
 
 namespace ios {
 
@@ -51,19 +49,13 @@ class CachedStageCost : public StageCostSource {
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
-  // Interned signature of every unit of `units` (recomputed when another unit graph comes).
-  const std::vector<int>& UnitKeys(const Graph& graph, const UnitGraph& units);
-  // The timing-cache key of an interned stage key: the SHA-256 of its text form.
-  std::string PersistentKey(const std::vector<int64_t>& fast_key) const;
+  // The timing-cache key of a stage key: the SHA-256 of its canonical text.
+  std::string PersistentKey(int32_t key) const;
 
   StageCostSource& inner_;
-  std::map<std::string, double> latency_ms_;  // SHA-256 of the stage key string -> latency
-  std::map<std::vector<int64_t>, double> by_fast_key_;  // interned stage key -> latency
-  std::unordered_map<std::string, int> unit_intern_;    // unit signature -> id
-  std::vector<std::string> unit_signature_by_id_;
-  const UnitGraph* keyed_units_ = nullptr;
-  const Graph* keyed_graph_ = nullptr;
-  std::vector<int> unit_keys_;
+  std::map<std::string, double> latency_ms_;  // loaded: SHA-256 of the key's text -> latency
+  StageKeyer keyer_;
+  std::vector<double> by_key_;  // by stage key; NaN = not known yet
   int64_t requests_ = 0;
   int64_t distinct_measured_ = 0;
   std::vector<std::string> warnings_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <string>
 #include <utility>
@@ -181,6 +182,122 @@ std::string StageSignature(const Graph& graph, const UnitGraph& units,
     signature += "}";
   }
   return signature;
+}
+
+// ---- SequenceInterner ------------------------------------------------------------------------
+
+SequenceInterner::SequenceInterner() : begin_{0}, slots_(64, -1) {}
+
+uint64_t SequenceInterner::Hash(const int32_t* values, int count) {
+  uint64_t h = 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(count);
+  for (int i = 0; i < count; ++i) {
+    h ^= static_cast<uint32_t>(values[i]);
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 31;
+  }
+  return h;
+}
+
+bool SequenceInterner::Equal(int32_t id, const int32_t* values, int count) const {
+  return length(id) == count &&
+         (count == 0 || std::memcmp(data(id), values, sizeof(int32_t) * count) == 0);
+}
+
+size_t SequenceInterner::Slot(uint64_t hash, const int32_t* values, int count) const {
+  const size_t mask = slots_.size() - 1;
+  size_t i = static_cast<size_t>(hash) & mask;
+  while (slots_[i] >= 0 && !(hashes_[slots_[i]] == hash && Equal(slots_[i], values, count)))
+    i = (i + 1) & mask;
+  return i;
+}
+
+void SequenceInterner::Grow() {
+  std::vector<int32_t> slots(slots_.size() * 2, -1);
+  const size_t mask = slots.size() - 1;
+  for (int32_t id = 0; id < size(); ++id) {
+    size_t i = static_cast<size_t>(hashes_[id]) & mask;
+    while (slots[i] >= 0) i = (i + 1) & mask;
+    slots[i] = id;
+  }
+  slots_ = std::move(slots);
+}
+
+int32_t SequenceInterner::Find(const int32_t* values, int count) const {
+  return slots_[Slot(Hash(values, count), values, count)];
+}
+
+int32_t SequenceInterner::Intern(const int32_t* values, int count) {
+  const uint64_t hash = Hash(values, count);
+  size_t i = Slot(hash, values, count);
+  if (slots_[i] >= 0) return slots_[i];
+  const int32_t id = size();
+  arena_.insert(arena_.end(), values, values + count);
+  begin_.push_back(static_cast<uint32_t>(arena_.size()));
+  hashes_.push_back(hash);
+  slots_[i] = id;
+  if (static_cast<size_t>(size()) * 2 > slots_.size()) Grow();  // load factor <= 1/2
+  return id;
+}
+
+// ---- StageKeyer ------------------------------------------------------------------------------
+
+void StageKeyer::Bind(const Graph& graph, const UnitGraph& units) {
+  if (graph_ == &graph && units_ == &units && unit_keys_.size() == units.units.size() &&
+      bound_nodes_ == graph.nodes.size()) {
+    return;
+  }
+  graph_ = &graph;
+  units_ = &units;
+  bound_nodes_ = graph.nodes.size();
+  unit_keys_.assign(units.units.size(), -1);
+  for (size_t u = 0; u < units.units.size(); ++u) {
+    StageCandidate alone;
+    alone.groups = {{static_cast<UnitId>(u)}};
+    std::string signature = StageSignature(graph, units, alone);
+    auto [it, inserted] =
+        unit_ids_.emplace(std::move(signature), static_cast<int32_t>(unit_signatures_.size()));
+    if (inserted) unit_signatures_.push_back(it->first);
+    unit_keys_[u] = it->second;
+  }
+}
+
+int32_t StageKeyer::StageKey(StageStrategy strategy, int32_t* group_keys, int count) {
+  std::sort(group_keys, group_keys + count);
+  scratch_.assign(1, static_cast<int32_t>(strategy));
+  scratch_.insert(scratch_.end(), group_keys, group_keys + count);
+  return stages_.Intern(scratch_.data(), static_cast<int>(scratch_.size()));
+}
+
+int32_t StageKeyer::Key(const StageCandidate& stage) {
+  std::vector<int32_t> group_keys;
+  group_keys.reserve(stage.groups.size());
+  std::vector<int32_t> unit_keys;
+  for (const std::vector<UnitId>& group : stage.groups) {
+    unit_keys.clear();
+    for (UnitId u : group) unit_keys.push_back(UnitKey(u));
+    group_keys.push_back(GroupKey(unit_keys.data(), static_cast<int>(unit_keys.size())));
+  }
+  return StageKey(stage.strategy, group_keys.data(), static_cast<int>(group_keys.size()));
+}
+
+std::string StageKeyer::Text(int32_t stage_key) const {
+  const int32_t* key = stages_.data(stage_key);
+  const int length = stages_.length(stage_key);
+  std::vector<std::string> groups;
+  for (int g = 1; g < length; ++g) {
+    std::string text = "{";
+    const int32_t* units = groups_.data(key[g]);
+    for (int k = 0; k < groups_.length(key[g]); ++k) {
+      text += units[k] >= 0 ? unit_signatures_[units[k]] : std::string("?");
+      text += '|';
+    }
+    groups.push_back(text + "}");
+  }
+  std::sort(groups.begin(), groups.end());  // group ids follow interning order; texts do not
+  std::string text =
+      static_cast<StageStrategy>(key[0]) == StageStrategy::kMerge ? "merge" : "concurrent";
+  for (const std::string& group : groups) text += "\n" + group;
+  return text;
 }
 
 }  // namespace ios

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 namespace ios {
 
@@ -18,29 +19,40 @@ Deadline::Deadline(double budget_s) {
 bool Deadline::Passed() const { return enabled_ && std::chrono::steady_clock::now() >= end_; }
 
 StageTable::StageTable(const Graph& graph, const UnitGraph& units, const PartDag& dag,
-                       StageCostSource& source, IosStrategies strategies)
-    : graph_(graph), units_(units), dag_(dag), source_(source), strategies_(strategies) {}
+                       StageCostSource& source, IosStrategies strategies, StageMemo& memo)
+    : graph_(graph),
+      units_(units),
+      dag_(dag),
+      source_(source),
+      strategies_(strategies),
+      memo_(memo),
+      unit_key_of_bit_(dag.n, -1) {
+  for (int i = 0; i < dag.n; ++i) {
+    const UnitId u = dag.unit_of_bit[i];
+    unit_key_of_bit_[i] = memo.keyer.UnitKey(u);
+    const Unit& unit = units.units[u];
+    if (unit.kind == UnitKind::kConv && unit.nodes.size() == 1) lone_convs_ |= Bit(i);
+  }
+}
 
 StageCandidate StageTable::Candidate(uint64_t mask, StageStrategy strategy) const {
   StageCandidate candidate;
   candidate.strategy = strategy;
-  for (uint64_t component : ComponentsOf(dag_, mask)) {
+  uint64_t components[kMaxPartUnits];
+  const int count = ComponentsInto(dag_, mask, components);
+  for (int c = 0; c < count; ++c) {
     std::vector<UnitId> group;
-    group.reserve(PopCount(component));
-    for (uint64_t m = component; m; m &= m - 1) group.push_back(dag_.unit_of_bit[LowestBit(m)]);
+    group.reserve(PopCount(components[c]));
+    for (uint64_t m = components[c]; m; m &= m - 1) group.push_back(dag_.unit_of_bit[LowestBit(m)]);
     candidate.groups.push_back(std::move(group));
   }
   return candidate;
 }
 
-bool StageTable::MayMerge(const StageCandidate& candidate) const {
-  // CanMergeStage's first conditions (stage_cost.h), checked here because they reject almost
-  // every stage and are cheap: two groups or more, each one Conv unit of one op.
-  if (candidate.groups.size() < 2) return false;
-  for (const std::vector<UnitId>& group : candidate.groups) {
-    if (group.size() != 1) return false;
-    const Unit& unit = units_.units[group[0]];
-    if (unit.kind != UnitKind::kConv || unit.nodes.size() != 1) return false;
+bool StageTable::MayMerge(const uint64_t* components, int num_components) const {
+  if (num_components < 2) return false;
+  for (int c = 0; c < num_components; ++c) {
+    if (PopCount(components[c]) != 1 || (components[c] & ~lone_convs_) != 0) return false;
   }
   return true;
 }
@@ -70,25 +82,51 @@ StatusOr<double> StageTable::Ask(const StageCandidate& candidate) {
   return ms.value();
 }
 
+int StageTable::GroupsOf(uint64_t mask, uint64_t* components, int32_t* group_keys) {
+  const int num_groups = ComponentsInto(dag_, mask, components);
+  for (int g = 0; g < num_groups; ++g) {
+    int32_t unit_keys[kMaxPartUnits];
+    int count = 0;
+    for (uint64_t m = components[g]; m; m &= m - 1)
+      unit_keys[count++] = unit_key_of_bit_[LowestBit(m)];
+    group_keys[g] = memo_.keyer.GroupKey(unit_keys, count);
+  }
+  return num_groups;
+}
+
+StatusOr<double> StageTable::Latency(uint64_t mask, StageStrategy strategy,
+                                     const int32_t* group_keys, int num_groups) {
+  int32_t keys[kMaxPartUnits];
+  std::copy(group_keys, group_keys + num_groups, keys);
+  const int32_t key = memo_.keyer.StageKey(strategy, keys, num_groups);
+  std::vector<double>& known = memo_.latency_ms;
+  if (static_cast<size_t>(key) >= known.size())
+    known.resize(static_cast<size_t>(key) + 1, std::numeric_limits<double>::quiet_NaN());
+  if (!std::isnan(known[key])) return known[key];
+  IOS_ASSIGN_OR_RETURN(double ms, Ask(Candidate(mask, strategy)));
+  known[key] = ms;
+  return ms;
+}
+
 StatusOr<StageTable::Entry> StageTable::Get(uint64_t mask) {
   Entry entry;
   if (Peek(mask, &entry)) return entry;
-  // GENERATESTAGE (Algorithm 1, L23-33).
-  StageCandidate candidate = Candidate(mask, StageStrategy::kConcurrent);
+  // GENERATESTAGE (Algorithm 1, L23-33), with the groups' keys built from the units' keys.
+  uint64_t components[kMaxPartUnits];
+  int32_t group_keys[kMaxPartUnits];
+  const int num_groups = GroupsOf(mask, components, group_keys);
   bool has_merge = false;
   double merge_ms = 0;
-  if (strategies_ != IosStrategies::kConcurrentOnly && MayMerge(candidate)) {
-    candidate.strategy = StageStrategy::kMerge;
-    if (CanMergeStage(graph_, units_, candidate)) {  // the full check
-      IOS_ASSIGN_OR_RETURN(merge_ms, Ask(candidate));
-      has_merge = true;
-    }
-    candidate.strategy = StageStrategy::kConcurrent;
+  if (strategies_ != IosStrategies::kConcurrentOnly && MayMerge(components, num_groups) &&
+      CanMergeStage(graph_, units_, Candidate(mask, StageStrategy::kMerge))) {  // the full check
+    IOS_ASSIGN_OR_RETURN(merge_ms, Latency(mask, StageStrategy::kMerge, group_keys, num_groups));
+    has_merge = true;
   }
   bool has_concurrent = false;
   double concurrent_ms = 0;
-  if (strategies_ != IosStrategies::kMergeOnly || (!has_merge && candidate.groups.size() == 1)) {
-    IOS_ASSIGN_OR_RETURN(concurrent_ms, Ask(candidate));
+  if (strategies_ != IosStrategies::kMergeOnly || (!has_merge && num_groups == 1)) {
+    IOS_ASSIGN_OR_RETURN(concurrent_ms,
+                         Latency(mask, StageStrategy::kConcurrent, group_keys, num_groups));
     has_concurrent = true;
   }
   if (has_merge && !(has_concurrent && concurrent_ms < merge_ms)) {
@@ -108,7 +146,11 @@ StatusOr<StageTable::Entry> StageTable::GetAllowingConcurrent(uint64_t mask) {
   if (const double* known = forced_.Find(mask)) {
     entry.latency_ms = *known;
   } else {
-    IOS_ASSIGN_OR_RETURN(entry.latency_ms, Ask(Candidate(mask, StageStrategy::kConcurrent)));
+    uint64_t components[kMaxPartUnits];
+    int32_t group_keys[kMaxPartUnits];
+    const int num_groups = GroupsOf(mask, components, group_keys);
+    IOS_ASSIGN_OR_RETURN(entry.latency_ms,
+                         Latency(mask, StageStrategy::kConcurrent, group_keys, num_groups));
     forced_.Set(mask, entry.latency_ms);
   }
   return entry;
@@ -131,7 +173,9 @@ struct DpContext {
   double best = 0;
   uint64_t best_choice = 0;
   int64_t transitions = 0;
+  int64_t max_transitions = 0;
   bool late = false;
+  bool too_many = false;
   Status error;
   uint64_t batch[kBatch];
   int batch_size = 0;
@@ -156,6 +200,10 @@ struct DpContext {
   }
 
   bool Evaluate(uint64_t ending) {
+    if (transitions == max_transitions) {  // the guard: this transition would be one too many
+      too_many = true;
+      return false;
+    }
     if ((++transitions % kClockEvery) == 0 && deadline->Passed()) {
       late = true;
       return false;
@@ -238,6 +286,7 @@ StatusOr<PartDpResult> RunPartDp(const PartDag& dag, const IosOptions& options, 
   context.stages = &stages;
   context.index = &index;
   context.cost = &cost;
+  context.max_transitions = options.max_transitions_per_part;
   DpContext* ctx = &context;
   const MaskCallback visit = [ctx](uint64_t ending) { return ctx->Add(ending); };
   EndingEnumerator enumerator(dag, options.endings, options.max_group_units, options.max_groups);
@@ -249,9 +298,12 @@ StatusOr<PartDpResult> RunPartDp(const PartDag& dag, const IosOptions& options, 
     context.batch_size = 0;
     if (enumerator.ForEach(states[i], visit)) context.Flush();
     if (!context.error.ok()) return context.error;
-    if (context.late) {
+    if (context.late || context.too_many) {
       result.transitions = context.transitions;
-      result.fallback = kTimeBudgetFallback;
+      result.fallback = context.late
+                            ? kTimeBudgetFallback
+                            : "more than " + std::to_string(options.max_transitions_per_part) +
+                                  " transitions (max_transitions_per_part)";
       return result;
     }
     if (context.best_choice == 0)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cost/stage_cost.h"
+#include "cost/stage_signature.h"
 #include "sched/ios_endings.h"
 #include "sched/ios_scheduler.h"
 
@@ -102,17 +103,28 @@ class Deadline {
   std::chrono::steady_clock::time_point end_;
 };
 
-// The cost of a stage S' of one part, by mask: asked of the source once per strategy, and the
-// strategy chosen as GENERATESTAGE does (Algorithm 1: concurrent if strictly cheaper, else
-// merge). Groups are the components of S' ordered by their first unit, units in topological
-// order.
+// Stage latencies by stage key (StageKeyer, stage_signature.h) for a whole search: every part
+// asks the source once per key, so a stage that an earlier part (a repeated cell) or another
+// stage of the same part already costed, identical up to wiring, costs a few hash lookups.
+struct StageMemo {
+  StageMemo(const Graph& graph, const UnitGraph& units) { keyer.Bind(graph, units); }
+  StageKeyer keyer;
+  std::vector<double> latency_ms;  // by stage key; NaN = not asked yet
+};
+
+// The cost of a stage S' of one part, by mask: asked of the memo (then the source) once per
+// strategy, and the strategy chosen as GENERATESTAGE does (Algorithm 1: concurrent if strictly
+// cheaper, else merge). Groups are the components of S' ordered by their first unit, units in
+// topological order.
 //   kBoth:           concurrent always; merge too when CanMergeStage;
 //   kConcurrentOnly: concurrent;
 //   kMergeOnly:      merge when CanMergeStage; otherwise the stage is allowed only if it is a
-//                    single group (≤ r units, run as a one-group concurrent stage), so that every
-//                    state still has an ending (a single sink unit always is one).
+//                    single group (<= r units, run as a one-group concurrent stage), so that
+//                    every state still has an ending (a single sink unit always is one).
+// Whether a stage may merge depends on its wiring (one shared input), so it is decided per mask;
+// the merge latency is then keyed like any stage (exact, stage_signature.h).
 //
-// One 16-byte slot per distinct stage (a part can see millions): the chosen latency, with the
+// One 16-byte slot per distinct mask (a part can see millions): the chosen latency, with the
 // strategy in the sign bit (negative = merge) and NaN for a stage the strategies rule out.
 class StageTable {
  public:
@@ -123,7 +135,7 @@ class StageTable {
   };
 
   StageTable(const Graph& graph, const UnitGraph& units, const PartDag& dag,
-             StageCostSource& source, IosStrategies strategies);
+             StageCostSource& source, IosStrategies strategies, StageMemo& memo);
 
   // The DP's view: `allowed` is false when the strategies rule the stage out.
   StatusOr<Entry> Get(uint64_t mask);
@@ -140,22 +152,32 @@ class StageTable {
 
   // The stage's groups (components of `mask`, by first unit) as unit ids.
   StageCandidate Candidate(uint64_t mask, StageStrategy strategy) const;
-  // Distinct (stage, strategy) pairs asked of the source.
+  // Distinct stage keys this part asked the source for (keys earlier parts asked are free).
   int64_t measured() const { return measured_; }
 
  private:
   static Entry Unpack(double packed);
   static double Pack(const Entry& entry);
+  // The components of `mask` (room for 64) and their groups' keys; returns their number.
+  int GroupsOf(uint64_t mask, uint64_t* components, int32_t* group_keys);
+  // The latency of the stage `mask` under `strategy`, whose groups have the keys `group_keys`.
+  StatusOr<double> Latency(uint64_t mask, StageStrategy strategy, const int32_t* group_keys,
+                           int num_groups);
   StatusOr<double> Ask(const StageCandidate& candidate);
-  bool MayMerge(const StageCandidate& candidate) const;
+  // CanMergeStage's first conditions (stage_cost.h), by mask: two groups or more, each one
+  // Conv unit of one op. They reject almost every stage and are cheap.
+  bool MayMerge(const uint64_t* components, int num_components) const;
 
   const Graph& graph_;
   const UnitGraph& units_;
   const PartDag& dag_;
   StageCostSource& source_;
   IosStrategies strategies_;
-  FlatMaskMap<double> entries_;  // Get's answers, packed, by mask
-  FlatMaskMap<double> forced_;   // the fallback's concurrent latencies of ruled-out stages
+  StageMemo& memo_;
+  std::vector<int32_t> unit_key_of_bit_;  // the keyer's unit key of each local unit
+  uint64_t lone_convs_ = 0;               // local units that are a Conv unit of one op
+  FlatMaskMap<double> entries_;           // Get's answers, packed, by mask
+  FlatMaskMap<double> forced_;            // the fallback's concurrent latencies of ruled-out stages
   int64_t measured_ = 0;
 };
 
@@ -167,12 +189,13 @@ struct PartDpResult {
   double latency_ms = 0;
   int64_t states = 0;
   int64_t transitions = 0;
-  std::string fallback;  // why the DP gave up ("max states ...", "time budget"), or empty
+  std::string fallback;  // why the DP gave up (max states, max transitions, time budget) or empty
 };
 
 // Runs Algorithm 1 on one part: enumerates the states (down-sets; gives up past
-// options.max_states), then fills cost[S] and choice[S] in order of increasing |S|, and
-// rebuilds the stages from choice. Errors are the cost source's.
+// options.max_states), then fills cost[S] and choice[S] in order of increasing |S| (gives up past
+// options.max_transitions_per_part transitions), and rebuilds the stages from choice. Errors are
+// the cost source's.
 StatusOr<PartDpResult> RunPartDp(const PartDag& dag, const IosOptions& options, StageTable& stages,
                                  const Deadline& deadline);
 

@@ -86,14 +86,14 @@ bool DownSetVisit(const PartDag& dag, uint64_t set, uint64_t avail, uint64_t for
 
 }  // namespace
 
-std::vector<uint64_t> ComponentsOf(const PartDag& dag, uint64_t mask) {
-  std::vector<uint64_t> components;
+int ComponentsInto(const PartDag& dag, uint64_t mask, uint64_t* out) {
+  int count = 0;
   while (mask) {
     uint64_t component = FloodFill(dag, mask, mask & (~mask + 1));
-    components.push_back(component);
+    out[count++] = component;
     mask &= ~component;
   }
-  return components;
+  return count;
 }
 
 bool ForEachDownSet(const PartDag& dag, const MaskCallback& emit) {

@@ -40,8 +40,9 @@ struct PartDag {
 // edges to units outside the list are ignored (earlier parts run before, later ones after).
 StatusOr<PartDag> BuildPartDag(const UnitGraph& graph, const std::vector<UnitId>& units);
 
-// The connected components of `mask` (undirected edges inside it), ordered by lowest bit.
-std::vector<uint64_t> ComponentsOf(const PartDag& dag, uint64_t mask);
+// The connected components of `mask` (undirected edges inside it), ordered by lowest bit, into
+// `out` (room for 64) without allocating; returns their number.
+int ComponentsInto(const PartDag& dag, uint64_t mask, uint64_t* out);
 
 // Return false to stop an enumeration.
 using MaskCallback = std::function<bool(uint64_t)>;

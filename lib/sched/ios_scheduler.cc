@@ -7,9 +7,13 @@
 //   states           the part's down-sets, the empty one included (every down-set is reachable);
 //   transitions      (S, S') pairs the enumeration produced, S' an ending of S under the pruning,
 //                    including those the strategies then rule out (kMergeOnly);
-//   stages_measured  distinct (stage, strategy) candidates this part asked the source for; a
-//                    stage is keyed by its set of units, which fixes its groups (components);
-//   latency_ms       the sum of the part's stage latencies, in execution order.
+//   stages_measured  distinct stage keys (StageKeyer, stage_signature.h: strategy and groups
+//                    up to wiring) this part asked the source for; keys an earlier part asked
+//                    for are not asked again (repeated cells cost nothing);
+//   latency_ms       the sum of the part's stage latencies, in execution order;
+//   reused_part      a part identical to an earlier one (PartKey: same units, DAG and tensor
+//                    sharing) takes that part's stages without running the DP again; its states
+//                    and transitions are then those of the search it reuses.
 // Strategies: kBoth measures the concurrent stage, and the merged one when CanMergeStage; it
 // keeps the concurrent one only if strictly cheaper (Algorithm 1, L30). kMergeOnly allows a stage
 // that cannot merge only when it is a single group (at most r units, run on one stream), so that
@@ -21,11 +25,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <string>
 
 #include "sched/dag_width.h"
 #include "sched/ios_dp.h"
 #include "sched/ios_endings.h"
+#include "sched/part_key.h"
 
 namespace ios {
 namespace {
@@ -56,6 +62,8 @@ Status CheckOptions(const IosOptions& options) {
   if (options.max_groups < 0)
     return InvalidInput("IOS: max groups per stage (s) must be >= 0 (0 = no limit)");
   if (options.max_states < 1) return InvalidInput("IOS: max_states must be >= 1");
+  if (options.max_transitions_per_part < 1)
+    return InvalidInput("IOS: max_transitions_per_part must be >= 1");
   if (!(options.time_budget_s >= 0))
     return InvalidInput("IOS: the time budget must be >= 0 seconds (0 = none)");
   return Status::Ok();
@@ -69,6 +77,13 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
   const auto start = std::chrono::steady_clock::now();
   const Deadline deadline(options.time_budget_s);
   const UnitGraph& unit_graph = blocks.unit_graph;
+  StageMemo memo(graph, unit_graph);  // stage latencies by key, shared by all parts
+  // Parts searched so far by PartKey: the index of their stats and their stages.
+  struct Searched {
+    size_t stats_index;
+    std::vector<uint64_t> stages;
+  };
+  std::map<std::vector<int64_t>, Searched> searched;
 
   IosSearchResult result;
   result.schedule.kind = "ios";
@@ -92,18 +107,30 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
         stats.units = dag.n;
         stats.width = pieces.size() > 1 ? PieceWidth(dag) : part.width;
 
-        StageTable table(graph, unit_graph, dag, cost, options.strategies);
+        StageTable table(graph, unit_graph, dag, cost, options.strategies, memo);
         std::vector<uint64_t> stage_masks;
         if (!out_of_time && deadline.Passed()) out_of_time = true;
         if (out_of_time) {
           stats.fallback = kTimeBudgetFallback;
         } else {
-          IOS_ASSIGN_OR_RETURN(PartDpResult dp, RunPartDp(dag, options, table, deadline));
-          stats.states = dp.states;
-          stats.transitions = dp.transitions;
-          stats.fallback = dp.fallback;
-          if (dp.fallback == kTimeBudgetFallback) out_of_time = true;
-          stage_masks = std::move(dp.stages);
+          std::vector<int64_t> key = PartKey(graph, unit_graph, dag, memo.keyer);
+          auto same = searched.find(key);
+          if (same != searched.end()) {  // an identical part: its optimum is this one's
+            const PartSearchStats& original = result.parts[same->second.stats_index];
+            stats.states = original.states;
+            stats.transitions = original.transitions;
+            stats.reused_part = static_cast<int>(same->second.stats_index);
+            stage_masks = same->second.stages;
+          } else {
+            IOS_ASSIGN_OR_RETURN(PartDpResult dp, RunPartDp(dag, options, table, deadline));
+            stats.states = dp.states;
+            stats.transitions = dp.transitions;
+            stats.fallback = dp.fallback;
+            if (dp.fallback == kTimeBudgetFallback) out_of_time = true;
+            stage_masks = std::move(dp.stages);
+            if (dp.fallback.empty())
+              searched.emplace(std::move(key), Searched{result.parts.size(), stage_masks});
+          }
         }
         if (!stats.fallback.empty()) {
           spdlog::warn("IOS: block {} part {} ({} units) scheduled greedily: {}", b, p, dag.n,

@@ -8,6 +8,13 @@
 // `Endings::kReference` enumerates only endings whose groups each have a single root (a unit
 // plus its descendants in S), as the reference implementation does (its authors acknowledged
 // the narrowing as a bug; the paper's Table 1 counts it).
+//
+// Stage costs: the search asks `cost` once per stage key (StageKeyer, stage_signature.h: the
+// strategy and the groups as sequences of unit signatures, wiring left out), across all parts;
+// a source must give stages with one key one latency. A part identical to an earlier one
+// (part_key.h) takes its stages without a DP of its own (PartSearchStats::reused_part).
+// Guards: max_states, max_transitions_per_part and time_budget_s make a part fall back to the
+// greedy rule, with a warning and PartSearchStats::fallback saying why; never a hang.
 #pragma once
 
 #include <string>
@@ -28,8 +35,13 @@ struct IosOptions {
   int max_groups = 8;       // s
   Endings endings = Endings::kPaper;
   IosStrategies strategies = IosStrategies::kBoth;
-  double time_budget_s = 0;  // 0 = none; past it, the remaining parts are scheduled greedily
+  double time_budget_s = 0;        // 0 = none; past it, the remaining parts are scheduled greedily
   int64_t max_states = 4'000'000;  // a part whose DP would exceed this falls back to greedy
+  // A part whose DP evaluates more (S, S') pairs than this falls back to greedy: the guard
+  // against a part whose states fit but whose endings explode (wide parts, loose pruning). The
+  // largest part of the four benchmark networks evaluates 8.4e5 at r = 3, s = 8 (RandWire);
+  // 5e7 take roughly 1-3 s at the DP's 20-50 ns per transition.
+  int64_t max_transitions_per_part = 50'000'000;
 };
 
 struct PartSearchStats {
@@ -43,6 +55,9 @@ struct PartSearchStats {
   double search_seconds = 0;
   double latency_ms = 0;  // predicted latency of the part's schedule
   std::string fallback;   // empty, or why the part was scheduled greedily
+  // >= 0: this part is identical to parts[reused_part] (same units, DAG and tensor sharing) and
+  // took its stages without a search of its own; states and transitions are that search's.
+  int reused_part = -1;
 };
 
 struct IosSearchResult {
