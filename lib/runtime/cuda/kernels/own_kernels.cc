@@ -1,8 +1,55 @@
 // The CUDA kernels ios writes itself, listed for the kernel table (cuda_kernel.h).
-#include "runtime/cuda/cuda_kernel.h"
+#include "runtime/cuda/kernels/own_kernel_factories.h"
 
 namespace ios {
 
-void AddOwnCudaKernels(std::vector<CudaKernelEntry>& table) { (void)table; }
+void AddOwnCudaKernels(std::vector<CudaKernelEntry>& table) {
+  const CudaKernelEntry entries[] = {
+      // Activations (kernels/math/activation_math.h).
+      {"Relu", CreateActivationCudaKernel},
+      {"LeakyRelu", CreateActivationCudaKernel},
+      {"Clip", CreateActivationCudaKernel},
+      {"Sigmoid", CreateActivationCudaKernel},
+      {"Tanh", CreateActivationCudaKernel},
+      {"HardSigmoid", CreateActivationCudaKernel},
+      {"HardSwish", CreateActivationCudaKernel},
+      {"Elu", CreateActivationCudaKernel},
+      // Elementwise arithmetic with broadcasting, and unary math.
+      {"Add", CreateBinaryCudaKernel},
+      {"Sub", CreateBinaryCudaKernel},
+      {"Mul", CreateBinaryCudaKernel},
+      {"Div", CreateBinaryCudaKernel},
+      {"Pow", CreateBinaryCudaKernel},
+      {"Max", CreateBinaryCudaKernel},
+      {"Min", CreateBinaryCudaKernel},
+      {"Sum", CreateBinaryCudaKernel},
+      {"Neg", CreateUnaryCudaKernel},
+      {"Abs", CreateUnaryCudaKernel},
+      {"Sqrt", CreateUnaryCudaKernel},
+      {"Exp", CreateUnaryCudaKernel},
+      {"Log", CreateUnaryCudaKernel},
+      {"Reciprocal", CreateUnaryCudaKernel},
+      {"Floor", CreateUnaryCudaKernel},
+      {"Ceil", CreateUnaryCudaKernel},
+      // Data movement (any dtype).
+      {"Concat", CreateConcatCudaKernel},
+      {"Split", CreateSplitCudaKernel},
+      {"Slice", CreateSliceCudaKernel},
+      {"Transpose", CreateTransposeCudaKernel},
+      {"Expand", CreateExpandCudaKernel},
+      {"Pad", CreatePadCudaKernel},
+      {"Reshape", CreateCopyCudaKernel},
+      {"Flatten", CreateCopyCudaKernel},
+      {"Squeeze", CreateCopyCudaKernel},
+      {"Unsqueeze", CreateCopyCudaKernel},
+      {"Identity", CreateCopyCudaKernel},
+      {"Dropout", CreateCopyCudaKernel},
+      // Reductions and normalisation.
+      {"Softmax", CreateSoftmaxCudaKernel},
+      {"ReduceMean", CreateReduceMeanCudaKernel},
+      {"BatchNormalization", CreateBatchNormCudaKernel},
+  };
+  for (const CudaKernelEntry& entry : entries) table.push_back(entry);
+}
 
 }  // namespace ios

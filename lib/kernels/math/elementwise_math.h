@@ -1,0 +1,59 @@
+// Per-element math of the binary and unary elementwise ops on float32, shared by the CUDA
+// kernels and their host tests. Max and Min keep the reference's operand order (the
+// accumulated value first), which decides what a NaN gives.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/math/host_device.h"
+
+namespace ios {
+
+enum class BinaryOpKind : int32_t { kAdd, kSub, kMul, kDiv, kMax, kMin, kPow };
+
+IOS_HD float ApplyBinary(BinaryOpKind op, float x, float y) {
+  switch (op) {
+    case BinaryOpKind::kAdd:
+      return x + y;
+    case BinaryOpKind::kSub:
+      return x - y;
+    case BinaryOpKind::kMul:
+      return x * y;
+    case BinaryOpKind::kDiv:
+      return x / y;
+    case BinaryOpKind::kMax:
+      return y > x ? y : x;
+    case BinaryOpKind::kMin:
+      return y < x ? y : x;
+    case BinaryOpKind::kPow:
+      return powf(x, y);
+  }
+  return x;
+}
+
+enum class UnaryOpKind : int32_t { kNeg, kAbs, kSqrt, kExp, kLog, kReciprocal, kFloor, kCeil };
+
+IOS_HD float ApplyUnary(UnaryOpKind op, float x) {
+  switch (op) {
+    case UnaryOpKind::kNeg:
+      return -x;
+    case UnaryOpKind::kAbs:
+      return fabsf(x);
+    case UnaryOpKind::kSqrt:
+      return sqrtf(x);
+    case UnaryOpKind::kExp:
+      return expf(x);
+    case UnaryOpKind::kLog:
+      return logf(x);
+    case UnaryOpKind::kReciprocal:
+      return 1.f / x;
+    case UnaryOpKind::kFloor:
+      return floorf(x);
+    case UnaryOpKind::kCeil:
+      return ceilf(x);
+  }
+  return x;
+}
+
+}  // namespace ios

@@ -1,0 +1,101 @@
+// Index and element math of Softmax, ReduceMean and BatchNormalization, shared by the CUDA
+// kernels and their host tests.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/math/host_device.h"
+#include "kernels/math/index_math.h"
+
+namespace ios {
+
+// ---- Softmax --------------------------------------------------------------------------------
+
+// Softmax normalises outer * inner groups of `length` elements each, `inner` apart. Since opset
+// 13: outer = dims[:axis], length = dims[axis], inner = dims[axis+1:]. Before: the input is
+// coerced to 2-D at axis, so length = dims[axis:] and inner = 1.
+struct SoftmaxShape {
+  int64_t outer = 1;
+  int64_t length = 1;
+  int64_t inner = 1;
+};
+
+// `axis` is already in [0, rank] (rank only with coerce_2d: every element its own row).
+inline SoftmaxShape MakeSoftmaxShape(const std::vector<int64_t>& dims, int64_t axis,
+                                     bool coerce_2d) {
+  SoftmaxShape shape;
+  for (int64_t d = 0; d < axis; ++d) shape.outer *= dims[d];
+  if (coerce_2d) {
+    for (size_t d = static_cast<size_t>(axis); d < dims.size(); ++d) shape.length *= dims[d];
+  } else {
+    shape.length = dims[axis];
+    for (size_t d = static_cast<size_t>(axis) + 1; d < dims.size(); ++d) shape.inner *= dims[d];
+  }
+  return shape;
+}
+
+// Offset of element 0 of `group` (group < outer * inner); element j is at + j * inner.
+IOS_HD int64_t SoftmaxGroupBase(const SoftmaxShape& shape, int64_t group) {
+  return (group / shape.inner) * shape.length * shape.inner + group % shape.inner;
+}
+
+// One output once the group's maximum and sum of exp(x - max) are known.
+IOS_HD float SoftmaxValue(float x, float group_max, float group_sum) {
+  return expf(x - group_max) / group_sum;
+}
+
+// ---- ReduceMean -----------------------------------------------------------------------------
+
+// Output element o sums input elements MapOffset(kept, o) + MapOffset(reduced, r) for
+// r < reduced_count (the output walks the kept dims row-major, with or without keepdims).
+struct ReducePlan {
+  IndexMap kept;
+  IndexMap reduced;
+  int64_t reduced_count = 1;
+};
+
+IOS_HD int64_t ReduceInputOffset(const ReducePlan& plan, int64_t out_index, int64_t r) {
+  return MapOffset(plan.kept, out_index) + MapOffset(plan.reduced, r);
+}
+
+// The mean of nothing (a reduced dimension of size 0) is NaN, as ONNX specifies: 0 / 0.
+IOS_HD float MeanOf(float sum, int64_t count) { return sum / static_cast<float>(count); }
+
+// `reduced[d]` marks the reduced dims of `in`. False when a map needs too many dims.
+inline bool BuildReducePlan(const std::vector<int64_t>& in, const std::vector<bool>& reduced,
+                            ReducePlan* plan) {
+  const std::vector<int64_t> strides = DenseStrides(in);
+  std::vector<int64_t> kept_dims, kept_strides, reduced_dims, reduced_strides;
+  ReducePlan result;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (reduced[d]) {
+      reduced_dims.push_back(in[d]);
+      reduced_strides.push_back(strides[d]);
+      result.reduced_count *= in[d];
+    } else {
+      kept_dims.push_back(in[d]);
+      kept_strides.push_back(strides[d]);
+    }
+  }
+  if (!BuildIndexMap(kept_dims, kept_strides, 0, &result.kept)) return false;
+  if (!BuildIndexMap(reduced_dims, reduced_strides, 0, &result.reduced)) return false;
+  *plan = result;
+  return true;
+}
+
+// ---- BatchNormalization ---------------------------------------------------------------------
+
+// The channel (dimension 1) of element i of an [N, C, inner...] tensor.
+IOS_HD int64_t ChannelOf(int64_t i, int64_t inner, int64_t channels) {
+  return (i / inner) % channels;
+}
+
+// Inference-form batch normalisation of one element.
+IOS_HD float BatchNormValue(float x, float scale, float bias, float mean, float var,
+                            float epsilon) {
+  return scale * (x - mean) / sqrtf(var + epsilon) + bias;
+}
+
+}  // namespace ios

@@ -1,0 +1,35 @@
+// The factories of ios's own CUDA kernels, one group per op category file; own_kernels.cc lists
+// them in the kernel table. A factory needs no device: it only checks the node and plans the
+// launch; every device call happens in Enqueue.
+#pragma once
+
+#include <memory>
+
+#include "runtime/cuda/cuda_kernel.h"
+
+namespace ios {
+
+using CudaKernelOr = StatusOr<std::unique_ptr<CudaKernel>>;
+
+// activation_cuda.cc: Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu.
+CudaKernelOr CreateActivationCudaKernel(const CudaKernelContext& context);
+// elementwise_cuda.cc: Add, Sub, Mul, Div, Pow, Max, Min, Sum (numpy broadcasting).
+CudaKernelOr CreateBinaryCudaKernel(const CudaKernelContext& context);
+// elementwise_cuda.cc: Neg, Abs, Sqrt, Exp, Log, Reciprocal, Floor, Ceil.
+CudaKernelOr CreateUnaryCudaKernel(const CudaKernelContext& context);
+// tensor_cuda.cc
+CudaKernelOr CreateConcatCudaKernel(const CudaKernelContext& context);
+CudaKernelOr CreateSplitCudaKernel(const CudaKernelContext& context);
+CudaKernelOr CreateSliceCudaKernel(const CudaKernelContext& context);
+CudaKernelOr CreateTransposeCudaKernel(const CudaKernelContext& context);
+CudaKernelOr CreateExpandCudaKernel(const CudaKernelContext& context);
+CudaKernelOr CreatePadCudaKernel(const CudaKernelContext& context);
+// copy_cuda.cc: Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout (inference).
+CudaKernelOr CreateCopyCudaKernel(const CudaKernelContext& context);
+// reduction_cuda.cc
+CudaKernelOr CreateSoftmaxCudaKernel(const CudaKernelContext& context);
+CudaKernelOr CreateReduceMeanCudaKernel(const CudaKernelContext& context);
+// normalization_cuda.cc
+CudaKernelOr CreateBatchNormCudaKernel(const CudaKernelContext& context);
+
+}  // namespace ios

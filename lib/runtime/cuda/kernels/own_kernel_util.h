@@ -1,0 +1,27 @@
+// Helpers shared by the factories of ios's own CUDA kernels: errors that name the node, and
+// access to the node's inputs as the kernel context describes them.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "ir/dtype.h"
+#include "runtime/cuda/cuda_kernel.h"
+#include "util/status.h"
+
+namespace ios {
+
+// Unsupported: "node 'name' (Op): the CUDA kernel does not support <what>".
+Status RefuseOnCuda(const Node& node, const std::string& what);
+// InvalidInput: "node 'name' (Op): <why>".
+Status InvalidOnCuda(const Node& node, const std::string& why);
+
+// True when the node has input `index` and it is not omitted.
+bool CudaInputPresent(const CudaKernelContext& context, size_t index);
+// The host value of input `index` when it is a constant, else null.
+const Tensor* CudaConstantInput(const CudaKernelContext& context, size_t index);
+
+// Refuses unless input 0 and output 0 exist and both have `dtype`.
+Status RequireMainDType(const CudaKernelContext& context, DType dtype);
+
+}  // namespace ios

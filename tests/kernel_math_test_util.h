@@ -1,0 +1,77 @@
+// Helpers for the kernel math tests (tests/kernel_math_*_test.cc): they run the IOS_HD math of
+// lib/kernels/math on the host, as plain loops, and compare it with the reference kernels (the
+// oracle) on random shapes drawn from a fixed seed.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/tensor.h"
+#include "kernels/reference/reference_kernels.h"
+
+namespace ios::testing {
+
+inline Tensor RandomFloats(std::mt19937& rng, const Dims& dims, float lo = -1.f, float hi = 1.f) {
+  Tensor t(DType::kFloat32, dims);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
+  return t;
+}
+
+inline int64_t RandomInt(std::mt19937& rng, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
+// Rank in [min_rank, max_rank], each dim in [1, max_dim].
+inline Dims RandomDims(std::mt19937& rng, int64_t min_rank, int64_t max_rank, int64_t max_dim) {
+  Dims dims(RandomInt(rng, min_rank, max_rank));
+  for (int64_t& d : dims) d = RandomInt(rng, 1, max_dim);
+  return dims;
+}
+
+inline Node MakeNode(const std::string& op_type, int64_t opset, AttributeMap attrs = {}) {
+  Node node;
+  node.name = op_type + "_math_test";
+  node.op_type = op_type;
+  node.opset = opset;
+  node.attrs = std::move(attrs);
+  return node;
+}
+
+// The reference kernel's outputs (a null input is an omitted one).
+inline std::vector<Tensor> Reference(const Node& node, const std::vector<const Tensor*>& inputs,
+                                     size_t outputs = 1) {
+  std::vector<Tensor> result(outputs);
+  Status status = EvaluateReference(node, inputs, &result);
+  EXPECT_TRUE(status.ok()) << status.message();
+  return result;
+}
+
+// |got - want| <= abs + rel * |want| for every float element (NaN matches NaN); other dtypes
+// must match bytewise. Shapes must be equal.
+inline void ExpectTensorsNear(const Tensor& want, const Tensor& got, double abs, double rel) {
+  ASSERT_EQ(want.dtype(), got.dtype());
+  ASSERT_EQ(want.dims(), got.dims())
+      << DimsToString(want.dims()) << " vs " << DimsToString(got.dims());
+  if (want.dtype() != DType::kFloat32) {
+    EXPECT_EQ(std::memcmp(want.raw(), got.raw(), want.num_bytes()), 0);
+    return;
+  }
+  int mismatches = 0;
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    const double w = want.data<float>()[i];
+    const double g = got.data<float>()[i];
+    if (std::isnan(w) && std::isnan(g)) continue;
+    if (!(std::fabs(w - g) <= abs + rel * std::fabs(w)) && ++mismatches <= 5)
+      ADD_FAILURE() << "element " << i << ": reference " << w << ", got " << g;
+  }
+  EXPECT_EQ(mismatches, 0) << "of " << want.num_elements();
+}
+
+}  // namespace ios::testing
