@@ -1,0 +1,185 @@
+// cuDNN descriptors built from ios's own node attributes and types: one place that the conv and
+// pool kernels, the algorithm measurement and the descriptor agreement test all use.
+//
+// Geometry. cuDNN pads every spatial axis symmetrically and has no ceil_mode. ios resolves
+// auto_pad, asymmetric pads and ceil_mode into one window per axis: begin pad `pb` and the
+// output count ios inferred. cuDNN gets the symmetric pad p = pb + s * ceil((e - pb) / s), where
+// e = max(pb, the end pad the last window needs), so that output o' of cuDNN starts at input
+// o' * s - p, which is ios's output o = o' - (p - pb) / s. cuDNN's output is then a superset of
+// ios's: ios's output is a crop of it (crop_begin per axis), that a kernel computes into
+// workspace and copies out with cudnnTransformTensor. Symmetric pads without ceil overrun need
+// no crop. The extra padding only ever lies under cropped-away outputs, except the end overrun
+// of a ceil_mode window, which is harmless for convs (none have ceil_mode), max pooling
+// (padding never wins) and average pooling that excludes padding; average pooling that counts
+// padding would divide by the whole window where onnxruntime cuts it at the end padding, so
+// that one case is refused.
+//
+// Refused (Unsupported naming the node and op): non-float32 tensors; pools with dilations
+// other than 1 (cuDNN pooling has none); AveragePool with count_include_pad=1 whose ceil_mode
+// window overruns the end padding; more than 3 spatial axes (cuDNN's Nd limit); any dim or
+// window parameter beyond int32.
+//
+// Rank. cuDNN's Nd calls want at least 4 dims: a 1-D conv or pool gains a trailing spatial axis
+// of size 1 (kernel 1, stride 1, no pad), which keeps the memory layout.
+#pragma once
+
+#include <cudnn.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/graph.h"
+#include "util/status.h"
+
+namespace ios {
+
+// One owned cuDNN descriptor (created by Make, destroyed with the object).
+template <typename Handle, cudnnStatus_t (*CreateFn)(Handle*), cudnnStatus_t (*DestroyFn)(Handle)>
+class CudnnDescriptor {
+ public:
+  CudnnDescriptor() = default;
+  ~CudnnDescriptor() { Reset(); }
+  CudnnDescriptor(CudnnDescriptor&& other) noexcept
+      : handle_(std::exchange(other.handle_, nullptr)) {}
+  CudnnDescriptor& operator=(CudnnDescriptor&& other) noexcept {
+    if (this != &other) {
+      Reset();
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+  CudnnDescriptor(const CudnnDescriptor&) = delete;
+  CudnnDescriptor& operator=(const CudnnDescriptor&) = delete;
+
+  static StatusOr<CudnnDescriptor> Make() {
+    CudnnDescriptor descriptor;
+    const cudnnStatus_t status = CreateFn(&descriptor.handle_);
+    if (status != CUDNN_STATUS_SUCCESS) {
+      descriptor.handle_ = nullptr;
+      return Internal(std::string("creating a cuDNN descriptor failed: ") +
+                      cudnnGetErrorString(status));
+    }
+    return descriptor;
+  }
+  Handle get() const { return handle_; }
+  explicit operator bool() const { return handle_ != nullptr; }
+
+ private:
+  void Reset() {
+    // A destroy failure cannot be reported from a destructor; the handle is gone either way.
+    if (handle_ != nullptr) (void)DestroyFn(handle_);
+    handle_ = nullptr;
+  }
+  Handle handle_ = nullptr;
+};
+
+using CudnnTensorDescriptor = CudnnDescriptor<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor,
+                                              cudnnDestroyTensorDescriptor>;
+using CudnnFilterDescriptor = CudnnDescriptor<cudnnFilterDescriptor_t, cudnnCreateFilterDescriptor,
+                                              cudnnDestroyFilterDescriptor>;
+using CudnnConvolutionDescriptor =
+    CudnnDescriptor<cudnnConvolutionDescriptor_t, cudnnCreateConvolutionDescriptor,
+                    cudnnDestroyConvolutionDescriptor>;
+using CudnnPoolingDescriptor =
+    CudnnDescriptor<cudnnPoolingDescriptor_t, cudnnCreatePoolingDescriptor,
+                    cudnnDestroyPoolingDescriptor>;
+using CudnnActivationDescriptor =
+    CudnnDescriptor<cudnnActivationDescriptor_t, cudnnCreateActivationDescriptor,
+                    cudnnDestroyActivationDescriptor>;
+
+// ---- Tensors
+// -------------------------------------------------------------------------------------
+
+// Dims with trailing 1s appended up to rank 4 (cuDNN's Nd minimum).
+Dims PadToCudnnRank(const Dims& dims);
+// Row-major strides of dense dims.
+Dims DenseStrides(const Dims& dims);
+
+// A float32 tensor with explicit strides (both padded to rank 4 the same way).
+StatusOr<CudnnTensorDescriptor> MakeTensorDescriptor(const Dims& dims, const Dims& strides);
+// A dense float32 tensor.
+StatusOr<CudnnTensorDescriptor> MakeTensorDescriptor(const Dims& dims);
+// A tensor [N, c, spatial...] that is the channel range [c0, c0 + c) of a dense buffer
+// [N, total_channels, spatial...]: strides {total_channels * S, S, ..., 1} (S = spatial
+// product). The caller offsets the pointer by ChannelSliceOffset(dims, c0) elements.
+StatusOr<CudnnTensorDescriptor> MakeChannelSliceDescriptor(const Dims& dims,
+                                                           int64_t total_channels);
+int64_t ChannelSliceOffset(const Dims& dims, int64_t first_channel);
+
+// The dims and strides a tensor descriptor holds (cudnnGetTensorNdDescriptor).
+struct TensorDescriptorInfo {
+  Dims dims;
+  Dims strides;
+};
+StatusOr<TensorDescriptorInfo> ReadTensorDescriptor(cudnnTensorDescriptor_t descriptor);
+
+// ---- Window geometry
+// -----------------------------------------------------------------------------
+
+// One conv or pool window over the spatial axes, in the form cuDNN takes (see the file comment).
+// Every vector has one entry per spatial axis after padding to rank 4.
+struct CudnnWindowGeometry {
+  std::vector<int> kernel;
+  std::vector<int> pads;  // symmetric: the same before and after
+  std::vector<int> strides;
+  std::vector<int> dilations;
+  Dims full_output;                 // [N, C, spatial...] as cuDNN computes it
+  Dims output;                      // ios's output, padded to rank 4 like full_output
+  std::vector<int64_t> crop_begin;  // per spatial axis: cuDNN's index of ios's first output
+  bool cropped() const { return full_output != output; }
+  // Element offset of ios's first output inside the dense full output.
+  int64_t CropOffset() const;
+};
+
+// The window of a Conv node with input dims x, weights w and ios's output y.
+StatusOr<CudnnWindowGeometry> PlanConvWindow(const Node& node, const Dims& x, const Dims& w,
+                                             const Dims& y);
+// The window of a MaxPool, AveragePool, GlobalMaxPool or GlobalAveragePool node.
+StatusOr<CudnnWindowGeometry> PlanPoolWindow(const Node& node, const Dims& x, const Dims& y);
+
+// ---- Bundles
+// -------------------------------------------------------------------------------------
+
+// Everything a Conv needs. `y_full` is what cuDNN writes; when the geometry is cropped,
+// `y_crop_view` describes ios's output inside it (the full output's strides) and `y` the dense
+// output buffer, else y_full and y describe the same tensor.
+struct ConvDescriptors {
+  CudnnWindowGeometry geometry;
+  int64_t groups = 1;
+  CudnnTensorDescriptor x;
+  CudnnFilterDescriptor w;
+  CudnnConvolutionDescriptor conv;
+  CudnnTensorDescriptor y_full;
+  CudnnTensorDescriptor y;
+  CudnnTensorDescriptor y_crop_view;  // only when cropped
+  CudnnTensorDescriptor bias;         // [1, M, 1, 1]
+};
+
+// Checks float32, reads the node's attributes (pads, strides, dilations, auto_pad, group) and
+// builds every descriptor, with `math_type` on the convolution.
+StatusOr<ConvDescriptors> BuildConvDescriptors(const Node& node, const Dims& x, const Dims& w,
+                                               const Dims& y, cudnnMathType_t math_type);
+
+struct PoolDescriptors {
+  CudnnWindowGeometry geometry;
+  cudnnPoolingMode_t mode = CUDNN_POOLING_MAX;
+  CudnnTensorDescriptor x;
+  CudnnPoolingDescriptor pool;
+  CudnnTensorDescriptor y_full;
+  CudnnTensorDescriptor y;
+  CudnnTensorDescriptor y_crop_view;  // only when cropped
+};
+
+StatusOr<PoolDescriptors> BuildPoolDescriptors(const Node& node, const Dims& x, const Dims& y);
+
+// What cuDNN computes as the output dims for these descriptors
+// (cudnnGetConvolutionNdForwardOutputDim / cudnnGetPoolingNdForwardOutputDim).
+StatusOr<Dims> CudnnConvOutputDims(const ConvDescriptors& descriptors, size_t rank);
+StatusOr<Dims> CudnnPoolOutputDims(const PoolDescriptors& descriptors, size_t rank);
+
+// "node 'name' (Op): " for messages.
+std::string CudnnNodeLabel(const Node& node);
+
+}  // namespace ios

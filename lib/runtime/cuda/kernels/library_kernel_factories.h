@@ -1,0 +1,21 @@
+// Factories of the kernels served by cuDNN and cuBLAS, one per file
+// (conv_cuda.cc, pool_cuda.cc, gemm_cuda.cc, matmul_cuda.cc), listed in library_kernels.cc.
+#pragma once
+
+#include <memory>
+
+#include "runtime/cuda/cuda_kernel.h"
+
+namespace ios {
+
+StatusOr<std::unique_ptr<CudaKernel>> CreateConvCudaKernel(const CudaKernelContext& context);
+// MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool.
+StatusOr<std::unique_ptr<CudaKernel>> CreatePoolCudaKernel(const CudaKernelContext& context);
+StatusOr<std::unique_ptr<CudaKernel>> CreateGemmCudaKernel(const CudaKernelContext& context);
+StatusOr<std::unique_ptr<CudaKernel>> CreateMatMulCudaKernel(const CudaKernelContext& context);
+
+// Splits a kernel's workspace: a 256-byte aligned region of `bytes` for the kernel's own use
+// (a cropped output, see cudnn_descriptors.h), then the library's workspace.
+inline size_t AlignWorkspace(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+}  // namespace ios
