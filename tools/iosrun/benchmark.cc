@@ -1,11 +1,10 @@
 #include "iosrun/benchmark.h"
 
-#include <chrono>
-#include <cstdio>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 
-#include "bench_report.pb.h"
 #include "util/json_print.h"
 
 namespace ios {
@@ -50,40 +49,55 @@ StatusOr<BenchResult> Benchmark(const IosrunOptions& options, const std::functio
   return result;
 }
 
-std::string FormatBenchReport(const BenchResult& r, int64_t batch) {
-  const LatencySummary& l = r.latency;
-  char text[1024];
-  std::snprintf(text, sizeof(text),
-                "=== Performance summary ===\n"
-                "Throughput: %.3f qps (batch %lld: %.1f images/s)\n"
-                "Latency: min = %.4f ms, max = %.4f ms, mean = %.4f ms, median = %.4f ms, "
-                "percentile(90%%) = %.4f ms, percentile(95%%) = %.4f ms, percentile(99%%) = %.4f ms\n"
-                "Total Host Walltime: %.3f s\n"
-                "Total iterations: %d\n",
-                r.throughput_qps, static_cast<long long>(batch), r.throughput_qps * batch, l.min,
-                l.max, l.mean, l.median, l.p90, l.p95, l.p99, r.total_seconds, l.count);
-  std::string report = text;
-  if (l.coefficient_of_variation > kUnstableCv) {
-    std::snprintf(text, sizeof(text),
-                  "[W] Unstable timing: the coefficient of variation is %.1f%% (above %.0f%%); "
-                  "the machine may be busy. Quote the median over several runs.\n",
-                  l.coefficient_of_variation * 100, kUnstableCv * 100);
-    report += text;
-  }
-  return report;
+std::string FormatLatencyLine(const LatencySummary& l) {
+  char text[512];
+  std::snprintf(
+      text, sizeof(text),
+      "min = %.4f ms, max = %.4f ms, mean = %.4f ms, median = %.4f ms, "
+      "percentile(90%%) = %.4f ms, percentile(95%%) = %.4f ms, percentile(99%%) = %.4f ms",
+      l.min, l.max, l.mean, l.median, l.p90, l.p95, l.p99);
+  return text;
 }
 
-StatusOr<std::string> BenchReportJson(const BenchResult& r, int64_t batch,
-                                      const std::string& device, const std::string& schedule) {
+std::string UnstableTimingWarning(const LatencySummary& l, const std::string& what) {
+  if (l.coefficient_of_variation <= kUnstableCv) return "";
+  char text[512];
+  std::snprintf(text, sizeof(text),
+                "[W] Unstable timing%s%s: the coefficient of variation is %.1f%% (above %.0f%%); "
+                "the machine may be busy. Quote the median over several runs.\n",
+                what.empty() ? "" : " of the ", what.c_str(), l.coefficient_of_variation * 100,
+                kUnstableCv * 100);
+  return text;
+}
+
+std::string FormatBenchReport(const BenchResult& r, int64_t batch) {
+  const LatencySummary& l = r.latency;
+  char text[256];
+  std::string report = "=== Performance summary ===\n";
+  std::snprintf(text, sizeof(text), "Throughput: %.3f qps (batch %lld: %.1f images/s)\n",
+                r.throughput_qps, static_cast<long long>(batch), r.throughput_qps * batch);
+  report += text;
+  report += "Latency: " + FormatLatencyLine(l) + "\n";
+  std::snprintf(text, sizeof(text), "Total Host Walltime: %.3f s\nTotal iterations: %d\n",
+                r.total_seconds, l.count);
+  report += text;
+  return report + UnstableTimingWarning(l);
+}
+
+void FillLatencyMs(const LatencySummary& latency, proto::LatencyMs* out) {
+  out->set_min(latency.min);
+  out->set_max(latency.max);
+  out->set_mean(latency.mean);
+  out->set_median(latency.median);
+  out->set_p90(latency.p90);
+  out->set_p95(latency.p95);
+  out->set_p99(latency.p99);
+}
+
+proto::BenchReport MakeBenchReport(const BenchResult& r, int64_t batch, const std::string& device,
+                                   const std::string& schedule) {
   proto::BenchReport report;
-  proto::LatencyMs* l = report.mutable_latency_ms();
-  l->set_min(r.latency.min);
-  l->set_max(r.latency.max);
-  l->set_mean(r.latency.mean);
-  l->set_median(r.latency.median);
-  l->set_p90(r.latency.p90);
-  l->set_p95(r.latency.p95);
-  l->set_p99(r.latency.p99);
+  FillLatencyMs(r.latency, report.mutable_latency_ms());
   report.set_throughput_qps(r.throughput_qps);
   report.set_iterations(r.latency.count);
   report.set_batch(batch);
@@ -92,7 +106,12 @@ StatusOr<std::string> BenchReportJson(const BenchResult& r, int64_t batch,
   report.set_schedule(schedule);
   report.set_coefficient_of_variation(r.latency.coefficient_of_variation);
   report.set_total_seconds(r.total_seconds);
-  return MessageToJson(report);
+  return report;
+}
+
+StatusOr<std::string> BenchReportJson(const BenchResult& r, int64_t batch,
+                                      const std::string& device, const std::string& schedule) {
+  return MessageToJson(MakeBenchReport(r, batch, device, schedule));
 }
 
 }  // namespace ios

@@ -4,6 +4,7 @@
 #include <functional>
 #include <string>
 
+#include "bench_report.pb.h"
 #include "iosrun/iosrun_options.h"
 #include "util/latency_stats.h"
 #include "util/status.h"
@@ -21,6 +22,15 @@ struct BenchResult {
 StatusOr<BenchResult> Benchmark(const IosrunOptions& options, const std::function<Status()>& run);
 
 std::string FormatBenchReport(const BenchResult& result, int64_t batch);
+// "min = ... ms, max = ..., percentile(99%) = ... ms", as trtexec prints a latency line.
+std::string FormatLatencyLine(const LatencySummary& latency);
+// A warning line when the coefficient of variation of `latency` is above 5%, else "". `what`
+// names the timing when a report has several ("GPU compute time").
+std::string UnstableTimingWarning(const LatencySummary& latency, const std::string& what = "");
+
+void FillLatencyMs(const LatencySummary& latency, proto::LatencyMs* out);
+proto::BenchReport MakeBenchReport(const BenchResult& result, int64_t batch,
+                                   const std::string& device, const std::string& schedule);
 StatusOr<std::string> BenchReportJson(const BenchResult& result, int64_t batch,
                                       const std::string& device, const std::string& schedule);
 

@@ -12,16 +12,22 @@ int ParseIosrunOptions(int argc, char** argv, IosrunOptions* options) {
       ->required()
       ->check(CLI::ExistingFile);
   app.add_option("--device", options->device,
-                 "cpu, or a CUDA device ordinal; default: the kind the plan was made for");
+                 "cpu, cuda (device 0) or a CUDA device ordinal; default: the kind the plan "
+                 "was made for");
   app.add_flag("--force", options->force, "Run even where the plan's device does not match");
   app.add_option("--threads", options->threads, "CPU cores to use (0 = all)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--max-streams", options->max_streams,
-                 "CPU streams (worker threads); 0 = one per group of the widest stage, up to "
-                 "--threads")
+                 "Streams (CPU: worker threads); 0 = one per group of the widest stage, up to "
+                 "--threads on the CPU, 8 on a GPU")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_flag("--no-cuda-graph", options->no_cuda_graph,
+               "GPU: issue the commands onto the streams every run instead of launching one "
+               "captured CUDA Graph");
+  app.add_flag("--include-transfers", options->include_transfers,
+               "GPU --bench: host latency includes copying the inputs in and the outputs out");
   app.add_flag("--info", options->info, "Print a summary of the plan");
   app.add_option("--info-json", options->info_json_path, "Write the plan's summary as JSON");
   app.add_option("--load-inputs", options->load_inputs_dir,
@@ -41,8 +47,7 @@ int ParseIosrunOptions(int argc, char** argv, IosrunOptions* options) {
   app.add_option("--duration", options->duration_s, "Shortest timing period, seconds")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--export-json", options->export_json_path,
-                 "Write the benchmark figures as JSON");
+  app.add_option("--export-json", options->export_json_path, "Write the benchmark figures as JSON");
   app.add_option("--log-level", options->log_level, "Log level")
       ->capture_default_str()
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));

@@ -7,10 +7,12 @@ namespace ios {
 
 struct IosrunOptions {
   std::string plan_path;
-  std::string device;  // "" = the plan's device kind; "cpu" or a CUDA ordinal
+  std::string device;  // "" = the plan's device kind; "cpu", "cuda", "cuda:N" or a CUDA ordinal
   bool force = false;
   int threads = 0;      // CPU: cores to use, 0 = all
-  int max_streams = 0;  // CPU: 0 = one per group of the widest stage, up to the cores
+  int max_streams = 0;  // 0 = one per group of the widest stage, up to the cores (CPU) or 8 (GPU)
+  bool no_cuda_graph = false;      // GPU: replay the commands every run instead of a CUDA Graph
+  bool include_transfers = false;  // GPU --bench: host latency includes the H2D and D2H copies
   bool info = false;
   std::string info_json_path;
   std::string load_inputs_dir;
@@ -20,7 +22,7 @@ struct IosrunOptions {
   double rtol = 1e-4;
   bool bench = false;
   double warmup_ms = 200;
-  int iterations = 10;  // at least this many timed runs
+  int iterations = 10;    // at least this many timed runs
   double duration_s = 3;  // and at least this long
   std::string export_json_path;
   std::string log_level = "warn";

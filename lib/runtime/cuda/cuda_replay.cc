@@ -1,0 +1,138 @@
+#include "runtime/cuda/cuda_replay.h"
+
+#include <spdlog/spdlog.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/cuda/cuda_check.h"
+#include "runtime/issue_order.h"
+
+namespace ios {
+namespace {
+
+// The issue order's commands as CUDA calls on the set's streams and events.
+class CudaCommandSink : public CommandSink {
+ public:
+  CudaCommandSink(CudaStreamSet& streams, CudaOpLauncher& ops) : streams_(streams), ops_(ops) {}
+
+  Status RunOp(int stream, NodeId op) override { return ops_.Enqueue(op, streams_.stream(stream)); }
+  Status RecordEvent(int stream, int event) override {
+    IOS_CUDA_RETURN_IF_ERROR(
+        cudaEventRecord(streams_.event(event), streams_.stream(stream).stream));
+    return Status::Ok();
+  }
+  Status WaitEvent(int stream, int event) override {
+    IOS_CUDA_RETURN_IF_ERROR(
+        cudaStreamWaitEvent(streams_.stream(stream).stream, streams_.event(event), 0));
+    return Status::Ok();
+  }
+
+ private:
+  CudaStreamSet& streams_;
+  CudaOpLauncher& ops_;
+};
+
+// The set must have a stream for every stream of the list and an event for every event.
+Status CheckResources(const CommandList& commands, const CudaStreamSet& streams) {
+  if (static_cast<int>(commands.streams.size()) > streams.num_streams() ||
+      commands.num_events > streams.num_events()) {
+    return Internal("the command list needs " + std::to_string(commands.streams.size()) +
+                    " stream(s) and " + std::to_string(commands.num_events) +
+                    " event(s); the CUDA stream set has " + std::to_string(streams.num_streams()) +
+                    " and " + std::to_string(streams.num_events()));
+  }
+  return Status::Ok();
+}
+
+Status IssueInOrder(const std::vector<IssuedCommand>& order, CommandSink& sink) {
+  for (const IssuedCommand& issued : order) {
+    const Command& command = issued.command;
+    switch (command.kind) {
+      case CommandKind::kRunOp:
+        IOS_RETURN_IF_ERROR(sink.RunOp(issued.stream, command.op));
+        break;
+      case CommandKind::kRecordEvent:
+        IOS_RETURN_IF_ERROR(sink.RecordEvent(issued.stream, command.event));
+        break;
+      case CommandKind::kWaitEvent:
+        IOS_RETURN_IF_ERROR(sink.WaitEvent(issued.stream, command.event));
+        break;
+    }
+  }
+  return Status::Ok();
+}
+
+void LogIfFailed(cudaError_t error, const char* call) {
+  Status status = CudaStatus(error, call, __FILE__, __LINE__);
+  if (!status.ok()) spdlog::warn("releasing a CUDA graph: {}", status.message());
+}
+
+}  // namespace
+
+Status ReplayCommands(const CommandList& commands, CudaStreamSet& streams, CudaOpLauncher& ops) {
+  IOS_RETURN_IF_ERROR(CheckResources(commands, streams));
+  CudaCommandSink sink(streams, ops);
+  return IssueCommands(commands, sink);
+}
+
+// --- CudaGraphExec ----------------------------------------------------------------------------
+
+CudaGraphExec::~CudaGraphExec() {
+  if (exec_ != nullptr) LogIfFailed(cudaGraphExecDestroy(exec_), "cudaGraphExecDestroy");
+  if (graph_ != nullptr) LogIfFailed(cudaGraphDestroy(graph_), "cudaGraphDestroy");
+}
+
+CudaGraphExec::CudaGraphExec(CudaGraphExec&& other) noexcept
+    : graph_(std::exchange(other.graph_, nullptr)), exec_(std::exchange(other.exec_, nullptr)) {}
+
+CudaGraphExec& CudaGraphExec::operator=(CudaGraphExec&& other) noexcept {
+  if (this != &other) {
+    CudaGraphExec old(std::move(*this));  // destroys the current graph when it goes
+    graph_ = std::exchange(other.graph_, nullptr);
+    exec_ = std::exchange(other.exec_, nullptr);
+  }
+  return *this;
+}
+
+Status CudaGraphExec::Launch(cudaStream_t stream) const {
+  if (exec_ == nullptr) return Internal("launching a CUDA graph that was never instantiated");
+  IOS_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(exec_, stream));
+  return Status::Ok();
+}
+
+StatusOr<CudaGraphExec> CaptureCommands(const CommandList& commands, CudaStreamSet& streams,
+                                        CudaOpLauncher& ops) {
+  // A malformed list is refused here, before CUDA sees any of it: a stream that never joins
+  // the capture, or is never joined back, would invalidate it.
+  IOS_ASSIGN_OR_RETURN(std::vector<IssuedCommand> order, IssueOrder(commands));
+  IOS_RETURN_IF_ERROR(CheckCaptureSequence(order, static_cast<int>(commands.streams.size())));
+  IOS_RETURN_IF_ERROR(CheckResources(commands, streams));
+
+  const cudaStream_t origin = streams.origin();
+  // Thread-local mode: only this thread's potentially unsafe calls (cudaMalloc, synchronising
+  // calls) are refused while it captures; other threads of the process are not affected.
+  IOS_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(origin, cudaStreamCaptureModeThreadLocal));
+  CudaCommandSink sink(streams, ops);
+  Status issued = IssueInOrder(order, sink);
+
+  CudaGraphExec result;
+  // The capture is ended in every case, so that the streams leave capture mode; on failure the
+  // graph (null when the capture was invalidated) is discarded by `result`'s destructor.
+  cudaError_t ended = cudaStreamEndCapture(origin, &result.graph_);
+  if (!issued.ok() || ended != cudaSuccess || result.graph_ == nullptr) {
+    // The failure goes back as a Status; clear the thread's last error so that a later kernel
+    // launch, which checks cudaGetLastError, does not report it again.
+    (void)cudaGetLastError();
+    if (!issued.ok()) return issued.WithContext("while capturing the command list");
+    IOS_CUDA_RETURN_IF_ERROR(ended);
+    return Internal("the CUDA stream capture was invalidated");
+  }
+  IOS_CUDA_RETURN_IF_ERROR(cudaGraphInstantiate(&result.exec_, result.graph_, 0));
+  // Uploading now moves the one-time setup out of the first launch.
+  IOS_CUDA_RETURN_IF_ERROR(cudaGraphUpload(result.exec_, origin));
+  return result;
+}
+
+}  // namespace ios

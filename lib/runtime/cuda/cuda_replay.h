@@ -1,0 +1,54 @@
+// Putting a backend-neutral CommandList (runtime/command_list.h) onto CUDA streams, in the
+// single-thread issue order of runtime/issue_order.h: kRunOp enqueues the op's kernel on its
+// stream, kRecordEvent is cudaEventRecord, kWaitEvent is cudaStreamWaitEvent.
+//   - ReplayCommands issues the list directly (iosrun --no-cuda-graph).
+//   - CaptureCommands issues it inside a stream capture started on the origin stream and
+//     instantiates the captured graph once; the other streams join the capture through the
+//     origin's fork events and are joined back before the capture ends (the list's shape,
+//     checked by CheckCaptureSequence). No default-stream use and no synchronising call happen
+//     inside the capture.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "runtime/command_list.h"
+#include "runtime/cuda/cuda_streams.h"
+#include "util/status.h"
+
+namespace ios {
+
+// Enqueues one op's kernel on the given stream (the session and the profiler know the buffers).
+class CudaOpLauncher {
+ public:
+  virtual ~CudaOpLauncher() = default;
+  virtual Status Enqueue(NodeId op, const CudaStreamContext& stream) = 0;
+};
+
+Status ReplayCommands(const CommandList& commands, CudaStreamSet& streams, CudaOpLauncher& ops);
+
+// An instantiated CUDA Graph (owns the graph and its executable instance).
+class CudaGraphExec {
+ public:
+  CudaGraphExec() = default;
+  ~CudaGraphExec();
+  CudaGraphExec(CudaGraphExec&& other) noexcept;
+  CudaGraphExec& operator=(CudaGraphExec&& other) noexcept;
+  CudaGraphExec(const CudaGraphExec&) = delete;
+  CudaGraphExec& operator=(const CudaGraphExec&) = delete;
+
+  Status Launch(cudaStream_t stream) const;  // cudaGraphLaunch
+  bool valid() const { return exec_ != nullptr; }
+
+ private:
+  friend StatusOr<CudaGraphExec> CaptureCommands(const CommandList&, CudaStreamSet&,
+                                                 CudaOpLauncher&);
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+// Captures the whole list from the origin stream (cudaStreamCaptureModeThreadLocal) and
+// instantiates it. On any failure the capture is ended and discarded before returning.
+StatusOr<CudaGraphExec> CaptureCommands(const CommandList& commands, CudaStreamSet& streams,
+                                        CudaOpLauncher& ops);
+
+}  // namespace ios

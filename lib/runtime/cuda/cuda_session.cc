@@ -1,0 +1,335 @@
+#include "runtime/cuda/cuda_session.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "plan/tensor_views.h"
+#include "runtime/cuda/cuda_check.h"
+#include "runtime/cuda/cuda_device.h"
+
+namespace ios {
+namespace {
+
+// Device placements start on this boundary, which every CUDA and cuDNN access pattern accepts.
+constexpr int64_t kDeviceAlignment = 256;
+
+size_t AlignUp(size_t bytes) {
+  const size_t a = static_cast<size_t>(kDeviceAlignment);
+  return (bytes + a - 1) / a * a;
+}
+
+size_t ValueBytes(const Value& value) {
+  return static_cast<size_t>(std::max<int64_t>(0, NumElements(value.dims))) *
+         DTypeSize(value.dtype);
+}
+
+void LogIfFailed(cudaError_t error, const char* call) {
+  Status status = CudaStatus(error, call, __FILE__, __LINE__);
+  if (!status.ok()) spdlog::warn("releasing a CUDA session: {}", status.message());
+}
+
+// Every placement (other than a view inside another value) must start on the device alignment,
+// and every one must lie inside the arena.
+Status CheckDevicePlacements(const Graph& graph, const MemoryPlan& memory) {
+  for (const TensorPlacement& p : memory.placements) {
+    const Value& value = graph.values[p.value];
+    const bool aligned = p.view_of == kNoValue
+                             ? p.offset % kDeviceAlignment == 0
+                             : p.offset % static_cast<int64_t>(DTypeSize(value.dtype)) == 0;
+    if (!aligned || p.offset < 0 || p.offset + p.bytes > memory.arena_bytes) {
+      return InvalidInput("tensor '" + value.name + "' is placed at offset " +
+                          std::to_string(p.offset) + ", which the CUDA backend cannot use (it " +
+                          "needs " + std::to_string(kDeviceAlignment) +
+                          "-byte aligned offsets inside the arena)");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+int CudaSessionStreams(const Schedule& schedule, int requested) {
+  if (requested > 0) return requested;
+  int widest = 1;
+  for (const ScheduleBlock& block : schedule.blocks)
+    for (const ScheduleStage& stage : block.stages)
+      widest = std::max(widest, static_cast<int>(stage.groups.size()));
+  return std::min(widest, kMaxAutoCudaStreams);
+}
+
+Status CheckCudaSupportsGraph(const Graph& graph) {
+  std::string missing;
+  int count = 0;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    if (node.dead || CudaSupportsOp(node.op_type)) continue;
+    if (count++ < 8)
+      missing += (missing.empty() ? "" : ", ") + ("'" + node.name + "' (" + node.op_type + ")");
+  }
+  if (count == 0) return Status::Ok();
+  if (count > 8) missing += " and " + std::to_string(count - 8) + " more";
+  return Unsupported("the CUDA backend has no kernel for node(s) " + missing);
+}
+
+StatusOr<std::unique_ptr<CudaSession>> CudaSession::Create(LoadedPlan plan,
+                                                           const CudaSessionOptions& options) {
+  std::unique_ptr<CudaSession> session(new CudaSession());
+  session->plan_ = std::move(plan);
+  IOS_RETURN_IF_ERROR(session->Init(options));
+  return session;
+}
+
+Status CudaSession::Init(const CudaSessionOptions& options) {
+  const Graph& graph = plan_.graph;
+  device_ = options.device;
+  // Host-only checks first: nothing is allocated for a plan that cannot run.
+  IOS_RETURN_IF_ERROR(CheckCudaSupportsGraph(graph));
+  IOS_RETURN_IF_ERROR(CheckDevicePlacements(graph, plan_.memory));
+  const int max_streams = CudaSessionStreams(plan_.schedule, options.max_streams);
+  IOS_ASSIGN_OR_RETURN(commands_, LowerToCommands(graph, plan_.schedule, max_streams, 1));
+  // "no CUDA device ..." with the CUDA error text, rather than a failing cudaSetDevice.
+  IOS_RETURN_IF_ERROR(QueryCudaDevice(device_).status());
+
+  // Streams and handles without cuDNN workspace: the kernels say how much they need.
+  CudaStreamSetOptions stream_options;
+  stream_options.device = device_;
+  stream_options.num_streams = std::max<int>(1, static_cast<int>(commands_.streams.size()));
+  stream_options.num_events = commands_.num_events;
+  stream_options.allow_tf32 = plan_.meta.cuda().allow_tf32();
+  IOS_ASSIGN_OR_RETURN(streams_, CudaStreamSet::Create(stream_options));
+  size_t workspace_bytes = 0;
+  IOS_RETURN_IF_ERROR(CreateKernels(streams_->stream(0).cudnn, &workspace_bytes));
+  IOS_RETURN_IF_ERROR(
+      streams_->Reserve(streams_->num_streams(), streams_->num_events(), workspace_bytes));
+  IOS_RETURN_IF_ERROR(AllocateMemory());
+  IOS_RETURN_IF_ERROR(AllocateStaging());
+  IOS_CUDA_RETURN_IF_ERROR(cudaEventCreate(&compute_start_));
+  IOS_CUDA_RETURN_IF_ERROR(cudaEventCreate(&compute_stop_));
+
+  if (options.use_cuda_graph) {
+    StatusOr<CudaGraphExec> captured = CaptureCommands(commands_, *streams_, *this);
+    if (!captured.ok()) {
+      return captured.status().WithContext(
+          "capturing the plan into a CUDA Graph (--no-cuda-graph replays it instead)");
+    }
+    graph_exec_ = std::move(captured).value();
+  }
+  return Status::Ok();
+}
+
+Status CudaSession::CreateKernels(cudnnHandle_t query_handle, size_t* workspace_bytes) {
+  const Graph& graph = plan_.graph;
+  std::map<NodeId, const plan::ConvAlgorithm*> conv_algorithms;
+  for (const plan::ConvAlgorithm& algorithm : plan_.meta.cuda().conv_algorithms())
+    conv_algorithms[static_cast<NodeId>(algorithm.op())] = &algorithm;
+
+  redundant_ = OpsMadeRedundantByViews(graph, plan_.memory);
+  kernels_.resize(graph.nodes.size());
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    if (node.dead) continue;
+    CudaKernelContext context = MakeCudaKernelContext(graph, node);
+    auto found = conv_algorithms.find(static_cast<NodeId>(n));
+    context.conv_algorithm = found == conv_algorithms.end() ? nullptr : found->second;
+    context.allow_tf32 = plan_.meta.cuda().allow_tf32();
+    context.cudnn = query_handle;
+    IOS_ASSIGN_OR_RETURN(kernels_[n], CreateCudaKernel(context));
+    *workspace_bytes = std::max(*workspace_bytes, kernels_[n]->WorkspaceBytes());
+  }
+  return Status::Ok();
+}
+
+Status CudaSession::AllocateMemory() {
+  const Graph& graph = plan_.graph;
+  IOS_ASSIGN_OR_RETURN(arena_,
+                       DeviceBuffer::Allocate(static_cast<size_t>(plan_.memory.arena_bytes)));
+  value_ptr_.assign(graph.values.size(), nullptr);
+  auto* arena = static_cast<uint8_t*>(arena_.data());
+  for (const TensorPlacement& p : plan_.memory.placements)
+    value_ptr_[p.value] = arena == nullptr ? nullptr : arena + p.offset;
+
+  // Every constant in one buffer, each at an aligned offset, uploaded with one copy.
+  std::vector<size_t> offsets(graph.values.size(), 0);
+  size_t total = 0;
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    if (!graph.values[v].constant) continue;
+    offsets[v] = total;
+    total += AlignUp(graph.values[v].constant->num_bytes());
+  }
+  std::vector<uint8_t> host(total, 0);
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    const Value& value = graph.values[v];
+    if (value.constant && value.constant->num_bytes() > 0)
+      std::memcpy(host.data() + offsets[v], value.constant->raw(), value.constant->num_bytes());
+  }
+  IOS_ASSIGN_OR_RETURN(weights_, DeviceBuffer::Allocate(total));
+  // On the origin stream, then waited for: the session's streams are non-blocking, so they
+  // would not wait for a copy on the legacy default stream (cudaMemcpy from pageable memory may
+  // return before the data has reached the device). The arena starts zeroed, as on the CPU.
+  const cudaStream_t origin = streams_->origin();
+  if (total > 0) {
+    IOS_CUDA_RETURN_IF_ERROR(
+        cudaMemcpyAsync(weights_.data(), host.data(), total, cudaMemcpyHostToDevice, origin));
+  }
+  if (arena_.bytes() > 0)
+    IOS_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(arena_.data(), 0, arena_.bytes(), origin));
+  IOS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(origin));
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    if (graph.values[v].constant)
+      value_ptr_[v] = static_cast<uint8_t*>(weights_.data()) + offsets[v];
+  }
+
+  // Each op's buffers, resolved once so that enqueueing does no lookups.
+  op_inputs_.assign(graph.nodes.size(), {});
+  op_outputs_.assign(graph.nodes.size(), {});
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    if (node.dead) continue;
+    for (ValueId in : node.inputs) {
+      void* pointer = in == kNoValue ? nullptr : value_ptr_[in];
+      if (in != kNoValue && pointer == nullptr && ValueBytes(graph.values[in]) > 0)
+        return Internal(graph.Describe(static_cast<NodeId>(n)) + " reads '" +
+                        graph.values[in].name + "', which has no memory in the plan");
+      op_inputs_[n].push_back(pointer);
+    }
+    for (ValueId out : node.outputs) {
+      void* pointer = out == kNoValue ? nullptr : value_ptr_[out];
+      if (out != kNoValue && pointer == nullptr && ValueBytes(graph.values[out]) > 0)
+        return Internal(graph.Describe(static_cast<NodeId>(n)) + " writes '" +
+                        graph.values[out].name + "', which has no memory in the plan");
+      op_outputs_[n].push_back(pointer);
+    }
+  }
+  return Status::Ok();
+}
+
+Status CudaSession::AllocateStaging() {
+  const Graph& graph = plan_.graph;
+  for (ValueId id : graph.inputs) {
+    IOS_ASSIGN_OR_RETURN(PinnedHostBuffer buffer,
+                         PinnedHostBuffer::Allocate(ValueBytes(graph.values[id])));
+    input_staging_.push_back(std::move(buffer));
+  }
+  for (ValueId id : graph.outputs) {
+    IOS_ASSIGN_OR_RETURN(PinnedHostBuffer buffer,
+                         PinnedHostBuffer::Allocate(ValueBytes(graph.values[id])));
+    output_staging_.push_back(std::move(buffer));
+  }
+  return Status::Ok();
+}
+
+CudaSession::~CudaSession() {
+  if (!streams_) return;  // refused before touching the device: nothing to release here
+  LogIfFailed(cudaSetDevice(device_), "cudaSetDevice");
+  // The members (graph, kernels, buffers, streams) go after this body; no work may still use
+  // them then.
+  for (int s = 0; s < streams_->num_streams(); ++s)
+    LogIfFailed(cudaStreamSynchronize(streams_->stream(s).stream), "cudaStreamSynchronize");
+  if (compute_stop_ != nullptr) LogIfFailed(cudaEventDestroy(compute_stop_), "cudaEventDestroy");
+  if (compute_start_ != nullptr) LogIfFailed(cudaEventDestroy(compute_start_), "cudaEventDestroy");
+}
+
+Status CudaSession::SetInputs(const std::vector<Tensor>& inputs) {
+  const Graph& graph = plan_.graph;
+  if (inputs.size() != graph.inputs.size()) {
+    return InvalidInput("the plan takes " + std::to_string(graph.inputs.size()) +
+                        " input(s), got " + std::to_string(inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& value = graph.values[graph.inputs[i]];
+    if (inputs[i].dtype() != value.dtype || inputs[i].dims() != value.dims) {
+      return InvalidInput("input " + std::to_string(i) + " ('" + value.name + "') must be " +
+                          DTypeName(value.dtype) + DimsToString(value.dims) + ", got " +
+                          DTypeName(inputs[i].dtype()) + DimsToString(inputs[i].dims()));
+    }
+  }
+  IOS_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
+  // A previous copy may still read the staging buffers: wait before overwriting them.
+  IOS_RETURN_IF_ERROR(Synchronize());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].num_bytes() > 0)
+      std::memcpy(input_staging_[i].data(), inputs[i].raw(), inputs[i].num_bytes());
+  }
+  return EnqueueInputCopies();
+}
+
+Status CudaSession::EnqueueInputCopies() {
+  const Graph& graph = plan_.graph;
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    if (input_staging_[i].bytes() == 0) continue;
+    IOS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(value_ptr_[graph.inputs[i]], input_staging_[i].data(),
+                                             input_staging_[i].bytes(), cudaMemcpyHostToDevice,
+                                             streams_->origin()));
+  }
+  return Status::Ok();
+}
+
+Status CudaSession::EnqueueOutputCopies() {
+  const Graph& graph = plan_.graph;
+  for (size_t i = 0; i < graph.outputs.size(); ++i) {
+    if (output_staging_[i].bytes() == 0) continue;
+    IOS_CUDA_RETURN_IF_ERROR(
+        cudaMemcpyAsync(output_staging_[i].data(), value_ptr_[graph.outputs[i]],
+                        output_staging_[i].bytes(), cudaMemcpyDeviceToHost, streams_->origin()));
+  }
+  return Status::Ok();
+}
+
+Status CudaSession::Run() {
+  // The calling thread's current device may differ from the one the session was made on.
+  IOS_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
+  if (graph_exec_.valid()) return graph_exec_.Launch(streams_->origin());
+  return ReplayCommands(commands_, *streams_, *this);
+}
+
+Status CudaSession::Synchronize() {
+  IOS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(streams_->origin()));
+  return Status::Ok();
+}
+
+StatusOr<std::vector<Tensor>> CudaSession::GetOutputs() {
+  IOS_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
+  IOS_RETURN_IF_ERROR(EnqueueOutputCopies());
+  IOS_RETURN_IF_ERROR(Synchronize());
+  std::vector<Tensor> outputs;
+  for (size_t i = 0; i < plan_.graph.outputs.size(); ++i) {
+    const Value& value = plan_.graph.values[plan_.graph.outputs[i]];
+    Tensor t(value.dtype, value.dims);
+    if (t.num_bytes() > 0) std::memcpy(t.raw(), output_staging_[i].data(), t.num_bytes());
+    outputs.push_back(std::move(t));
+  }
+  return outputs;
+}
+
+Status CudaSession::RecordComputeStart() {
+  IOS_CUDA_RETURN_IF_ERROR(cudaEventRecord(compute_start_, streams_->origin()));
+  return Status::Ok();
+}
+
+Status CudaSession::RecordComputeStop() {
+  IOS_CUDA_RETURN_IF_ERROR(cudaEventRecord(compute_stop_, streams_->origin()));
+  return Status::Ok();
+}
+
+StatusOr<double> CudaSession::ComputeMilliseconds() {
+  IOS_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(compute_stop_));
+  float milliseconds = 0;
+  IOS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&milliseconds, compute_start_, compute_stop_));
+  return static_cast<double>(milliseconds);
+}
+
+Status CudaSession::Enqueue(NodeId op, const CudaStreamContext& stream) {
+  if (op >= 0 && static_cast<size_t>(op) < redundant_.size() && redundant_[op])
+    return Status::Ok();  // a Concat or Split whose slices are views (plan/tensor_views.h)
+  if (op < 0 || static_cast<size_t>(op) >= kernels_.size() || kernels_[op] == nullptr)
+    return Internal("the command list runs op " + std::to_string(op) + ", which has no kernel");
+  Status status = kernels_[op]->Enqueue(op_inputs_[op], op_outputs_[op], stream);
+  if (!status.ok()) return status.WithContext(plan_.graph.Describe(op));
+  return Status::Ok();
+}
+
+}  // namespace ios

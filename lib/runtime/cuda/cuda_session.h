@@ -1,0 +1,103 @@
+// Runs a loaded plan on one CUDA device: one device arena from the memory plan, every constant
+// uploaded once into one weights buffer, one kernel per op, the schedule lowered once into
+// per-stream commands and either captured into a CUDA Graph (launched once per inference) or
+// replayed onto the streams each time. The CUDA counterpart of CpuSession.
+//
+// Everything runs in order on the origin stream: input copies, the inference (whose other
+// streams fork from and join back into the origin), output copies. Use a session from one host
+// thread at a time; SetInputs, Run and GetOutputs make the session's device current.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "plan/plan_loader.h"
+#include "runtime/command_list.h"
+#include "runtime/cuda/cuda_kernel.h"
+#include "runtime/cuda/cuda_replay.h"
+#include "runtime/cuda/cuda_streams.h"
+#include "util/status.h"
+
+namespace ios {
+
+struct CudaSessionOptions {
+  int device = 0;
+  bool use_cuda_graph = true;  // false: replay the commands onto the streams every run
+  int max_streams = 0;  // 0 = one per group of the widest stage, capped at kMaxAutoCudaStreams
+};
+
+inline constexpr int kMaxAutoCudaStreams = 8;
+
+// The streams a session uses: `requested`, or one per group of the widest stage, at most
+// kMaxAutoCudaStreams. Host logic, exposed for tests.
+int CudaSessionStreams(const Schedule& schedule, int requested);
+
+// Refuses (Unsupported, naming every such node and its op) a graph with an op that the CUDA
+// backend has no kernel for. Needs no device.
+Status CheckCudaSupportsGraph(const Graph& graph);
+
+class CudaSession : public CudaOpLauncher {
+ public:
+  static StatusOr<std::unique_ptr<CudaSession>> Create(LoadedPlan plan,
+                                                       const CudaSessionOptions& options);
+  ~CudaSession() override;  // waits for the session's work, then releases everything
+  CudaSession(const CudaSession&) = delete;
+  CudaSession& operator=(const CudaSession&) = delete;
+
+  // Checks count, dtype and shape against the plan's inputs, copies them into the pinned
+  // staging buffers and enqueues the copies to the device. Returns without waiting.
+  Status SetInputs(const std::vector<Tensor>& inputs);
+  // Enqueues one inference (one cudaGraphLaunch, or the replayed commands). Returns without
+  // waiting.
+  Status Run();
+  Status Synchronize();  // waits for everything enqueued on the origin
+  // Copies the outputs back and waits for them.
+  StatusOr<std::vector<Tensor>> GetOutputs();
+
+  // For the benchmark: the pieces of one inference, each only enqueued on the origin.
+  Status EnqueueInputCopies();   // staging buffers -> device (what SetInputs last staged)
+  Status EnqueueOutputCopies();  // device -> staging buffers
+  // GPU compute time with timing events on the origin: record the start, enqueue, record the
+  // stop; ComputeMilliseconds waits for the stop event and returns the time between the two.
+  Status RecordComputeStart();
+  Status RecordComputeStop();
+  StatusOr<double> ComputeMilliseconds();
+
+  const Graph& graph() const { return plan_.graph; }
+  const CommandList& commands() const { return commands_; }
+  int64_t batch() const { return plan_.meta.batch(); }
+  bool uses_cuda_graph() const { return graph_exec_.valid(); }
+  int device() const { return device_; }
+
+  // CudaOpLauncher: the node's kernel on its buffers.
+  Status Enqueue(NodeId op, const CudaStreamContext& stream) override;
+
+ private:
+  CudaSession() = default;
+  Status Init(const CudaSessionOptions& options);
+  Status CreateKernels(cudnnHandle_t query_handle, size_t* workspace_bytes);
+  Status AllocateMemory();
+  Status AllocateStaging();
+
+  LoadedPlan plan_;
+  int device_ = 0;
+  CommandList commands_;
+  std::unique_ptr<CudaStreamSet> streams_;
+  DeviceBuffer arena_;
+  DeviceBuffer weights_;
+  std::vector<void*> value_ptr_;  // per ValueId: device pointer in the arena or the weights
+  std::vector<PinnedHostBuffer> input_staging_;       // per graph input
+  std::vector<PinnedHostBuffer> output_staging_;      // per graph output
+  std::vector<std::unique_ptr<CudaKernel>> kernels_;  // per NodeId (null for dead nodes)
+  std::vector<bool> redundant_;  // per NodeId: skipped, its slices are views (tensor_views.h)
+  std::vector<std::vector<const void*>> op_inputs_;   // per NodeId, resolved once
+  std::vector<std::vector<void*>> op_outputs_;
+  CudaGraphExec graph_exec_;
+  cudaEvent_t compute_start_ = nullptr;  // timing enabled, unlike the stream set's events
+  cudaEvent_t compute_stop_ = nullptr;
+};
+
+}  // namespace ios

@@ -1,0 +1,129 @@
+// CudaSession on a real device: the same plan gives the CPU session's outputs, with a CUDA
+// Graph and with replayed commands, on one stream and on several, run after run.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "../small_cuda_plan.h"
+#include "gpu_test_util.h"
+#include "runtime/cpu/cpu_session.h"
+#include "runtime/cuda/cuda_session.h"
+
+namespace ios {
+namespace {
+
+using testing::SmallCudaPlan;
+
+std::vector<Tensor> RandomInputs(const Graph& graph, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<Tensor> inputs;
+  for (ValueId id : graph.inputs) {
+    Tensor t(graph.values[id].dtype, graph.values[id].dims);
+    for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+
+std::vector<Tensor> RunOnCpu(const std::vector<Tensor>& inputs, bool greedy) {
+  auto session = CpuSession::Create(SmallCudaPlan(greedy), CpuSessionOptions{});
+  EXPECT_TRUE(session.ok()) << session.status().message();
+  EXPECT_TRUE((*session)->SetInputs(inputs).ok());
+  EXPECT_TRUE((*session)->Run().ok());
+  return (*session)->GetOutputs();
+}
+
+void ExpectClose(const std::vector<Tensor>& got, const std::vector<Tensor>& expected) {
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t o = 0; o < got.size(); ++o) {
+    ASSERT_EQ(got[o].dims(), expected[o].dims());
+    for (int64_t i = 0; i < got[o].num_elements(); ++i) {
+      const float g = got[o].data<float>()[i], e = expected[o].data<float>()[i];
+      ASSERT_LE(std::fabs(g - e), 1e-4f + 1e-4f * std::fabs(e))
+          << "output " << o << " element " << i;
+    }
+  }
+}
+
+std::unique_ptr<CudaSession> MakeSession(bool greedy, bool use_cuda_graph, int max_streams) {
+  CudaSessionOptions options;
+  options.use_cuda_graph = use_cuda_graph;
+  options.max_streams = max_streams;
+  auto session = CudaSession::Create(SmallCudaPlan(greedy), options);
+  EXPECT_TRUE(session.ok()) << session.status().message();
+  return session.ok() ? std::move(session).value() : nullptr;
+}
+
+TEST(CudaSessionGpuTest, MatchesTheCpuSessionWithAndWithoutCudaGraph) {
+  IOS_SKIP_WITHOUT_GPU();
+  for (bool greedy : {true, false}) {
+    for (bool use_graph : {true, false}) {
+      SCOPED_TRACE(std::string(greedy ? "greedy" : "sequential") +
+                   (use_graph ? ", CUDA Graph" : ", replayed"));
+      std::unique_ptr<CudaSession> session = MakeSession(greedy, use_graph, 0);
+      ASSERT_NE(session, nullptr);
+      EXPECT_EQ(session->uses_cuda_graph(), use_graph);
+      if (greedy) {
+        EXPECT_GT(session->commands().streams.size(), 1u);
+      }
+      // Two different inputs in a row: the second run must not see the first one's data.
+      for (unsigned seed : {1u, 2u}) {
+        std::vector<Tensor> inputs = RandomInputs(session->graph(), seed);
+        ASSERT_TRUE(session->SetInputs(inputs).ok());
+        ASSERT_TRUE(session->Run().ok());
+        auto outputs = session->GetOutputs();
+        ASSERT_TRUE(outputs.ok()) << outputs.status().message();
+        ExpectClose(outputs.value(), RunOnCpu(inputs, greedy));
+      }
+    }
+  }
+}
+
+TEST(CudaSessionGpuTest, CaptureAndReplayGiveTheSameOutputsOnOneOrManyStreams) {
+  IOS_SKIP_WITHOUT_GPU();
+  std::vector<Tensor> reference;
+  for (int max_streams : {1, 2}) {
+    for (bool use_graph : {true, false}) {
+      std::unique_ptr<CudaSession> session = MakeSession(true, use_graph, max_streams);
+      ASSERT_NE(session, nullptr);
+      EXPECT_EQ(static_cast<int>(session->commands().streams.size()), max_streams);
+      ASSERT_TRUE(session->SetInputs(RandomInputs(session->graph(), 7)).ok());
+      for (int run = 0; run < 3; ++run) ASSERT_TRUE(session->Run().ok());
+      auto outputs = session->GetOutputs();
+      ASSERT_TRUE(outputs.ok()) << outputs.status().message();
+      if (reference.empty()) {
+        reference = outputs.value();
+      } else {
+        ExpectClose(outputs.value(), reference);
+      }
+    }
+  }
+}
+
+TEST(CudaSessionGpuTest, TimesComputeWithEvents) {
+  IOS_SKIP_WITHOUT_GPU();
+  std::unique_ptr<CudaSession> session = MakeSession(true, true, 0);
+  ASSERT_NE(session, nullptr);
+  ASSERT_TRUE(session->SetInputs(RandomInputs(session->graph(), 3)).ok());
+  ASSERT_TRUE(session->RecordComputeStart().ok());
+  ASSERT_TRUE(session->Run().ok());
+  ASSERT_TRUE(session->RecordComputeStop().ok());
+  auto ms = session->ComputeMilliseconds();
+  ASSERT_TRUE(ms.ok()) << ms.status().message();
+  EXPECT_GT(ms.value(), 0.0);
+  EXPECT_LT(ms.value(), 1000.0);
+}
+
+TEST(CudaSessionGpuTest, RefusesInputsOfTheWrongShape) {
+  IOS_SKIP_WITHOUT_GPU();
+  std::unique_ptr<CudaSession> session = MakeSession(false, true, 0);
+  ASSERT_NE(session, nullptr);
+  Status status = session->SetInputs({Tensor(DType::kFloat32, {1, 3, 16, 16})});
+  EXPECT_EQ(status.code(), StatusCode::kInvalidInput);
+  EXPECT_NE(status.message().find("float32[2,3,16,16]"), std::string::npos) << status.message();
+}
+
+}  // namespace
+}  // namespace ios

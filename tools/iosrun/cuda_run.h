@@ -1,0 +1,15 @@
+// iosrun's GPU path: runs, checks and benchmarks a plan on CUDA device N through CudaSession.
+// Built only with the CUDA backend (IOS_HAVE_CUDA).
+#pragma once
+
+#include "iosplan.pb.h"
+#include "iosrun/iosrun_options.h"
+#include "util/status.h"
+
+namespace ios {
+
+// Returns the exit code, as RunIosrun does. "no CUDA device ..." (InvalidInput, exit 2) when
+// device `ordinal` does not exist.
+StatusOr<int> RunOnCuda(const IosrunOptions& options, plan::Plan plan, int ordinal);
+
+}  // namespace ios
