@@ -7,6 +7,11 @@
 
 namespace ios {
 
+bool IsCudaDevice(const std::string& device) {
+  return !device.empty() &&
+         std::all_of(device.begin(), device.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   CLI::App app{"iosc: compile an ONNX CNN into an inter-operator schedule for ios"};
   app.set_version_flag("--version", std::string("iosc ") + IOS_VERSION);
@@ -50,13 +55,20 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   app.add_option("--timing-cache", options->timing_cache_path,
                  "Read and update stage timings in this file (refused if made on another device)");
   app.add_option("--profile-warmup", options->profile_warmup,
-                 "CPU profiler: warm-up runs per stage")
+                 "Stage profiler: warm-up runs per stage (CPU default 2; CUDA default 3 graph "
+                 "launches)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--profile-repeats", options->profile_repeats,
-                 "CPU profiler: timed repeats per stage (the median is kept, outliers dropped)")
+                 "Stage profiler: timed repeats per stage (the median is kept, outliers dropped)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--tf32", options->tf32,
+                 "CUDA: let fp32 convs and GEMMs use TF32 tensor cores (Ampere and newer). The "
+                 "default follows onnxruntime's CUDA execution provider, whose use_tf32 option "
+                 "defaults to true (CUDAExecutionProviderInfo)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--max-streams", options->max_streams,
                  "greedy: most groups (streams) per stage; 0 = the device's default (CPU: its "
                  "cores, GPU: 8)")
@@ -92,6 +104,9 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
     int code = app.exit(error);
     return code == 0 ? 0 : 2;
   }
+  // The CUDA profiler has its own warm-up default (cuda_stage_profiler.h).
+  if (IsCudaDevice(options->device) && app.count("--profile-warmup") == 0)
+    options->profile_warmup = -1;
   // On the CPU, a stage with more groups than cores only time-slices them, so the search need
   // not try such stages (and profiling them costs most of the search time).
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

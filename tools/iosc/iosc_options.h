@@ -19,8 +19,9 @@ struct IoscOptions {
   double search_budget_s = 0;
   std::string stats_json_path;
   std::string timing_cache_path;
-  int profile_warmup = 2;
+  int profile_warmup = 2;         // -1: the profiler's default (set for a CUDA device)
   int profile_repeats = 7;
+  std::string tf32 = "on";        // CUDA: fp32 convs and GEMMs may use TF32 tensor cores
   int max_streams = 0;           // 0: the device's default (CPU: its cores; GPU: 8)
   std::string command_line;      // recorded in the plan
   int64_t batch = 1;
@@ -32,6 +33,9 @@ struct IoscOptions {
   std::vector<std::string> passes = {"fold-constants", "eliminate-identity", "fold-batchnorm",
                                      "fuse-activation"};
 };
+
+// True for a CUDA device ordinal ("0", "1", ...).
+bool IsCudaDevice(const std::string& device);
 
 // Parses argv. Returns -1 to continue, or an exit code (0 after --help/--version, 2 on a usage
 // error, with the message already printed).

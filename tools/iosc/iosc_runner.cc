@@ -17,6 +17,9 @@
 #include "sched/schedule.h"
 #include "util/file_util.h"
 #include "util/sha256.h"
+#ifdef IOS_HAVE_CUDA
+#include "iosc/iosc_cuda.h"
+#endif
 
 namespace ios {
 namespace {
@@ -49,11 +52,20 @@ Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure&
                   {"endings", options.endings},
                   {"part_limit", std::to_string(options.part_limit)},
                   {"device", options.device}};
+  if (IsCudaDevice(options.device)) meta.options["tf32"] = options.tf32;
   meta.stage_latencies = outcome.stage_latencies;
   meta.model_sha256 = Sha256Hex(model_bytes);
   meta.batch = options.batch;
   meta.device = device;
   IOS_ASSIGN_OR_RETURN(plan::Plan plan, BuildPlan(graph, schedule, memory, meta));
+#ifdef IOS_HAVE_CUDA
+  if (IsCudaDevice(options.device)) {
+    // After the merges: the final graph's convs, merged ones included (op i = node i).
+    IOS_ASSIGN_OR_RETURN(*plan.mutable_cuda(), SelectCudaConvAlgorithms(options, graph));
+    std::printf("conv algorithms: %d convs measured on the device (TF32 %s)\n",
+                plan.cuda().conv_algorithms_size(), options.tf32.c_str());
+  }
+#endif
   IOS_RETURN_IF_ERROR(WritePlanFile(plan, options.output_path));
   size_t stages = 0;
   for (const auto& block : schedule.blocks) stages += block.stages.size();
@@ -87,6 +99,11 @@ Status RunIosc(const IoscOptions& options) {
     IOS_RETURN_IF_ERROR(ExportOnnxFile(graph, options.emit_onnx_path));
     spdlog::info("wrote the canonicalised graph to {}", options.emit_onnx_path);
   }
+
+#ifdef IOS_HAVE_CUDA
+  // Before any profiling: a model the CUDA backend cannot run is refused, naming its nodes.
+  if (IsCudaDevice(options.device)) IOS_RETURN_IF_ERROR(CheckGraphRunsOnCuda(graph));
+#endif
 
   BlockOptions block_options;
   block_options.part_limit = options.part_limit;

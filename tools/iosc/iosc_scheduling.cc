@@ -17,7 +17,7 @@
 #include "util/file_util.h"
 #include "util/json_print.h"
 #ifdef IOS_HAVE_CUDA
-#include "runtime/cuda/cuda_device.h"
+#include "iosc/iosc_cuda.h"
 #endif
 
 namespace ios {
@@ -27,7 +27,16 @@ bool IsSim(const std::string& device) { return device.rfind("sim:", 0) == 0; }
 
 int CpuCores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
-StatusOr<std::unique_ptr<StageCostSource>> MakeCostSource(const IoscOptions& options) {
+StatusOr<std::unique_ptr<StageCostSource>> MakeCostSource(const IoscOptions& options,
+                                                          const Graph& graph) {
+  if (IsCudaDevice(options.device)) {
+#ifdef IOS_HAVE_CUDA
+    return MakeCudaCostSource(options, graph);
+#else
+    (void)graph;
+    return InvalidInput("no CUDA device: this build of ios has no CUDA backend");
+#endif
+  }
   if (IsSim(options.device)) {
     IOS_ASSIGN_OR_RETURN(std::unique_ptr<AnalyticCostSource> sim,
                          MakeAnalyticCostSource(options.device.substr(4)));
@@ -108,7 +117,7 @@ int KeepGreedyWhereFaster(const Schedule& greedy, const std::vector<double>& gre
 
 StatusOr<ScheduleOutcome> SearchIos(const IoscOptions& options, Graph& graph,
                                     const BlockStructure& blocks) {
-  IOS_ASSIGN_OR_RETURN(std::unique_ptr<StageCostSource> source, MakeCostSource(options));
+  IOS_ASSIGN_OR_RETURN(std::unique_ptr<StageCostSource> source, MakeCostSource(options, graph));
   CachedStageCost cost(*source);
   if (!options.timing_cache_path.empty())
     IOS_RETURN_IF_ERROR(cost.LoadTimingCache(options.timing_cache_path));
@@ -194,15 +203,13 @@ StatusOr<plan::DeviceFingerprint> TargetDevice(const std::string& device) {
                          MakeAnalyticCostSource(device.substr(4)));
     return sim->Fingerprint();
   }
-  bool numeric = !device.empty() && std::all_of(device.begin(), device.end(), ::isdigit);
-  if (!numeric) {
+  if (!IsCudaDevice(device)) {
     return InvalidInput("--device must be cpu, sim:NAME or a CUDA device ordinal, got '" +
                         device + "'");
   }
 #ifdef IOS_HAVE_CUDA
-  IOS_ASSIGN_OR_RETURN(CudaDeviceInfo info, QueryCudaDevice(std::stoi(device)));
-  return Unsupported("CUDA device " + device + " (" + info.name +
-                     ") found, but this build of iosc cannot plan for CUDA devices yet");
+  if (device.size() > 4) return InvalidInput("no CUDA device " + device);  // not an int
+  return CudaTargetFingerprint(std::stoi(device));
 #else
   return InvalidInput("no CUDA device: this build of ios has no CUDA backend");
 #endif
@@ -212,7 +219,7 @@ StatusOr<ScheduleOutcome> BuildSchedule(const IoscOptions& options, Graph& graph
                                         const BlockStructure& blocks) {
   if (options.schedule.rfind("ios", 0) == 0) return SearchIos(options, graph, blocks);
   int max_streams = options.max_streams;
-  if (max_streams == 0) max_streams = IsSim(options.device) ? 8 : CpuCores();
+  if (max_streams == 0) max_streams = options.device == "cpu" ? CpuCores() : 8;
   ScheduleOutcome outcome;
   outcome.schedule = options.schedule == "sequential" ? SequentialSchedule(blocks)
                                                       : GreedySchedule(blocks, max_streams);

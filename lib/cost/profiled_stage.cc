@@ -1,0 +1,152 @@
+#include "cost/profiled_stage.h"
+
+#include <map>
+
+#include "passes/merge_convs.h"
+
+namespace ios {
+
+std::string NodeKernelSignature(const Graph& graph, NodeId id) {
+  const Node& node = graph.nodes[id];
+  std::string signature = node.op_type + "|" + node.name;
+  for (ValueId v : node.inputs)
+    signature += "|" + (v == kNoValue ? std::string("-") : DimsToString(graph.values[v].dims));
+  for (ValueId v : node.outputs)
+    signature += "|" + (v == kNoValue ? std::string("-") : DimsToString(graph.values[v].dims));
+  return signature;
+}
+
+StatusOr<ScheduleStage> NodeStageOf(const UnitGraph& units, const StageCandidate& stage) {
+  ScheduleStage nodes_stage;
+  nodes_stage.strategy = stage.strategy;
+  for (const std::vector<UnitId>& group : stage.groups) {
+    ScheduleGroup& nodes = nodes_stage.groups.emplace_back();
+    for (UnitId u : group) {
+      if (u < 0 || u >= static_cast<UnitId>(units.units.size()))
+        return Internal("stage names unit " + std::to_string(u) + " of " +
+                        std::to_string(units.units.size()));
+      const Unit& unit = units.units[u];
+      nodes.nodes.insert(nodes.nodes.end(), unit.nodes.begin(), unit.nodes.end());
+    }
+  }
+  return nodes_stage;
+}
+
+Status CheckStageNodesLive(const Graph& graph, const ScheduleStage& stage) {
+  for (const ScheduleGroup& group : stage.groups) {
+    for (NodeId n : group.nodes) {
+      if (n < 0 || n >= static_cast<NodeId>(graph.nodes.size()) || graph.nodes[n].dead)
+        return Internal("stage names node " + std::to_string(n) + ", which is not live");
+    }
+  }
+  return Status::Ok();
+}
+
+size_t ValueBytes(const Value& value) {
+  return static_cast<size_t>(NumElements(value.dims)) * DTypeSize(value.dtype);
+}
+
+std::vector<StageBuffer> StageBuffers(const Graph& graph, const ScheduleStage& stage) {
+  std::vector<bool> produced(graph.values.size(), false);
+  for (const ScheduleGroup& group : stage.groups)
+    for (NodeId n : group.nodes)
+      for (ValueId out : graph.nodes[n].outputs)
+        if (out != kNoValue) produced[out] = true;
+  std::vector<bool> seen(graph.values.size(), false);
+  std::vector<StageBuffer> buffers;
+  auto add = [&](ValueId v) {
+    if (v == kNoValue || seen[v]) return;
+    seen[v] = true;
+    const Value& value = graph.values[v];
+    if (value.constant) return;
+    const size_t bytes = ValueBytes(value);
+    if (bytes == 0) return;
+    buffers.push_back(StageBuffer{v, bytes, produced[v]});
+  };
+  for (const ScheduleGroup& group : stage.groups) {
+    for (NodeId n : group.nodes) {
+      for (ValueId in : graph.nodes[n].inputs) add(in);
+      for (ValueId out : graph.nodes[n].outputs) add(out);
+    }
+  }
+  return buffers;
+}
+
+Schedule OneStageSchedule(const ScheduleStage& stage, const std::string& kind) {
+  Schedule schedule;
+  schedule.kind = kind;
+  schedule.blocks.resize(1);
+  schedule.blocks[0].stages.push_back(stage);
+  return schedule;
+}
+
+StatusOr<MergeStageKey> MergeStageKeyOf(const Graph& graph, const ScheduleStage& stage) {
+  MergeStageKey key;
+  for (const ScheduleGroup& group : stage.groups) {
+    if (group.nodes.size() != 1)
+      return Internal("a merge stage needs one conv per group; a group has " +
+                      std::to_string(group.nodes.size()) + " ops");
+    const NodeId n = group.nodes[0];
+    if (graph.nodes[n].op_type != "Conv")
+      return Internal("a merge stage holds " + graph.Describe(n) + ", which is not a Conv");
+    key.convs.push_back(n);
+    key.signature += NodeKernelSignature(graph, n) + ";";
+  }
+  return key;
+}
+
+StatusOr<MergedScratchStage> BuildMergedScratchStage(const Graph& graph,
+                                                     const std::vector<NodeId>& convs) {
+  MergedScratchStage merged;
+  Graph& scratch = merged.graph;
+  scratch.name = graph.name;
+  scratch.source_path = graph.source_path;
+  scratch.opset = graph.opset;
+  std::map<ValueId, ValueId> copied;  // graph's value -> scratch value
+  auto copy_value = [&](ValueId id) -> ValueId {
+    if (id == kNoValue) return kNoValue;
+    auto it = copied.find(id);
+    if (it != copied.end()) return it->second;
+    const Value& from = graph.values[id];
+    Value value;
+    value.name = from.name;
+    value.dtype = from.dtype;
+    value.dims = from.dims;
+    value.has_shape = from.has_shape;
+    value.constant = from.constant;
+    const ValueId to = scratch.AddValue(std::move(value));
+    copied[id] = to;
+    return to;
+  };
+  Schedule schedule;
+  schedule.kind = "profiler-merge";
+  schedule.blocks.resize(1);
+  ScheduleStage& scratch_stage = schedule.blocks[0].stages.emplace_back();
+  scratch_stage.strategy = StageStrategy::kMerge;
+  for (NodeId n : convs) {
+    const Node& from = graph.nodes[n];
+    Node node = from;
+    node.inputs.clear();
+    node.outputs.clear();
+    for (ValueId in : from.inputs) {
+      const bool is_new = in != kNoValue && copied.count(in) == 0;
+      const ValueId to = copy_value(in);
+      if (is_new && !scratch.values[to].constant) scratch.inputs.push_back(to);
+      node.inputs.push_back(to);
+    }
+    for (ValueId out : from.outputs) node.outputs.push_back(copy_value(out));
+    const NodeId id = scratch.AddNode(std::move(node));
+    for (ValueId out : scratch.nodes[id].outputs)
+      if (out != kNoValue) scratch.outputs.push_back(out);
+    scratch_stage.groups.push_back(ScheduleGroup{{id}});
+  }
+  scratch.RebuildUses();
+  IOS_RETURN_IF_ERROR(
+      ApplyMergeStages(scratch, schedule).WithContext("merging a stage to profile it"));
+  if (schedule.blocks.size() != 1 || schedule.blocks[0].stages.size() != 1)
+    return Internal("ApplyMergeStages changed the shape of a one-stage schedule");
+  merged.stage = schedule.blocks[0].stages[0];
+  return merged;
+}
+
+}  // namespace ios

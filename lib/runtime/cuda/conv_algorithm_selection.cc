@@ -1,0 +1,126 @@
+#include "runtime/cuda/conv_algorithm_selection.h"
+
+#include <algorithm>
+#include <memory>
+#include <random>
+
+#include "cost/profiled_stage.h"
+#include "runtime/cuda/conv_algorithm.h"
+#include "runtime/cuda/cuda_check.h"
+#include "runtime/cuda/cuda_streams.h"
+#include "runtime/cuda/cudnn_descriptors.h"
+
+namespace ios {
+namespace {
+
+// A device buffer that only grows; with `fill_random`, new bytes get random fp32 values.
+class GrowingBuffer {
+ public:
+  explicit GrowingBuffer(bool fill_random) : fill_random_(fill_random) {}
+
+  StatusOr<void*> Get(size_t bytes, cudaStream_t stream, std::mt19937& rng) {
+    if (bytes <= buffer_.bytes()) return buffer_.data();
+    buffer_ = DeviceBuffer();  // free first: the old and new need not fit together
+    IOS_ASSIGN_OR_RETURN(buffer_, DeviceBuffer::Allocate(bytes));
+    if (fill_random_) {
+      std::uniform_real_distribution<float> dist(-1.f, 1.f);
+      std::vector<float> host(bytes / sizeof(float));
+      for (float& f : host) f = dist(rng);
+      if (!host.empty()) {
+        IOS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(buffer_.data(), host.data(),
+                                                 host.size() * sizeof(float),
+                                                 cudaMemcpyHostToDevice, stream));
+        IOS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));  // before `host` goes
+      }
+    }
+    return buffer_.data();
+  }
+
+ private:
+  bool fill_random_;
+  DeviceBuffer buffer_;
+};
+
+StatusOr<DeviceBuffer> Upload(const Tensor& tensor, cudaStream_t stream) {
+  IOS_ASSIGN_OR_RETURN(DeviceBuffer buffer, DeviceBuffer::Allocate(tensor.num_bytes()));
+  if (tensor.num_bytes() > 0) {
+    IOS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(buffer.data(), tensor.raw(), tensor.num_bytes(),
+                                             cudaMemcpyHostToDevice, stream));
+    IOS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+  }
+  return buffer;
+}
+
+}  // namespace
+
+std::vector<NodeId> ConvNodesToMeasure(const Graph& graph) {
+  std::vector<NodeId> convs;
+  for (size_t n = 0; n < graph.nodes.size(); ++n)
+    if (!graph.nodes[n].dead && graph.nodes[n].op_type == "Conv")
+      convs.push_back(static_cast<NodeId>(n));
+  return convs;
+}
+
+StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph,
+                                                 const ConvAlgorithmSelectionOptions& options) {
+  plan::CudaOptions cuda;
+  cuda.set_allow_tf32(options.allow_tf32);
+  const std::vector<NodeId> convs = ConvNodesToMeasure(graph);
+  if (convs.empty()) return cuda;
+
+  // One stream with its cuDNN handle (bound to it); the workspace is this pass's own buffer.
+  CudaStreamSetOptions stream_options;
+  stream_options.device = options.device;
+  stream_options.allow_tf32 = options.allow_tf32;
+  IOS_ASSIGN_OR_RETURN(std::unique_ptr<CudaStreamSet> streams,
+                       CudaStreamSet::Create(stream_options));
+  const CudaStreamContext& context = streams->stream(0);
+  size_t free_bytes = 0, total_bytes = 0;
+  IOS_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const size_t workspace_limit = std::min(options.workspace_limit_bytes, free_bytes / 2);
+  std::mt19937 rng(20210405);
+  GrowingBuffer input(true), output(false), workspace(false);
+
+  for (NodeId n : convs) {
+    const Node& node = graph.nodes[static_cast<size_t>(n)];
+    if (node.inputs.size() < 2 || node.inputs[0] == kNoValue || node.inputs[1] == kNoValue ||
+        node.outputs.empty() || node.outputs[0] == kNoValue)
+      return Internal(graph.Describe(n) + " lacks its input, weights or output");
+    const Value& x = graph.values[static_cast<size_t>(node.inputs[0])];
+    const Value& w = graph.values[static_cast<size_t>(node.inputs[1])];
+    const Value& y = graph.values[static_cast<size_t>(node.outputs[0])];
+    if (!w.constant)
+      return Unsupported(graph.Describe(n) +
+                         ": its weights are not a constant; the CUDA backend needs them folded");
+    IOS_ASSIGN_OR_RETURN(
+        ConvDescriptors descriptors,
+        BuildConvDescriptors(node, x.dims, w.dims, y.dims, ConvMathType(options.allow_tf32)));
+
+    ConvMeasureBuffers buffers;
+    // A constant input (legal, if rare) is measured on its own bytes.
+    DeviceBuffer constant_x;
+    if (x.constant) {
+      IOS_ASSIGN_OR_RETURN(constant_x, Upload(*x.constant, context.stream));
+      buffers.x = constant_x.data();
+    } else {
+      IOS_ASSIGN_OR_RETURN(buffers.x, input.Get(ValueBytes(x), context.stream, rng));
+    }
+    IOS_ASSIGN_OR_RETURN(DeviceBuffer weights, Upload(*w.constant, context.stream));
+    buffers.w = weights.data();
+    IOS_ASSIGN_OR_RETURN(buffers.y,
+                         output.Get(ConvMeasureOutputBytes(descriptors), context.stream, rng));
+    IOS_ASSIGN_OR_RETURN(buffers.workspace, workspace.Get(workspace_limit, context.stream, rng));
+    buffers.workspace_bytes = workspace_limit;
+
+    StatusOr<plan::ConvAlgorithm> algorithm = MeasureConvAlgorithm(
+        context.cudnn, descriptors, static_cast<int>(n), options.allow_tf32, buffers);
+    if (!algorithm.ok()) return algorithm.status().WithContext("measuring " + graph.Describe(n));
+    algorithm->set_op(static_cast<int32_t>(n));
+    *cuda.add_conv_algorithms() = *algorithm;
+    // The measurement ran on the stream: drained before `weights` and `constant_x` are freed.
+    IOS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(context.stream));
+  }
+  return cuda;
+}
+
+}  // namespace ios

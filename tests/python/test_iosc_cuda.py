@@ -1,0 +1,96 @@
+"""iosc --device N. Without a CUDA device (every machine of this project): exit status 2, a
+message starting "no CUDA device", and no plan file (an existing one survives untouched), for
+every schedule. With a device: a bundled model compiles, and the plan records the CUDA
+fingerprint, --tf32, and a measured algorithm for every Conv op."""
+import ctypes
+import json
+import os
+import tempfile
+
+from ios_test_util import Tally, parse_args, run
+
+MODEL = os.path.join("testdata", "models", "residual_blocks_opset17.onnx")
+
+
+def cuda_device_count():
+    """cudaGetDeviceCount through the runtime library, independently of iosc; 0 if unavailable."""
+    for name in ("libcudart.so", "/usr/local/cuda/lib64/libcudart.so"):
+        try:
+            cudart = ctypes.CDLL(name)
+        except OSError:
+            continue
+        count = ctypes.c_int(0)
+        return count.value if cudart.cudaGetDeviceCount(ctypes.byref(count)) == 0 else 0
+    return 0
+
+
+def check_without_device(args, tally, model, tmp):
+    for schedule in ("ios", "greedy", "sequential"):
+        plan = os.path.join(tmp, f"{schedule}.iosplan")
+        result = run([args.iosc, model, "--device", "0", "--schedule", schedule, "-o", plan])
+        tally.check(f"{schedule}: exit status 2", result.returncode == 2,
+                    f"got {result.returncode}: {result.stderr}")
+        tally.check(f"{schedule}: says 'no CUDA device'", "no CUDA device" in result.stderr,
+                    result.stderr)
+        tally.check(f"{schedule}: no plan file", not os.path.exists(plan))
+    existing = os.path.join(tmp, "existing.iosplan")
+    with open(existing, "w") as f:
+        f.write("precious")
+    result = run([args.iosc, model, "--device", "0", "-o", existing, "--tf32", "off"])
+    tally.check("--tf32 off: still exit status 2 without a device", result.returncode == 2,
+                result.stderr)
+    with open(existing) as f:
+        tally.check("existing plan file untouched", f.read() == "precious")
+
+
+def check_with_device(args, tally, model, tmp):
+    for tf32 in ("on", "off"):
+        plan = os.path.join(tmp, f"ios_{tf32}.iosplan")
+        result = run([args.iosc, model, "--device", "0", "--tf32", tf32, "-o", plan])
+        if not tally.check(f"tf32 {tf32}: compiles", result.returncode == 0, result.stderr):
+            continue
+        info = os.path.join(tmp, f"ios_{tf32}.json")
+        result = run([args.iosrun, plan, "--info-json", info])
+        if not tally.check(f"tf32 {tf32}: iosrun reads the plan", result.returncode == 0,
+                           result.stderr):
+            continue
+        with open(info) as f:
+            p = json.load(f)
+        device = p["device"]
+        tally.check(f"tf32 {tf32}: CUDA fingerprint", device["kind"] == "cuda" and
+                    device["gpu_name"] and device["compute_major"] >= 7 and
+                    device["multiprocessors"] > 0 and device["cudnn_version"] > 0, str(device))
+        tally.check(f"tf32 {tf32}: stage latencies from the CUDA profiler",
+                    p["stage_latencies"] and
+                    all(s["source"] == "cuda-profiler" for s in p["stage_latencies"]),
+                    str(p["stage_latencies"][:3]))
+        cuda = p.get("cuda", {})
+        tally.check(f"tf32 {tf32}: allow_tf32 recorded",
+                    cuda.get("allow_tf32", False) == (tf32 == "on"), str(cuda)[:200])
+        convs = sorted(i for i, op in enumerate(p["ops"]) if op["op_type"] == "Conv")
+        measured = sorted(a["op"] for a in cuda.get("conv_algorithms", []))
+        tally.check(f"tf32 {tf32}: one algorithm per Conv op", convs and measured == convs,
+                    f"convs {convs}, measured {measured}")
+    plan = os.path.join(tmp, "sequential.iosplan")
+    result = run([args.iosc, model, "--device", "0", "--schedule", "sequential", "-o", plan])
+    tally.check("sequential: compiles without profiling", result.returncode == 0, result.stderr)
+
+
+def main():
+    args = parse_args()
+    tally = Tally()
+    model = os.path.join(args.source_dir, MODEL)
+    with tempfile.TemporaryDirectory() as tmp:
+        result = run([args.iosc, model, "--device", "0", "--tf32", "maybe", "-o",
+                      os.path.join(tmp, "x.iosplan")])
+        tally.check("--tf32 takes on|off only", result.returncode == 2, result.stderr)
+        if cuda_device_count() > 0:
+            check_with_device(args, tally, model, tmp)
+        else:
+            print("no CUDA device here: checking the clean refusal")
+            check_without_device(args, tally, model, tmp)
+    tally.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+#include "iosc/iosc_cuda.h"
+
+#include <string>
+
+#include "runtime/cuda/conv_algorithm_selection.h"
+#include "runtime/cuda/cuda_device.h"
+#include "runtime/cuda/cuda_fingerprint.h"
+#include "runtime/cuda/cuda_session.h"
+#include "runtime/cuda/cuda_stage_profiler.h"
+
+namespace ios {
+
+StatusOr<plan::DeviceFingerprint> CudaTargetFingerprint(int ordinal) {
+  IOS_ASSIGN_OR_RETURN(CudaDeviceInfo info, QueryCudaDevice(ordinal));
+  return CudaFingerprint(info);
+}
+
+Status CheckGraphRunsOnCuda(const Graph& graph) { return CheckCudaSupportsGraph(graph); }
+
+StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const IoscOptions& options,
+                                                              const Graph& graph) {
+  CudaProfilerOptions profiler;
+  profiler.device = std::stoi(options.device);
+  if (options.profile_warmup >= 0) profiler.warmup_launches = options.profile_warmup;
+  profiler.repeats = options.profile_repeats;
+  if (options.max_streams > 0) profiler.max_streams = options.max_streams;
+  profiler.allow_tf32 = options.tf32 == "on";
+  IOS_ASSIGN_OR_RETURN(std::unique_ptr<CudaStageProfiler> source,
+                       CudaStageProfiler::Create(profiler));
+  IOS_RETURN_IF_ERROR(source->PrepareGraph(graph));
+  return std::unique_ptr<StageCostSource>(std::move(source));
+}
+
+StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const IoscOptions& options,
+                                                     const Graph& graph) {
+  ConvAlgorithmSelectionOptions selection;
+  selection.device = std::stoi(options.device);
+  selection.allow_tf32 = options.tf32 == "on";
+  return SelectConvAlgorithms(graph, selection);
+}
+
+}  // namespace ios

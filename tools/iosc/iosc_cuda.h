@@ -1,0 +1,31 @@
+// iosc's CUDA steps, built only with the CUDA backend (IOS_HAVE_CUDA): the target's fingerprint,
+// the refusal of ops the backend cannot run, the stage profiler, and the per-plan conv
+// algorithm selection.
+#pragma once
+
+#include <memory>
+
+#include "cost/stage_cost.h"
+#include "iosc/iosc_options.h"
+#include "iosplan.pb.h"
+#include "ir/graph.h"
+#include "util/status.h"
+
+namespace ios {
+
+// The fingerprint of CUDA device `ordinal`, or InvalidInput "no CUDA device ..." without one.
+StatusOr<plan::DeviceFingerprint> CudaTargetFingerprint(int ordinal);
+
+// Unsupported naming every node (name and op) the CUDA backend has no kernel for.
+Status CheckGraphRunsOnCuda(const Graph& graph);
+
+// The CUDA stage profiler for the IOS search, with every node's kernel created up front, so
+// that a node the backend refuses (its attributes or dtype) stops iosc before any measurement.
+StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const IoscOptions& options,
+                                                              const Graph& graph);
+
+// The plan's CUDA options: --tf32 and the measured algorithm of every conv of the final graph.
+StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const IoscOptions& options,
+                                                     const Graph& graph);
+
+}  // namespace ios
