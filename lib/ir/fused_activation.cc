@@ -1,5 +1,7 @@
 #include "ir/fused_activation.h"
 
+#include <limits>
+
 namespace ios {
 namespace {
 
@@ -21,6 +23,51 @@ std::optional<ActivationKind> ActivationKindFromOpType(const std::string& op_typ
   for (const auto& entry : kActivationNames)
     if (op_type == entry.op_type) return entry.kind;
   return std::nullopt;
+}
+
+StatusOr<Activation> ActivationOfNode(const Node& node, const Tensor* clip_min,
+                                      const Tensor* clip_max) {
+  std::optional<ActivationKind> kind = ActivationKindFromOpType(node.op_type);
+  if (!kind) return Internal(node.op_type + " is not an activation");
+  Activation act;
+  act.kind = *kind;
+  switch (*kind) {
+    case ActivationKind::kLeakyRelu: {
+      IOS_ASSIGN_OR_RETURN(act.alpha, node.attrs.GetFloat("alpha", 0.01f));
+      break;
+    }
+    case ActivationKind::kElu: {
+      IOS_ASSIGN_OR_RETURN(act.alpha, node.attrs.GetFloat("alpha", 1.0f));
+      break;
+    }
+    case ActivationKind::kHardSigmoid: {
+      IOS_ASSIGN_OR_RETURN(act.alpha, node.attrs.GetFloat("alpha", 0.2f));
+      IOS_ASSIGN_OR_RETURN(act.beta, node.attrs.GetFloat("beta", 0.5f));
+      break;
+    }
+    case ActivationKind::kClip: {
+      act.alpha = std::numeric_limits<float>::lowest();
+      act.beta = std::numeric_limits<float>::max();
+      if (node.opset < 11) {
+        IOS_ASSIGN_OR_RETURN(act.alpha, node.attrs.GetFloat("min", act.alpha));
+        IOS_ASSIGN_OR_RETURN(act.beta, node.attrs.GetFloat("max", act.beta));
+      } else {
+        const Tensor* bounds[] = {clip_min, clip_max};
+        float* targets[] = {&act.alpha, &act.beta};
+        for (int i = 0; i < 2; ++i) {
+          if (bounds[i] == nullptr) continue;
+          if (bounds[i]->dtype() != DType::kFloat32 || bounds[i]->num_elements() != 1)
+            return InvalidInput("Clip's min/max must be float32 scalars");
+          *targets[i] = bounds[i]->data<float>()[0];
+        }
+      }
+      if (act.alpha > act.beta) act.alpha = act.beta;  // ONNX: every value becomes max
+      break;
+    }
+    default:
+      break;
+  }
+  return act;
 }
 
 std::string ActivationOpType(ActivationKind kind) {

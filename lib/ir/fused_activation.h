@@ -6,7 +6,10 @@
 #include <string>
 
 #include "ir/attribute.h"
+#include "ir/graph.h"
+#include "ir/tensor.h"
 #include "kernels/math/activation_math.h"
+#include "util/status.h"
 
 namespace ios {
 
@@ -17,6 +20,14 @@ inline constexpr const char* kFusedBetaAttr = "ios.activation_beta";
 // Maps an ONNX activation op type to its kind; nullopt for other ops.
 std::optional<ActivationKind> ActivationKindFromOpType(const std::string& op_type);
 std::string ActivationOpType(ActivationKind kind);
+// The activation that an activation op (Relu, LeakyRelu, Clip, ...) computes, with its
+// parameters read from the node's attributes and ONNX's defaults (LeakyRelu alpha 0.01, Elu
+// alpha 1, HardSigmoid alpha 0.2 and beta 0.5, Clip before opset 11 min/max). From opset 11 a
+// Clip takes its bounds as inputs: pass their constant values (null for an omitted bound). When
+// min > max every value becomes max, as ONNX specifies. An error for any other op or a
+// malformed attribute. Kernels of every backend and the fusion pass share it.
+StatusOr<Activation> ActivationOfNode(const Node& node, const Tensor* clip_min = nullptr,
+                                      const Tensor* clip_max = nullptr);
 // The fused activation of a node (kNone when it has none).
 Activation GetFusedActivation(const AttributeMap& attrs);
 void SetFusedActivation(AttributeMap& attrs, const Activation& activation);

@@ -1,6 +1,5 @@
 #include "passes/fuse_activation.h"
 
-#include <limits>
 #include <optional>
 
 #include "ir/fused_activation.h"
@@ -11,43 +10,19 @@ namespace {
 // The activation a node computes, with its parameters resolved; nullopt when it cannot be
 // expressed as a fused epilogue (e.g. Clip with run-time bounds).
 std::optional<Activation> ActivationOf(const Graph& graph, const Node& node) {
-  auto kind = ActivationKindFromOpType(node.op_type);
-  if (!kind) return std::nullopt;
-  Activation act;
-  act.kind = *kind;
-  auto get = [&](const char* name, float fallback) -> std::optional<float> {
-    auto v = node.attrs.GetFloat(name, fallback);
-    return v.ok() ? std::optional<float>(v.value()) : std::nullopt;
-  };
-  std::optional<float> alpha, beta;
-  switch (*kind) {
-    case ActivationKind::kLeakyRelu: alpha = get("alpha", 0.01f); beta = 0.f; break;
-    case ActivationKind::kElu: alpha = get("alpha", 1.0f); beta = 0.f; break;
-    case ActivationKind::kHardSigmoid: alpha = get("alpha", 0.2f); beta = get("beta", 0.5f); break;
-    case ActivationKind::kClip: {
-      if (node.opset < 11) {
-        alpha = get("min", std::numeric_limits<float>::lowest());
-        beta = get("max", std::numeric_limits<float>::max());
-        break;
-      }
-      alpha = std::numeric_limits<float>::lowest();
-      beta = std::numeric_limits<float>::max();
-      for (size_t i = 1; i < node.inputs.size() && i < 3; ++i) {
-        if (node.inputs[i] == kNoValue) continue;
-        const Value& bound = graph.values[node.inputs[i]];
-        if (!bound.constant || bound.constant->num_elements() != 1 ||
-            bound.constant->dtype() != DType::kFloat32)
-          return std::nullopt;
-        (i == 1 ? alpha : beta) = bound.constant->data<float>()[0];
-      }
-      break;
+  if (!ActivationKindFromOpType(node.op_type)) return std::nullopt;
+  const Tensor* bounds[2] = {nullptr, nullptr};
+  if (node.op_type == "Clip" && node.opset >= 11) {
+    for (size_t i = 1; i < node.inputs.size() && i < 3; ++i) {
+      if (node.inputs[i] == kNoValue) continue;
+      const Value& bound = graph.values[node.inputs[i]];
+      if (!bound.constant) return std::nullopt;
+      bounds[i - 1] = &*bound.constant;
     }
-    default: alpha = 0.f; beta = 0.f; break;
   }
-  if (!alpha || !beta) return std::nullopt;
-  act.alpha = *alpha;
-  act.beta = *beta;
-  return act;
+  StatusOr<Activation> act = ActivationOfNode(node, bounds[0], bounds[1]);
+  if (!act.ok()) return std::nullopt;
+  return *act;
 }
 
 }  // namespace

@@ -86,23 +86,6 @@ class ClipInputsCpuKernel : public CpuKernel {
   int64_t count_;
 };
 
-struct AttributeDefaults {
-  const char* alpha_attr;
-  float alpha;
-  const char* beta_attr;
-  float beta;
-};
-
-// The attribute names and defaults of each activation op (as the reference kernels read them).
-AttributeDefaults DefaultsFor(ActivationKind kind) {
-  switch (kind) {
-    case ActivationKind::kLeakyRelu: return {"alpha", 0.01f, nullptr, 0.f};
-    case ActivationKind::kHardSigmoid: return {"alpha", 0.2f, "beta", 0.5f};
-    case ActivationKind::kElu: return {"alpha", 1.0f, nullptr, 0.f};
-    default: return {nullptr, 0.f, nullptr, 0.f};
-  }
-}
-
 }  // namespace
 
 void ApplyActivationCpu(const Activation& act, float* data, int64_t count, int threads) {
@@ -134,20 +117,9 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateActivationCpuKernel(const CpuKernelCo
       }
       return std::unique_ptr<CpuKernel>(new ClipInputsCpuKernel(count));
     }
-    IOS_ASSIGN_OR_RETURN(float lo, node.attrs.GetFloat("min", std::numeric_limits<float>::lowest()));
-    IOS_ASSIGN_OR_RETURN(float hi, node.attrs.GetFloat("max", std::numeric_limits<float>::max()));
-    if (lo > hi) lo = hi;
-    return std::unique_ptr<CpuKernel>(
-        new ActivationCpuKernel(Activation{ActivationKind::kClip, lo, hi}, count));
   }
-  const AttributeDefaults defaults = DefaultsFor(*kind);
-  Activation act{*kind, defaults.alpha, defaults.beta};
-  if (defaults.alpha_attr != nullptr) {
-    IOS_ASSIGN_OR_RETURN(act.alpha, node.attrs.GetFloat(defaults.alpha_attr, defaults.alpha));
-  }
-  if (defaults.beta_attr != nullptr) {
-    IOS_ASSIGN_OR_RETURN(act.beta, node.attrs.GetFloat(defaults.beta_attr, defaults.beta));
-  }
+  // Attribute-parameterised activations (and Clip before opset 11).
+  IOS_ASSIGN_OR_RETURN(Activation act, ActivationOfNode(node));
   return std::unique_ptr<CpuKernel>(new ActivationCpuKernel(act, count));
 }
 
