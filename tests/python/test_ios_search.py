@@ -63,6 +63,18 @@ def main():
                         f"got {transitions}")
             print(f"    inception last block, unpruned, reference endings: {transitions} transitions")
 
+        # The transition guard: a low cap makes RandWire's large parts fall back to greedy, with a
+        # warning, and the search still writes a valid schedule.
+        stats, result = search(args, models["randwire"], tmp, "--max-transitions-per-part", "100000")
+        if tally.check("randwire with a transition cap runs", stats is not None, result.stderr):
+            capped = [p for p in stats["parts"] if "max_transitions_per_part" in p["fallback"]]
+            tally.check("randwire: the capped parts fall back, named in the stats", len(capped) > 0,
+                        str([p["fallback"] for p in stats["parts"]]))
+            tally.check("randwire: the fallback is logged as a warning",
+                        "scheduled greedily" in result.stdout + result.stderr, result.stderr)
+            tally.check("randwire: capped parts never exceed the cap",
+                        all(int(p["transitions"]) <= 100000 for p in capped), str(capped))
+
         for name in NETWORKS:
             ref = os.path.join(tmp, name + "_ref")
             result = run([sys.executable, os.path.join(args.source_dir, "scripts", "ort_reference.py"),

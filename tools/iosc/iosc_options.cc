@@ -50,6 +50,11 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
                  "(0 = no budget)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-transitions-per-part", options->max_transitions_per_part,
+                 "IOS search guard: a block part whose DP would evaluate more (S, S') transitions "
+                 "is scheduled greedily instead, with a warning")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--stats-json", options->stats_json_path,
                  "Write the IOS search statistics (per block part) as JSON");
   app.add_option("--timing-cache", options->timing_cache_path,

@@ -17,6 +17,7 @@ struct IoscOptions {
   int max_groups_per_stage = 8;  // on --device cpu, at most the core count unless given
   std::string endings = "paper";
   double search_budget_s = 0;
+  int64_t max_transitions_per_part = 50'000'000;  // IosOptions::max_transitions_per_part
   std::string stats_json_path;
   std::string timing_cache_path;
   int profile_warmup = 2;         // -1: the profiler's default (set for a CUDA device)

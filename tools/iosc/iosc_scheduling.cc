@@ -57,6 +57,7 @@ IosOptions SearchOptions(const IoscOptions& options) {
                       : options.schedule == "ios-merge"  ? IosStrategies::kMergeOnly
                                                          : IosStrategies::kBoth;
   search.time_budget_s = options.search_budget_s;
+  search.max_transitions_per_part = options.max_transitions_per_part;
   return search;
 }
 
@@ -155,6 +156,7 @@ StatusOr<ScheduleOutcome> SearchIos(const IoscOptions& options, Graph& graph,
     p->set_search_seconds(part.search_seconds);
     p->set_latency_ms(part.latency_ms);
     p->set_fallback(part.fallback);
+    p->set_reused_part(part.reused_part);
     if (!part.fallback.empty()) ++fallbacks;
   }
   stats.set_search_seconds(result.search_seconds);
