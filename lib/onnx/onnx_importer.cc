@@ -49,7 +49,9 @@ StatusOr<Tensor> ConstantNodeValue(const onnx::NodeProto& node, const std::strin
 
 class Importer {
  public:
-  Importer(const onnx::ModelProto& model, std::string source, const ImportOptions& options)
+  // Initializer bytes are released from `model` as they are converted, so that a large model is
+  // not held twice.
+  Importer(onnx::ModelProto& model, std::string source, const ImportOptions& options)
       : model_(model), source_(std::move(source)), options_(options) {}
 
   StatusOr<Graph> Run() {
@@ -91,9 +93,10 @@ class Importer {
   }
 
   Status ImportInitializers() {
-    for (const auto& init : model_.graph().initializer()) {
+    for (onnx::TensorProto& init : *model_.mutable_graph()->mutable_initializer()) {
       IOS_ASSIGN_OR_RETURN(Tensor tensor,
                            TensorFromProto(init, source_ + ": initializer '" + init.name() + "'"));
+      std::string().swap(*init.mutable_raw_data());  // frees the bytes, not just the size
       Value value;
       value.name = init.name();
       value.dtype = tensor.dtype();
@@ -247,7 +250,7 @@ class Importer {
     return Status::Ok();
   }
 
-  const onnx::ModelProto& model_;
+  onnx::ModelProto& model_;
   std::string source_;
   ImportOptions options_;
   Graph graph_;
@@ -257,7 +260,7 @@ class Importer {
 
 }  // namespace
 
-StatusOr<Graph> ImportOnnxBytes(const std::string& bytes, const std::string& source,
+StatusOr<Graph> ImportOnnxBytes(std::string bytes, const std::string& source,
                                 const ImportOptions& options) {
   if (options.batch <= 0) {
     return InvalidInput("the batch size must be positive, got " + std::to_string(options.batch));
@@ -270,12 +273,13 @@ StatusOr<Graph> ImportOnnxBytes(const std::string& bytes, const std::string& sou
     return InvalidInput(source + ": not a valid ONNX model (the file is truncated, corrupted or "
                         "not ONNX)");
   }
+  std::string().swap(bytes);  // the parsed model holds everything from here on
   return Importer(model, source, options).Run();
 }
 
 StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
   IOS_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
-  return ImportOnnxBytes(bytes, path, options);
+  return ImportOnnxBytes(std::move(bytes), path, options);
 }
 
 }  // namespace ios

@@ -19,8 +19,9 @@ struct ImportOptions {
 };
 
 StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options);
-// Same, from the bytes of a model; `source` names it in messages.
-StatusOr<Graph> ImportOnnxBytes(const std::string& bytes, const std::string& source,
+// Same, from the bytes of a model; `source` names it in messages. Pass the bytes with std::move
+// to have them freed once parsed (a large model is then never held three times).
+StatusOr<Graph> ImportOnnxBytes(std::string bytes, const std::string& source,
                                 const ImportOptions& options);
 
 }  // namespace ios

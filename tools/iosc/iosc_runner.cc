@@ -37,7 +37,7 @@ CanonicalizeOptions PassOptions(const IoscOptions& options) {
 }
 
 Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure& blocks,
-                 const std::string& model_bytes, const plan::DeviceFingerprint& device) {
+                 const std::string& model_sha256, const plan::DeviceFingerprint& device) {
   IOS_ASSIGN_OR_RETURN(ScheduleOutcome outcome, BuildSchedule(options, graph, blocks));
   const Schedule& schedule = outcome.schedule;
   IOS_RETURN_IF_ERROR(ValidateSchedule(graph, schedule));
@@ -54,7 +54,7 @@ Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure&
                   {"device", options.device}};
   if (IsCudaDevice(options.device)) meta.options["tf32"] = options.tf32;
   meta.stage_latencies = outcome.stage_latencies;
-  meta.model_sha256 = Sha256Hex(model_bytes);
+  meta.model_sha256 = model_sha256;
   meta.batch = options.batch;
   meta.device = device;
   IOS_ASSIGN_OR_RETURN(plan::Plan plan, BuildPlan(graph, schedule, memory, meta));
@@ -83,7 +83,9 @@ Status RunIosc(const IoscOptions& options) {
   IOS_ASSIGN_OR_RETURN(std::string model_bytes, ReadFileToString(options.model_path));
   ImportOptions import_options;
   import_options.batch = options.batch;
-  IOS_ASSIGN_OR_RETURN(Graph graph, ImportOnnxBytes(model_bytes, options.model_path, import_options));
+  const std::string model_sha256 = Sha256Hex(model_bytes);
+  IOS_ASSIGN_OR_RETURN(Graph graph,
+                       ImportOnnxBytes(std::move(model_bytes), options.model_path, import_options));
   spdlog::info("imported {}: {} nodes, opset {}", options.model_path, graph.nodes.size(),
                graph.opset);
 
@@ -117,7 +119,7 @@ Status RunIosc(const IoscOptions& options) {
     spdlog::info("wrote the block structure to {}", options.dump_blocks_path);
   }
   if (!options.output_path.empty()) {
-    IOS_RETURN_IF_ERROR(WritePlan(options, graph, blocks, model_bytes, device));
+    IOS_RETURN_IF_ERROR(WritePlan(options, graph, blocks, model_sha256, device));
   } else if (!options.stats_json_path.empty()) {
     IOS_RETURN_IF_ERROR(BuildSchedule(options, graph, blocks).status());  // the search alone
   }
