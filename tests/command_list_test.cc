@@ -1,13 +1,14 @@
 // Lowering schedules to command lists, the fork/join shape check, and the static race checker.
 #include "runtime/command_list.h"
-#include "runtime/issue_order.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 
+#include "command_list_builders.h"
 #include "passes/canonicalize.h"
+#include "runtime/issue_order.h"
 #include "runtime/race_checker.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
@@ -17,6 +18,9 @@ namespace ios {
 namespace {
 
 using testing::GraphBuilder;
+using testing::Op;
+using testing::Record;
+using testing::Wait;
 
 // conv0 -> {conv1 | conv2 | conv3a -> conv3b | pool4} -> Concat -> GlobalAveragePool
 struct FanGraph {
@@ -71,26 +75,6 @@ Schedule FanSchedule(const FanGraph& f) {
   block.stages.push_back(Stage({{f.gap}}));
   s.blocks.push_back(block);
   return s;
-}
-
-Command OpCmd(NodeId op, int threads) {
-  Command c;
-  c.kind = CommandKind::kRunOp;
-  c.op = op;
-  c.threads = threads;
-  return c;
-}
-Command RecordCmd(int event) {
-  Command c;
-  c.kind = CommandKind::kRecordEvent;
-  c.event = event;
-  return c;
-}
-Command WaitCmd(int event) {
-  Command c;
-  c.kind = CommandKind::kWaitEvent;
-  c.event = event;
-  return c;
 }
 
 bool SameCommands(const std::vector<Command>& a, const std::vector<Command>& b) {
@@ -166,14 +150,12 @@ TEST(CommandListTest, MultiGroupStageForksFromAndJoinsIntoTheOrigin) {
   ASSERT_TRUE(list.ok()) << list.status().message();
   ASSERT_EQ(list->streams.size(), 4u);
   EXPECT_EQ(list->num_events, 4);
-  EXPECT_TRUE(
-      SameCommands(list->streams[0], {OpCmd(f.c0, 8), RecordCmd(0), OpCmd(f.b1, 2), WaitCmd(1),
-                                      WaitCmd(2), WaitCmd(3), OpCmd(f.cat, 8), OpCmd(f.gap, 8)}))
+  EXPECT_TRUE(SameCommands(list->streams[0], {Op(f.c0, 8), Record(0), Op(f.b1, 2), Wait(1), Wait(2),
+                                              Wait(3), Op(f.cat, 8), Op(f.gap, 8)}))
       << DescribeCommands(f.graph, *list);
-  EXPECT_TRUE(SameCommands(list->streams[1], {WaitCmd(0), OpCmd(f.b2, 2), RecordCmd(1)}));
-  EXPECT_TRUE(
-      SameCommands(list->streams[2], {WaitCmd(0), OpCmd(f.b3a, 2), OpCmd(f.b3b, 2), RecordCmd(2)}));
-  EXPECT_TRUE(SameCommands(list->streams[3], {WaitCmd(0), OpCmd(f.b4, 2), RecordCmd(3)}));
+  EXPECT_TRUE(SameCommands(list->streams[1], {Wait(0), Op(f.b2, 2), Record(1)}));
+  EXPECT_TRUE(SameCommands(list->streams[2], {Wait(0), Op(f.b3a, 2), Op(f.b3b, 2), Record(2)}));
+  EXPECT_TRUE(SameCommands(list->streams[3], {Wait(0), Op(f.b4, 2), Record(3)}));
   ExpectForkJoinShape(*list);
   EXPECT_TRUE(CheckForkJoin(*list).ok());
   EXPECT_TRUE(CheckCommandListOrdering(f.graph, *list, {}).ok());
@@ -190,12 +172,10 @@ TEST(CommandListTest, GroupsBeyondTheStreamCapShareStreamsRoundRobin) {
   ASSERT_EQ(list->streams.size(), 2u);
   EXPECT_EQ(list->num_events, 2);
   // Groups 0 and 2 on the origin, 1 and 3 on stream 1; threads split by the 4 groups.
-  EXPECT_TRUE(SameCommands(list->streams[0],
-                           {OpCmd(f.c0, 8), RecordCmd(0), OpCmd(f.b1, 2), OpCmd(f.b3a, 2),
-                            OpCmd(f.b3b, 2), WaitCmd(1), OpCmd(f.cat, 8), OpCmd(f.gap, 8)}))
+  EXPECT_TRUE(SameCommands(list->streams[0], {Op(f.c0, 8), Record(0), Op(f.b1, 2), Op(f.b3a, 2),
+                                              Op(f.b3b, 2), Wait(1), Op(f.cat, 8), Op(f.gap, 8)}))
       << DescribeCommands(f.graph, *list);
-  EXPECT_TRUE(
-      SameCommands(list->streams[1], {WaitCmd(0), OpCmd(f.b2, 2), OpCmd(f.b4, 2), RecordCmd(1)}));
+  EXPECT_TRUE(SameCommands(list->streams[1], {Wait(0), Op(f.b2, 2), Op(f.b4, 2), Record(1)}));
   ExpectForkJoinShape(*list);
   EXPECT_TRUE(CheckForkJoin(*list).ok());
   EXPECT_TRUE(CheckCommandListOrdering(f.graph, *list, {}).ok());
@@ -282,7 +262,7 @@ TEST(CommandListTest, CheckForkJoinRejectsPlantedViolations) {
   EXPECT_NE(status.message().find("never recorded"), std::string::npos) << status.message();
 
   CommandList twice = *lowered;  // the fork event recorded twice
-  twice.streams[0].insert(twice.streams[0].begin(), RecordCmd(0));
+  twice.streams[0].insert(twice.streams[0].begin(), Record(0));
   EXPECT_FALSE(CheckForkJoin(twice).ok());
 
   CommandList out_of_range = *lowered;
@@ -473,13 +453,13 @@ TEST(RaceCheckerTest, RejectsWaitsThatCanNeverBeSatisfied) {
   FanGraph f = MakeFanGraph();
   CommandList never;
   never.num_events = 1;
-  never.streams = {{OpCmd(f.c0, 1), WaitCmd(0)}};
+  never.streams = {{Op(f.c0, 1), Wait(0)}};
   Status status = CheckCommandListLiveness(never);
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("no stream records"), std::string::npos) << status.message();
 
   CommandList later = never;  // waits on its own later record
-  later.streams[0].push_back(RecordCmd(0));
+  later.streams[0].push_back(Record(0));
   status = CheckCommandListLiveness(later);
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("same stream records later"), std::string::npos)
@@ -487,26 +467,24 @@ TEST(RaceCheckerTest, RejectsWaitsThatCanNeverBeSatisfied) {
 
   CommandList cycle;  // stream 0 waits on stream 1, which waits on stream 0
   cycle.num_events = 2;
-  cycle.streams = {{WaitCmd(1), OpCmd(f.c0, 1), RecordCmd(0)},
-                   {WaitCmd(0), OpCmd(f.b1, 1), RecordCmd(1)}};
+  cycle.streams = {{Wait(1), Op(f.c0, 1), Record(0)}, {Wait(0), Op(f.b1, 1), Record(1)}};
   status = CheckCommandListOrdering(f.graph, cycle, {});
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("deadlock"), std::string::npos) << status.message();
 
   CommandList three;  // a longer cycle through three streams, after some progress
   three.num_events = 4;
-  three.streams = {{RecordCmd(3), WaitCmd(2), RecordCmd(0)},
-                   {WaitCmd(3), WaitCmd(0), RecordCmd(1)},
-                   {WaitCmd(1), RecordCmd(2)}};
+  three.streams = {
+      {Record(3), Wait(2), Record(0)}, {Wait(3), Wait(0), Record(1)}, {Wait(1), Record(2)}};
   EXPECT_FALSE(CheckCommandListLiveness(three).ok());
 
   CommandList fine;  // a wait on an earlier record of the same stream is fine
   fine.num_events = 1;
-  fine.streams = {{RecordCmd(0), WaitCmd(0), OpCmd(f.c0, 1)}};
+  fine.streams = {{Record(0), Wait(0), Op(f.c0, 1)}};
   EXPECT_TRUE(CheckCommandListLiveness(fine).ok());
 
   CommandList bad_op;
-  bad_op.streams = {{OpCmd(999, 1)}};
+  bad_op.streams = {{Op(999, 1)}};
   EXPECT_FALSE(CheckCommandListOrdering(f.graph, bad_op, {}).ok());
 }
 

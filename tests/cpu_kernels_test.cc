@@ -17,9 +17,12 @@
 
 #include "ir/fused_activation.h"
 #include "kernels/reference/reference_kernels.h"
+#include "one_node_graph.h"
 #include "ops/op_registry.h"
+#include "random_tensor.h"
 #include "runtime/cpu/cpu_kernel.h"
 #include "runtime/cpu/cpu_kernel_factories.h"
+#include "tensor_compare.h"
 
 namespace ios {
 namespace {
@@ -43,54 +46,18 @@ Tolerance DotTolerance(int64_t k) {
   return Tolerance{1e-5 * std::sqrt(static_cast<double>(std::max<int64_t>(k, 1))), 1e-4};
 }
 
-Tensor RandomTensor(std::mt19937& rng, Dims dims, float lo = -1.f, float hi = 1.f) {
-  Tensor t(DType::kFloat32, std::move(dims));
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
-  return t;
-}
+using testing::RandomFloats;
 
 int64_t RandomInt(std::mt19937& rng, int64_t lo, int64_t hi) {
   return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
 }
 
-// A graph of one node whose inputs are runtime values or constants; output types come from the
-// op registry's shape inference, as in a real plan.
-class OneNodeCase {
+// A one-node graph (one_node_graph.h) checked against the reference kernel.
+class OneNodeCase : public testing::OneNodeBuilder<OneNodeCase> {
  public:
-  OneNodeCase(std::string op_type, int64_t opset = 13) {
-    graph_.opset = opset;
-    graph_.source_path = "cpu_kernels_test";
-    node_.name = op_type + "_node";
-    node_.op_type = std::move(op_type);
-    node_.opset = opset;
-  }
+  OneNodeCase(std::string op_type, int64_t opset = 13)
+      : OneNodeBuilder(std::move(op_type), opset, "cpu_kernels_test") {}
 
-  OneNodeCase& Input(Tensor value, bool constant = false) {
-    Value v;
-    v.name = "in" + std::to_string(node_.inputs.size());
-    v.dtype = value.dtype();
-    v.dims = value.dims();
-    v.has_shape = true;
-    if (constant) v.constant = value;
-    node_.inputs.push_back(graph_.AddValue(std::move(v)));
-    values_.push_back(std::move(value));
-    return *this;
-  }
-  OneNodeCase& Constant(Tensor value) { return Input(std::move(value), /*constant=*/true); }
-  OneNodeCase& Omitted() {
-    node_.inputs.push_back(kNoValue);
-    values_.emplace_back();
-    return *this;
-  }
-  OneNodeCase& Attr(const std::string& name, AttributeValue value) {
-    node_.attrs.Set(name, std::move(value));
-    return *this;
-  }
-  OneNodeCase& Outputs(int count) {
-    num_outputs_ = count;
-    return *this;
-  }
   OneNodeCase& Fused(ActivationKind kind, float alpha = 0.f, float beta = 0.f) {
     SetFusedActivation(node_.attrs, Activation{kind, alpha, beta});
     return *this;
@@ -99,15 +66,9 @@ class OneNodeCase {
   // Runs the reference and CreateCpuKernel (threads 1 and 2) and compares every output.
   void Check(const Tolerance& tolerance, bool expect_fast = true) {
     SCOPED_TRACE(Describe());
-    Node node = node_;
-    for (int i = 0; i < num_outputs_; ++i) {
-      Value out;
-      out.name = "out" + std::to_string(i);
-      node.outputs.push_back(graph_.AddValue(std::move(out)));
-    }
     Graph graph = graph_;
-    const NodeId id = graph.AddNode(node);
-    Status inferred = InferNode(graph, id);
+    NodeId id = kNoNode;
+    Status inferred = AddNode(graph, &id);
     ASSERT_TRUE(inferred.ok()) << inferred.message();
     const Node& n = graph.nodes[id];
 
@@ -156,13 +117,10 @@ class OneNodeCase {
 
   // The same node, run on many threads at once (each with its own output).
   void CheckConcurrent(const Tolerance& tolerance, int callers) {
-    Node node = node_;
-    Value out;
-    out.name = "out0";
-    node.outputs.push_back(graph_.AddValue(std::move(out)));
+    ASSERT_EQ(outputs_, 1);
     Graph graph = graph_;
-    const NodeId id = graph.AddNode(node);
-    ASSERT_TRUE(InferNode(graph, id).ok());
+    NodeId id = kNoNode;
+    ASSERT_TRUE(AddNode(graph, &id).ok());
     const Node& n = graph.nodes[id];
     CpuKernelContext context;
     context.node = &n;
@@ -221,33 +179,8 @@ class OneNodeCase {
   static void Compare(const Tensor& want, const Tensor& got, const Tolerance& tolerance,
                       size_t output) {
     SCOPED_TRACE("output " + std::to_string(output));
-    ASSERT_EQ(want.dtype(), got.dtype());
-    ASSERT_EQ(want.num_elements(), got.num_elements())
-        << DimsToString(want.dims()) << " vs " << DimsToString(got.dims());
-    if (want.dtype() != DType::kFloat32) {
-      EXPECT_EQ(std::memcmp(want.raw(), got.raw(), want.num_bytes()), 0);
-      return;
-    }
-    int mismatches = 0;
-    double worst = 0.0;
-    for (int64_t i = 0; i < want.num_elements(); ++i) {
-      const double w = want.data<float>()[i];
-      const double g = got.data<float>()[i];
-      if (std::isnan(w) && std::isnan(g)) continue;
-      const double error = std::fabs(w - g);
-      const double bound = tolerance.abs + tolerance.rel * std::fabs(w);
-      worst = std::max(worst, error);
-      if (!(error <= bound) && ++mismatches <= 5)
-        ADD_FAILURE() << "element " << i << ": reference " << w << ", fast " << g << " (error "
-                      << error << " > " << bound << ")";
-    }
-    EXPECT_EQ(mismatches, 0) << "of " << want.num_elements() << ", worst error " << worst;
+    testing::ExpectTensorsNear(want, got, tolerance.abs, tolerance.rel);
   }
-
-  Graph graph_;
-  Node node_;
-  std::vector<Tensor> values_;
-  int num_outputs_ = 1;
 };
 
 Dims Ints(std::initializer_list<int64_t> values) { return Dims(values); }
@@ -288,8 +221,8 @@ void CheckConv(std::mt19937& rng, const ConvSpec& spec) {
     w_dims.push_back(spec.kernel[d]);
   }
   OneNodeCase c("Conv");
-  c.Input(RandomTensor(rng, x_dims)).Input(RandomTensor(rng, w_dims), spec.constant_weights);
-  if (spec.bias) c.Constant(RandomTensor(rng, {out_channels}));
+  c.Input(RandomFloats(rng, x_dims)).Input(RandomFloats(rng, w_dims), spec.constant_weights);
+  if (spec.bias) c.Constant(RandomFloats(rng, {out_channels}));
   c.Attr("kernel_shape", spec.kernel).Attr("group", group);
   if (!spec.strides.empty()) c.Attr("strides", spec.strides);
   if (!spec.dilations.empty()) c.Attr("dilations", spec.dilations);
@@ -387,9 +320,9 @@ TEST(CpuKernelTest, ConvInceptionSizes) {
   // (Every one of these has enough multiply-adds for the kernel to really use 2 threads.)
   for (const Shape& s : shapes) {
     OneNodeCase c("Conv");
-    c.Input(RandomTensor(rng, s.x))
-        .Constant(RandomTensor(rng, s.w))
-        .Constant(RandomTensor(rng, {s.w[0]}))
+    c.Input(RandomFloats(rng, s.x))
+        .Constant(RandomFloats(rng, s.w))
+        .Constant(RandomFloats(rng, {s.w[0]}))
         .Attr("kernel_shape", Dims(s.w.begin() + 2, s.w.end()))
         .Attr("strides", s.strides)
         .Attr("pads", s.pads)
@@ -402,9 +335,9 @@ TEST(CpuKernelTest, ConvInceptionSizes) {
   };
   for (const Grouped& g : {Grouped{96, 96, 56}, Grouped{32, 4, 40}}) {
     OneNodeCase c("Conv");
-    c.Input(RandomTensor(rng, {1, g.channels, g.size, g.size}))
-        .Constant(RandomTensor(rng, {g.channels, g.channels / g.group, 3, 3}))
-        .Constant(RandomTensor(rng, {g.channels}))
+    c.Input(RandomFloats(rng, {1, g.channels, g.size, g.size}))
+        .Constant(RandomFloats(rng, {g.channels, g.channels / g.group, 3, 3}))
+        .Constant(RandomFloats(rng, {g.channels}))
         .Attr("kernel_shape", Ints({3, 3}))
         .Attr("pads", Ints({1, 1, 1, 1}))
         .Attr("group", g.group)
@@ -420,9 +353,9 @@ TEST(CpuKernelTest, ConvConcurrentCallers) {
   std::mt19937 rng(404);
   for (const Dims& kernel : {Ints({3, 3}), Ints({1, 1})}) {
     OneNodeCase c("Conv");
-    c.Input(RandomTensor(rng, {1, 64, 28, 28}))
-        .Constant(RandomTensor(rng, {48, 64, kernel[0], kernel[1]}))
-        .Constant(RandomTensor(rng, {48}))
+    c.Input(RandomFloats(rng, {1, 64, 28, 28}))
+        .Constant(RandomFloats(rng, {48, 64, kernel[0], kernel[1]}))
+        .Constant(RandomFloats(rng, {48}))
         .Attr("kernel_shape", kernel)
         .Attr("pads", kernel[0] == 3 ? Ints({1, 1, 1, 1}) : Ints({0, 0, 0, 0}))
         .Fused(ActivationKind::kRelu);
@@ -450,12 +383,12 @@ TEST(CpuKernelTest, Gemm) {
         const bool constant_c = case_index % 2 == 0;
         ++case_index;
         OneNodeCase c("Gemm", 13);
-        c.Input(RandomTensor(rng, trans_a ? Dims{k, m} : Dims{m, k}))
-            .Input(RandomTensor(rng, trans_b ? Dims{n, k} : Dims{k, n}), constant_b);
+        c.Input(RandomFloats(rng, trans_a ? Dims{k, m} : Dims{m, k}))
+            .Input(RandomFloats(rng, trans_b ? Dims{n, k} : Dims{k, n}), constant_b);
         if (with_c) {
           Dims c_dims;
           for (int64_t d : c_shapes_rel[ci]) c_dims.push_back(d == -1 ? n : d == -2 ? m : d);
-          c.Input(RandomTensor(rng, c_dims), constant_c);
+          c.Input(RandomFloats(rng, c_dims), constant_c);
         }
         c.Attr("transA", int64_t{trans_a}).Attr("transB", int64_t{trans_b});
         c.Attr("alpha", alpha).Attr("beta", beta);
@@ -465,8 +398,8 @@ TEST(CpuKernelTest, Gemm) {
   }
   // Large enough for 2 threads.
   OneNodeCase c("Gemm", 13);
-  c.Input(RandomTensor(rng, {64, 512})).Constant(RandomTensor(rng, {128, 512}));
-  c.Constant(RandomTensor(rng, {128})).Attr("transB", int64_t{1});
+  c.Input(RandomFloats(rng, {64, 512})).Constant(RandomFloats(rng, {128, 512}));
+  c.Constant(RandomFloats(rng, {128})).Attr("transB", int64_t{1});
   c.Check(DotTolerance(512));
 }
 
@@ -492,7 +425,7 @@ TEST(CpuKernelTest, MatMul) {
   };
   for (const Shapes& s : cases) {
     OneNodeCase c("MatMul", 13);
-    c.Input(RandomTensor(rng, s.a)).Input(RandomTensor(rng, s.b), s.constant_b);
+    c.Input(RandomFloats(rng, s.a)).Input(RandomFloats(rng, s.b), s.constant_b);
     c.Check(DotTolerance(s.a.back()));
   }
 }
@@ -527,7 +460,7 @@ TEST(CpuKernelTest, Pools) {
     for (int repeat = 0; repeat < 2; ++repeat) {
       const Dims x = {RandomInt(rng, 1, 2), RandomInt(rng, 1, 9), RandomInt(rng, 6, 20),
                       RandomInt(rng, 6, 20)};
-      const Tensor input = RandomTensor(rng, x);
+      const Tensor input = RandomFloats(rng, x);
       for (const char* op : {"MaxPool", "AveragePool"}) {
         for (int64_t include_pad : {int64_t{0}, int64_t{1}}) {
           if (std::string(op) == "MaxPool" && include_pad == 1) continue;
@@ -548,7 +481,7 @@ TEST(CpuKernelTest, Pools) {
   // AveragePool with dilations (opset 19), 1-D and 3-D pools.
   {
     OneNodeCase c("AveragePool", 19);
-    c.Input(RandomTensor(rng, {2, 3, 13, 11}))
+    c.Input(RandomFloats(rng, {2, 3, 13, 11}))
         .Attr("kernel_shape", Ints({3, 2}))
         .Attr("dilations", Ints({2, 3}))
         .Attr("pads", Ints({1, 1, 2, 0}))
@@ -559,14 +492,14 @@ TEST(CpuKernelTest, Pools) {
   }
   for (const char* op : {"MaxPool", "AveragePool"}) {
     OneNodeCase one_d(op, 13);
-    one_d.Input(RandomTensor(rng, {2, 5, 23}))
+    one_d.Input(RandomFloats(rng, {2, 5, 23}))
         .Attr("kernel_shape", Ints({4}))
         .Attr("strides", Ints({3}))
         .Attr("pads", Ints({1, 2}))
         .Attr("ceil_mode", int64_t{1});
     one_d.Check(kElementwise);
     OneNodeCase three_d(op, 13);
-    three_d.Input(RandomTensor(rng, {1, 4, 7, 8, 9}))
+    three_d.Input(RandomFloats(rng, {1, 4, 7, 8, 9}))
         .Attr("kernel_shape", Ints({2, 3, 3}))
         .Attr("strides", Ints({2, 2, 1}))
         .Attr("pads", Ints({0, 1, 1, 1, 1, 0}));
@@ -580,7 +513,7 @@ TEST(CpuKernelTest, GlobalPools) {
                         Ints({2, 3, 17}), Ints({1, 2, 3, 4, 5})}) {
     for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
       OneNodeCase c(op, 13);
-      c.Input(RandomTensor(rng, x));
+      c.Input(RandomFloats(rng, x));
       c.Check(std::string(op) == "GlobalMaxPool" ? kExact : kElementwise);
     }
   }
@@ -611,7 +544,7 @@ TEST(CpuKernelTest, BinaryBroadcasting) {
     for (const auto& [a, b] : shapes) {
       OneNodeCase c(op, 14);
       // Divisors away from 0, so that the quotients stay moderate.
-      c.Input(RandomTensor(rng, a)).Input(RandomTensor(rng, b, 0.5f, 2.f));
+      c.Input(RandomFloats(rng, a)).Input(RandomFloats(rng, b, 0.5f, 2.f));
       c.Check(kElementwise);
     }
   }
@@ -629,7 +562,7 @@ TEST(CpuKernelTest, VariadicElementwise) {
   for (const char* op : {"Sum", "Max", "Min"}) {
     for (const std::vector<Dims>& inputs : shapes) {
       OneNodeCase c(op, 13);
-      for (const Dims& dims : inputs) c.Input(RandomTensor(rng, dims));
+      for (const Dims& dims : inputs) c.Input(RandomFloats(rng, dims));
       c.Check(std::string(op) == "Sum" ? kElementwise : kExact);
     }
   }
@@ -658,33 +591,33 @@ TEST(CpuKernelTest, Activations) {
   };
   for (const Spec& spec : specs) {
     OneNodeCase c(spec.op, 14);
-    c.Input(RandomTensor(rng, dims, -6.f, 6.f));
+    c.Input(RandomFloats(rng, dims, -6.f, 6.f));
     for (const auto& [name, value] : spec.attrs) c.Attr(name, value);
     c.Check(kElementwise);
   }
   auto scalar = [](float v) { return Tensor::FromFloat({v}, {}); };
   {  // Clip since opset 11: bounds as inputs.
     OneNodeCase both("Clip", 13);
-    both.Input(RandomTensor(rng, dims, -3.f, 3.f)).Constant(scalar(-1.f)).Constant(scalar(2.f));
+    both.Input(RandomFloats(rng, dims, -3.f, 3.f)).Constant(scalar(-1.f)).Constant(scalar(2.f));
     both.Check(kExact);
     OneNodeCase max_only("Clip", 13);
-    max_only.Input(RandomTensor(rng, dims, -3.f, 3.f)).Omitted().Constant(scalar(0.5f));
+    max_only.Input(RandomFloats(rng, dims, -3.f, 3.f)).Omitted().Constant(scalar(0.5f));
     max_only.Check(kExact);
     OneNodeCase none("Clip", 13);
-    none.Input(RandomTensor(rng, dims, -3.f, 3.f));
+    none.Input(RandomFloats(rng, dims, -3.f, 3.f));
     none.Check(kExact);
     OneNodeCase inverted("Clip", 13);
-    inverted.Input(RandomTensor(rng, dims, -3.f, 3.f)).Constant(scalar(1.f)).Constant(scalar(-1.f));
+    inverted.Input(RandomFloats(rng, dims, -3.f, 3.f)).Constant(scalar(1.f)).Constant(scalar(-1.f));
     inverted.Check(kExact);
   }
   {  // Clip before opset 11: bounds as attributes.
     OneNodeCase c("Clip", 6);
-    c.Input(RandomTensor(rng, dims, -8.f, 8.f)).Attr("min", 0.f).Attr("max", 6.f);
+    c.Input(RandomFloats(rng, dims, -8.f, 8.f)).Attr("min", 0.f).Attr("max", 6.f);
     c.Check(kExact);
   }
   {  // Large enough to split over two threads.
     OneNodeCase c("Relu", 14);
-    c.Input(RandomTensor(rng, {1, 64, 56, 56}));
+    c.Input(RandomFloats(rng, {1, 64, 56, 56}));
     c.Check(kExact);
   }
 }
@@ -705,7 +638,7 @@ TEST(CpuKernelTest, Softmax) {
   };
   for (const Spec& spec : specs) {
     OneNodeCase c("Softmax", spec.opset);
-    c.Input(RandomTensor(rng, spec.dims, -5.f, 5.f));
+    c.Input(RandomFloats(rng, spec.dims, -5.f, 5.f));
     if (spec.axis) c.Attr("axis", *spec.axis);
     c.Check(kElementwise);
   }
@@ -721,7 +654,7 @@ TEST(CpuKernelTest, ConcatAndSplit) {
     for (int64_t size : {3, 1, 5}) {
       Dims dims = {2, 4, 3, 5};
       dims[a] = size;
-      c.Input(RandomTensor(rng, dims));
+      c.Input(RandomFloats(rng, dims));
     }
     c.Attr("axis", axis);
     c.Check(kExact);
@@ -734,30 +667,30 @@ TEST(CpuKernelTest, ConcatAndSplit) {
   }
   {  // A large channel concat (one block per input).
     OneNodeCase c("Concat", 13);
-    c.Input(RandomTensor(rng, {1, 64, 35, 35})).Input(RandomTensor(rng, {1, 96, 35, 35}));
+    c.Input(RandomFloats(rng, {1, 64, 35, 35})).Input(RandomFloats(rng, {1, 96, 35, 35}));
     c.Attr("axis", int64_t{1});
     c.Check(kExact);
   }
   {  // Split since opset 13: sizes as an input.
     OneNodeCase c("Split", 13);
-    c.Input(RandomTensor(rng, {2, 10, 3})).Constant(Tensor::FromInt64({2, 5, 3}, {3}));
+    c.Input(RandomFloats(rng, {2, 10, 3})).Constant(Tensor::FromInt64({2, 5, 3}, {3}));
     c.Attr("axis", int64_t{1}).Outputs(3);
     c.Check(kExact);
   }
   {  // Split before opset 13: sizes as an attribute, on the last axis.
     OneNodeCase c("Split", 11);
-    c.Input(RandomTensor(rng, {2, 3, 7})).Attr("axis", int64_t{-1}).Attr("split", Ints({4, 3}));
+    c.Input(RandomFloats(rng, {2, 3, 7})).Attr("axis", int64_t{-1}).Attr("split", Ints({4, 3}));
     c.Outputs(2);
     c.Check(kExact);
   }
   {  // Equal parts.
     OneNodeCase c("Split", 13);
-    c.Input(RandomTensor(rng, {6, 4})).Attr("axis", int64_t{0}).Outputs(3);
+    c.Input(RandomFloats(rng, {6, 4})).Attr("axis", int64_t{0}).Outputs(3);
     c.Check(kExact);
   }
   {  // opset 18: num_outputs with a smaller last part.
     OneNodeCase c("Split", 18);
-    c.Input(RandomTensor(rng, {2, 7})).Attr("axis", int64_t{1}).Attr("num_outputs", int64_t{3});
+    c.Input(RandomFloats(rng, {2, 7})).Attr("axis", int64_t{1}).Attr("num_outputs", int64_t{3});
     c.Outputs(3);
     c.Check(kExact);
   }
@@ -765,7 +698,7 @@ TEST(CpuKernelTest, ConcatAndSplit) {
 
 TEST(CpuKernelTest, SliceTransposeReshapes) {
   std::mt19937 rng(1414);
-  const Tensor x = RandomTensor(rng, {3, 8, 6, 10});
+  const Tensor x = RandomFloats(rng, {3, 8, 6, 10});
   struct SliceSpec {
     std::vector<int64_t> starts, ends, axes, steps;
   };
@@ -798,7 +731,7 @@ TEST(CpuKernelTest, SliceTransposeReshapes) {
   }
   {
     OneNodeCase c("Transpose", 13);  // default: reverse
-    c.Input(RandomTensor(rng, {4, 7, 5}));
+    c.Input(RandomFloats(rng, {4, 7, 5}));
     c.Check(kExact);
   }
   {
@@ -813,19 +746,19 @@ TEST(CpuKernelTest, SliceTransposeReshapes) {
   }
   {
     OneNodeCase c("Squeeze", 13);
-    c.Input(RandomTensor(rng, {1, 5, 1, 3})).Constant(Tensor::FromInt64({0, 2}, {2}));
+    c.Input(RandomFloats(rng, {1, 5, 1, 3})).Constant(Tensor::FromInt64({0, 2}, {2}));
     c.Check(kExact);
   }
   {
     OneNodeCase c("Unsqueeze", 13);
-    c.Input(RandomTensor(rng, {5, 3})).Constant(Tensor::FromInt64({0, 3}, {2}));
+    c.Input(RandomFloats(rng, {5, 3})).Constant(Tensor::FromInt64({0, 3}, {2}));
     c.Check(kExact);
   }
 }
 
 TEST(CpuKernelTest, Pad) {
   std::mt19937 rng(1515);
-  const Tensor x = RandomTensor(rng, {2, 3, 5, 6});
+  const Tensor x = RandomFloats(rng, {2, 3, 5, 6});
   const std::vector<std::vector<int64_t>> pads = {
       {0, 0, 1, 2, 0, 0, 3, 1},
       {0, 1, 0, 0, 1, 0, 2, 2},
@@ -865,16 +798,16 @@ TEST(CpuKernelTest, FallsBackToTheReference) {
   std::mt19937 rng(1616);
   {
     OneNodeCase c("ConvTranspose", 13);
-    c.Input(RandomTensor(rng, {1, 4, 5, 5}))
-        .Constant(RandomTensor(rng, {4, 3, 3, 3}))
-        .Constant(RandomTensor(rng, {3}))
+    c.Input(RandomFloats(rng, {1, 4, 5, 5}))
+        .Constant(RandomFloats(rng, {4, 3, 3, 3}))
+        .Constant(RandomFloats(rng, {3}))
         .Attr("strides", Ints({2, 2}))
         .Attr("pads", Ints({1, 1, 1, 1}));
     c.Check(kExact, /*expect_fast=*/false);
   }
   {
     OneNodeCase c("Gather", 13);
-    c.Input(RandomTensor(rng, {5, 4})).Input(Tensor::FromInt64({4, 0, -1, 2}, {2, 2}));
+    c.Input(RandomFloats(rng, {5, 4})).Input(Tensor::FromInt64({4, 0, -1, 2}, {2, 2}));
     c.Attr("axis", int64_t{0});
     c.Check(kExact, /*expect_fast=*/false);
   }

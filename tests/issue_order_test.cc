@@ -2,27 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "command_list_builders.h"
+
 namespace ios {
 namespace {
 
-Command Op(NodeId op) {
-  Command c;
-  c.kind = CommandKind::kRunOp;
-  c.op = op;
-  return c;
-}
-Command Record(int event) {
-  Command c;
-  c.kind = CommandKind::kRecordEvent;
-  c.event = event;
-  return c;
-}
-Command Wait(int event) {
-  Command c;
-  c.kind = CommandKind::kWaitEvent;
-  c.event = event;
-  return c;
-}
+using testing::Op;
+using testing::Record;
+using testing::Wait;
 
 // A two-stage fork/join by hand: origin runs 0, forks to streams 1 and 2, runs 1, joins.
 CommandList ForkJoinList() {

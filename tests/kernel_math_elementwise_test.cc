@@ -14,12 +14,7 @@
 namespace ios {
 namespace {
 
-using testing::ExpectTensorsNear;
-using testing::MakeNode;
-using testing::RandomDims;
-using testing::RandomFloats;
-using testing::RandomInt;
-using testing::Reference;
+using namespace testing;  // NOLINT: the helpers of kernel_math_test_util.h
 
 // out = op(a, b) through the operand maps, as BinaryKernel does per element.
 Tensor BinaryThroughMaps(BinaryOpKind op, const Tensor& a, const Tensor& b, const Dims& out) {

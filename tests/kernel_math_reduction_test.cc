@@ -15,12 +15,7 @@
 namespace ios {
 namespace {
 
-using testing::ExpectTensorsNear;
-using testing::MakeNode;
-using testing::RandomDims;
-using testing::RandomFloats;
-using testing::RandomInt;
-using testing::Reference;
+using namespace testing;  // NOLINT: the helpers of kernel_math_test_util.h
 
 // Softmax group by group through SoftmaxGroupBase, as the strided CUDA kernel does.
 Tensor SoftmaxThroughShape(const SoftmaxShape& shape, const Tensor& x) {

@@ -17,12 +17,7 @@
 namespace ios {
 namespace {
 
-using testing::ExpectTensorsNear;
-using testing::MakeNode;
-using testing::RandomDims;
-using testing::RandomFloats;
-using testing::RandomInt;
-using testing::Reference;
+using namespace testing;  // NOLINT: the helpers of kernel_math_test_util.h
 
 // out[i] = in[MapOffset(map, i)] by element size, as GatherKernel does.
 Tensor GatherThroughMap(const IndexMap& map, const Tensor& in, const Dims& out_dims) {

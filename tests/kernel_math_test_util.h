@@ -14,15 +14,10 @@
 #include "ir/graph.h"
 #include "ir/tensor.h"
 #include "kernels/reference/reference_kernels.h"
+#include "random_tensor.h"
+#include "tensor_compare.h"
 
 namespace ios::testing {
-
-inline Tensor RandomFloats(std::mt19937& rng, const Dims& dims, float lo = -1.f, float hi = 1.f) {
-  Tensor t(DType::kFloat32, dims);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
-  return t;
-}
 
 inline int64_t RandomInt(std::mt19937& rng, int64_t lo, int64_t hi) {
   return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
@@ -51,27 +46,6 @@ inline std::vector<Tensor> Reference(const Node& node, const std::vector<const T
   Status status = EvaluateReference(node, inputs, &result);
   EXPECT_TRUE(status.ok()) << status.message();
   return result;
-}
-
-// |got - want| <= abs + rel * |want| for every float element (NaN matches NaN); other dtypes
-// must match bytewise. Shapes must be equal.
-inline void ExpectTensorsNear(const Tensor& want, const Tensor& got, double abs, double rel) {
-  ASSERT_EQ(want.dtype(), got.dtype());
-  ASSERT_EQ(want.dims(), got.dims())
-      << DimsToString(want.dims()) << " vs " << DimsToString(got.dims());
-  if (want.dtype() != DType::kFloat32) {
-    EXPECT_EQ(std::memcmp(want.raw(), got.raw(), want.num_bytes()), 0);
-    return;
-  }
-  int mismatches = 0;
-  for (int64_t i = 0; i < want.num_elements(); ++i) {
-    const double w = want.data<float>()[i];
-    const double g = got.data<float>()[i];
-    if (std::isnan(w) && std::isnan(g)) continue;
-    if (!(std::fabs(w - g) <= abs + rel * std::fabs(w)) && ++mismatches <= 5)
-      ADD_FAILURE() << "element " << i << ": reference " << w << ", got " << g;
-  }
-  EXPECT_EQ(mismatches, 0) << "of " << want.num_elements();
 }
 
 }  // namespace ios::testing

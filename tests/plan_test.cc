@@ -17,6 +17,7 @@
 #include "plan/plan_loader.h"
 #include "plan/plan_validate.h"
 #include "sched/blocks.h"
+#include "small_fork_join_model.h"
 #include "test_graph_builder.h"
 #include "util/file_util.h"
 
@@ -29,39 +30,17 @@ std::string TempPath(const std::string& name) {
   return ::testing::TempDir() + "ios_plan_test_" + std::to_string(::getpid()) + "_" + name;
 }
 
-struct Compiled {
-  Graph graph;
-  Schedule schedule;
-  MemoryPlan memory;
-};
+using Compiled = testing::ScheduledGraph;
 
-// conv(+LeakyRelu) -> {conv | maxpool} -> Concat -> conv, with a greedy schedule (the middle
-// stage runs two groups), plus attributes of every kind on the first conv.
+// The small fork/join model (small_fork_join_model.h) with a LeakyRelu, greedily scheduled, plus
+// attributes of every kind on the first conv.
 Compiled CompileSmallModel() {
-  GraphBuilder b;
-  ValueId x = b.Input("x", {1, 3, 8, 8});
-  ValueId a = b.Conv(x, 8, 3, 1, 1, 1, "conv_a");
   AttributeMap alpha;
   alpha.Set("alpha", 0.125f);
-  ValueId act = b.Op("LeakyRelu", {a}, alpha, "leaky");
-  ValueId left = b.Conv(act, 8, 1, 0, 1, 1, "conv_left");
-  AttributeMap pool;
-  pool.Set("kernel_shape", std::vector<int64_t>{3, 3});
-  pool.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  pool.Set("strides", std::vector<int64_t>{1, 1});
-  ValueId right = b.Op("MaxPool", {act}, pool, "pool_right");
-  AttributeMap axis;
-  axis.Set("axis", int64_t{1});
-  ValueId cat = b.Op("Concat", {left, right}, axis, "concat");
-  ValueId out = b.Conv(cat, 4, 1, 0, 1, 1, "conv_out");
-  Compiled c;
-  c.graph = b.Finish({out});
-  c.graph.name = "small";
-  Status status = Canonicalize(c.graph, CanonicalizeOptions{}, nullptr);
-  EXPECT_TRUE(status.ok()) << status.message();
+  Graph graph = testing::SmallForkJoinGraph({1, 3, 8, 8}, "LeakyRelu", alpha);
 
   // Bit patterns that a lossy round trip would change: -0, a NaN with a payload, a denormal.
-  for (Value& value : c.graph.values) {
+  for (Value& value : graph.values) {
     if (!value.constant || value.constant->dtype() != DType::kFloat32) continue;
     if (value.constant->num_elements() < 3) continue;
     uint32_t bits[3] = {0x80000000u, 0x7fc12345u, 0x00000007u};
@@ -69,7 +48,7 @@ Compiled CompileSmallModel() {
     break;
   }
   // Attributes of every kind (the plan stores them whatever the op).
-  AttributeMap& attrs = c.graph.nodes[0].attrs;
+  AttributeMap& attrs = graph.nodes[0].attrs;
   attrs.Set("test.string", std::string("hello"));
   attrs.Set("test.float", -1.5f);
   attrs.Set("test.floats", std::vector<float>{0.5f, std::numeric_limits<float>::denorm_min()});
@@ -77,13 +56,7 @@ Compiled CompileSmallModel() {
   attrs.Set("test.ints", std::vector<int64_t>{});
   attrs.Set("test.tensor", Tensor::FromInt64({3, -1, 1LL << 40}, {3}));
 
-  auto blocks = PartitionIntoBlocks(c.graph, BlockOptions{});
-  EXPECT_TRUE(blocks.ok()) << blocks.status().message();
-  c.schedule = GreedySchedule(blocks.value(), 0);
-  auto memory = PlanMemory(c.graph, c.schedule);
-  EXPECT_TRUE(memory.ok()) << memory.status().message();
-  c.memory = memory.value();
-  return c;
+  return testing::ScheduleWithMemory(std::move(graph), /*greedy=*/true);
 }
 
 PlanMetadata Metadata() {

@@ -32,15 +32,11 @@ class CpuProfilerCostSource::Runner : public OpRunner {
       : graph_(graph), kernels_(kernels), value_ptr_(value_ptr) {}
 
   Status RunOp(NodeId op, int threads) override {
-    const Node& node = graph_.nodes[op];
     // Per call, as CpuSession does (the kernels take vectors); small next to any kernel.
-    std::vector<const void*> inputs;
-    std::vector<void*> outputs;
-    inputs.reserve(node.inputs.size());
-    outputs.reserve(node.outputs.size());
-    for (ValueId in : node.inputs) inputs.push_back(in == kNoValue ? nullptr : value_ptr_[in]);
-    for (ValueId out : node.outputs) outputs.push_back(out == kNoValue ? nullptr : value_ptr_[out]);
-    return kernels_[op]->Run(inputs, outputs, threads).WithContext(graph_.Describe(op));
+    const NodeBuffers buffers = NodeBuffersOf(graph_.nodes[op], value_ptr_);
+    return kernels_[op]
+        ->Run(buffers.inputs, buffers.outputs, threads)
+        .WithContext(graph_.Describe(op));
   }
 
  private:
@@ -60,12 +56,7 @@ void* CpuProfilerCostSource::BufferPool::Get(size_t bytes, int index, CpuProfile
     auto* data = static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, rounded));
     if (data == nullptr) return nullptr;
     if (randomize_) {
-      // Stage inputs: float-shaped random data (every supported activation is fp32; integer
-      // inputs of index ops are constants, which never come from the pool).
-      std::uniform_real_distribution<float> dist(-1.f, 1.f);
-      float* f = reinterpret_cast<float*>(data);
-      const size_t n = rounded / sizeof(float);
-      for (size_t i = 0; i < n; ++i) f[i] = dist(rng);
+      FillRandomStageInput(reinterpret_cast<float*>(data), rounded / sizeof(float), rng);
     } else {
       std::memset(data, 0, rounded);  // faults the pages in now, not in a timed run
     }
@@ -118,30 +109,24 @@ StatusOr<CpuKernel*> CpuProfilerCostSource::KernelFor(const Graph& graph, NodeId
 
 StatusOr<CpuProfilerCostSource::MergedStage*> CpuProfilerCostSource::MergedStageFor(
     const Graph& graph, const ScheduleStage& stage) {
-  IOS_ASSIGN_OR_RETURN(MergeStageKey key, MergeStageKeyOf(graph, stage));
-  auto found = merged_.find(key.convs);
-  if (found != merged_.end() && found->second->signature == key.signature) {
-    counters_.kernel_cache_hits +=
-        static_cast<int64_t>(found->second->stage.groups[0].nodes.size());
-    return found->second.get();
-  }
-  auto merged = std::make_unique<MergedStage>();
-  merged->signature = key.signature;
-  IOS_ASSIGN_OR_RETURN(MergedScratchStage scratch, BuildMergedScratchStage(graph, key.convs));
-  merged->graph = std::move(scratch.graph);
-  merged->stage = std::move(scratch.stage);
-  // Kernels point into the scratch graph: made only once it sits at its final address.
-  merged->kernels.resize(merged->graph.nodes.size());
-  for (const ScheduleGroup& group : merged->stage.groups) {
-    for (NodeId n : group.nodes) {
-      IOS_ASSIGN_OR_RETURN(merged->kernels[n], CreateCpuKernel(MakeCpuKernelContext(
-                                                   merged->graph, merged->graph.nodes[n])));
-      ++counters_.kernels_created;
+  // Kernels point into the scratch graph: made once it sits at its final address.
+  auto create_kernels = [&](MergedStage& fresh) -> Status {
+    fresh.kernels.resize(fresh.graph.nodes.size());
+    for (const ScheduleGroup& group : fresh.stage.groups) {
+      for (NodeId n : group.nodes) {
+        IOS_ASSIGN_OR_RETURN(fresh.kernels[n], CreateCpuKernel(MakeCpuKernelContext(
+                                                   fresh.graph, fresh.graph.nodes[n])));
+        ++counters_.kernels_created;
+      }
     }
-  }
-  MergedStage* result = merged.get();
-  merged_[key.convs] = std::move(merged);
-  return result;
+    return Status::Ok();
+  };
+  bool hit = false;
+  IOS_ASSIGN_OR_RETURN(MergedStage * merged,
+                       FindOrBuildMergedStage(graph, stage, merged_, &hit, create_kernels));
+  if (hit)
+    counters_.kernel_cache_hits += static_cast<int64_t>(merged->stage.groups[0].nodes.size());
+  return merged;
 }
 
 StatusOr<double> CpuProfilerCostSource::StageLatencyMs(const Graph& graph, const UnitGraph& units,
@@ -186,11 +171,9 @@ StatusOr<double> CpuProfilerCostSource::TimeStage(const Graph& graph, const Sche
     if (graph.values[v].constant)
       value_ptr[v] = const_cast<uint8_t*>(graph.values[v].constant->raw());
   }
-  std::map<size_t, int> input_index, work_index;  // per byte size: buffers taken so far
   for (const StageBuffer& buffer : StageBuffers(graph, stage)) {
-    int& index = (buffer.produced ? work_index : input_index)[buffer.bytes];
-    void* data =
-        (buffer.produced ? work_pool_ : input_pool_).Get(buffer.bytes, index++, counters_, rng_);
+    void* data = (buffer.produced ? work_pool_ : input_pool_)
+                     .Get(buffer.bytes, buffer.pool_index, counters_, rng_);
     if (data == nullptr)
       return Internal("cannot allocate a " + std::to_string(buffer.bytes) +
                       "-byte profiling buffer");

@@ -54,6 +54,7 @@ std::vector<StageBuffer> StageBuffers(const Graph& graph, const ScheduleStage& s
         if (out != kNoValue) produced[out] = true;
   std::vector<bool> seen(graph.values.size(), false);
   std::vector<StageBuffer> buffers;
+  std::map<size_t, int> taken[2];  // per kind (input, produced) and byte size: buffers so far
   auto add = [&](ValueId v) {
     if (v == kNoValue || seen[v]) return;
     seen[v] = true;
@@ -61,7 +62,8 @@ std::vector<StageBuffer> StageBuffers(const Graph& graph, const ScheduleStage& s
     if (value.constant) return;
     const size_t bytes = ValueBytes(value);
     if (bytes == 0) return;
-    buffers.push_back(StageBuffer{v, bytes, produced[v]});
+    const bool is_produced = produced[v];
+    buffers.push_back(StageBuffer{v, bytes, is_produced, taken[is_produced ? 1 : 0][bytes]++});
   };
   for (const ScheduleGroup& group : stage.groups) {
     for (NodeId n : group.nodes) {
@@ -70,6 +72,11 @@ std::vector<StageBuffer> StageBuffers(const Graph& graph, const ScheduleStage& s
     }
   }
   return buffers;
+}
+
+void FillRandomStageInput(float* data, size_t count, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  for (size_t i = 0; i < count; ++i) data[i] = dist(rng);
 }
 
 Schedule OneStageSchedule(const ScheduleStage& stage, const std::string& kind) {

@@ -5,7 +5,11 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <memory>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cost/stage_cost.h"
@@ -33,6 +37,9 @@ struct StageBuffer {
   ValueId value = kNoValue;
   size_t bytes = 0;
   bool produced = false;  // written by the stage (work buffer); otherwise a stage input
+  // How many buffers of the same kind (produced or input) and byte size come before it: the
+  // index a profiler's buffer pool of that kind hands out the same buffer for every time.
+  int pool_index = 0;
 };
 
 // Every value the stage's nodes read or write, once each, in first-use order (groups in order,
@@ -40,6 +47,31 @@ struct StageBuffer {
 std::vector<StageBuffer> StageBuffers(const Graph& graph, const ScheduleStage& stage);
 
 size_t ValueBytes(const Value& value);
+
+// A node's buffers in the form the kernels take them (null for an omitted value).
+struct NodeBuffers {
+  std::vector<const void*> inputs;
+  std::vector<void*> outputs;
+};
+
+// `value_ptr` holds a buffer per ValueId: void* (CPU) or const void* (CUDA, whose outputs are
+// device buffers the profiler owns and hands out as writable).
+template <typename Pointer>
+NodeBuffers NodeBuffersOf(const Node& node, const std::vector<Pointer>& value_ptr) {
+  NodeBuffers buffers;
+  buffers.inputs.reserve(node.inputs.size());
+  buffers.outputs.reserve(node.outputs.size());
+  for (ValueId in : node.inputs)
+    buffers.inputs.push_back(in == kNoValue ? nullptr : value_ptr[static_cast<size_t>(in)]);
+  for (ValueId out : node.outputs)
+    buffers.outputs.push_back(
+        out == kNoValue ? nullptr : const_cast<void*>(value_ptr[static_cast<size_t>(out)]));
+  return buffers;
+}
+
+// Fills a stage input buffer with float-shaped random data in [-1, 1): every supported
+// activation is fp32, and the integer inputs of index ops are constants, never pool buffers.
+void FillRandomStageInput(float* data, size_t count, std::mt19937& rng);
 
 // One block holding only `stage`: the input LowerToCommands takes.
 Schedule OneStageSchedule(const ScheduleStage& stage, const std::string& kind);
@@ -61,5 +93,29 @@ struct MergedScratchStage {
 };
 StatusOr<MergedScratchStage> BuildMergedScratchStage(const Graph& graph,
                                                      const std::vector<NodeId>& convs);
+
+// The merged scratch stage for kMerge `stage` of `graph` from a profiler's `cache` (keyed by
+// the convs, checked against their signatures), or a new one. `Merged` has the members
+// signature, graph and stage plus the backend's state; `prepare(Merged&)` sets up a new one
+// once it sits at its final address (kernels point into its graph) and it is cached only when
+// that succeeds. `*hit` tells whether it came from the cache.
+template <typename Merged, typename Prepare>
+StatusOr<Merged*> FindOrBuildMergedStage(
+    const Graph& graph, const ScheduleStage& stage,
+    std::map<std::vector<NodeId>, std::unique_ptr<Merged>>& cache, bool* hit, Prepare&& prepare) {
+  IOS_ASSIGN_OR_RETURN(MergeStageKey key, MergeStageKeyOf(graph, stage));
+  auto found = cache.find(key.convs);
+  *hit = found != cache.end() && found->second->signature == key.signature;
+  if (*hit) return found->second.get();
+  auto merged = std::make_unique<Merged>();
+  merged->signature = key.signature;
+  IOS_ASSIGN_OR_RETURN(MergedScratchStage scratch, BuildMergedScratchStage(graph, key.convs));
+  merged->graph = std::move(scratch.graph);
+  merged->stage = std::move(scratch.stage);
+  IOS_RETURN_IF_ERROR(prepare(*merged));
+  Merged* result = merged.get();
+  cache[key.convs] = std::move(merged);
+  return result;
+}
 
 }  // namespace ios

@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 
+#include "../random_tensor.h"
 #include "../test_graph_builder.h"
 #include "kernels/reference/reference_kernels.h"
 #include "runtime/cuda/cudnn_descriptors.h"
@@ -19,14 +20,7 @@ namespace ios {
 namespace {
 
 using testing::GraphBuilder;
-
-Tensor RandomTensor(const Dims& dims, uint32_t seed) {
-  Tensor t(DType::kFloat32, dims);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
-  return t;
-}
+using testing::RandomTensor;
 
 // Reads ios's output out of cuDNN's full output at the crop (NCHW, 2-D windows).
 Tensor Crop(const std::vector<float>& full, const CudnnWindowGeometry& g) {

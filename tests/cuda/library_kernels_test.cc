@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../random_tensor.h"
 #include "../test_graph_builder.h"
 #include "kernels/reference/reference_kernels.h"
 #include "runtime/cuda/cuda_kernel.h"
@@ -19,6 +20,7 @@ namespace ios {
 namespace {
 
 using testing::GraphBuilder;
+using testing::RandomTensor;
 
 TEST(LibraryKernelsTest, TableListsTheLibraryOps) {
   for (const char* op :
@@ -52,13 +54,6 @@ void ColumnMajorGemm(const CublasGemmCall& call, float alpha, const float* a, co
   }
 }
 
-Tensor RandomTensor(const Dims& dims, uint32_t seed) {
-  Tensor t(DType::kFloat32, dims);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
-  return t;
-}
 
 // Emulates the kernel's cuBLAS call for node 0 (inputs a, b) and compares with the reference.
 void CheckProduct(const Graph& graph, const RowMajorGemm& gemm) {

@@ -10,27 +10,26 @@
 #include <string>
 #include <vector>
 
-#include "ops/op_util.h"
+#include "kernels/math/elementwise_math.h"
+#include "ops/op_params.h"
 #include "runtime/cpu/cpu_kernel_factories.h"
 #include "runtime/cpu/cpu_threading.h"
 
 namespace ios {
 namespace {
 
-enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMax, kMin };
-
-template <BinaryOp kOp>
+template <BinaryOpKind kOp>
 inline float Apply(float x, float y) {
-  if constexpr (kOp == BinaryOp::kAdd) return x + y;
-  if constexpr (kOp == BinaryOp::kSub) return x - y;
-  if constexpr (kOp == BinaryOp::kMul) return x * y;
-  if constexpr (kOp == BinaryOp::kDiv) return x / y;
-  if constexpr (kOp == BinaryOp::kMax) return y > x ? y : x;
-  if constexpr (kOp == BinaryOp::kMin) return y < x ? y : x;
+  if constexpr (kOp == BinaryOpKind::kAdd) return x + y;
+  if constexpr (kOp == BinaryOpKind::kSub) return x - y;
+  if constexpr (kOp == BinaryOpKind::kMul) return x * y;
+  if constexpr (kOp == BinaryOpKind::kDiv) return x / y;
+  if constexpr (kOp == BinaryOpKind::kMax) return y > x ? y : x;
+  if constexpr (kOp == BinaryOpKind::kMin) return y < x ? y : x;
 }
 
 // out[i] = op(a[i * a_step], b[i * b_step]) for i < count, steps 0 or 1.
-template <BinaryOp kOp>
+template <BinaryOpKind kOp>
 void InnerLoop(const float* a, int64_t a_step, const float* b, int64_t b_step, float* out,
                int64_t count) {
   if (a_step == 1 && b_step == 1) {
@@ -59,8 +58,7 @@ Dims AlignedStrides(const Dims& in, const Dims& out) {
   Dims strides(out.size(), 0);
   const Dims own = RowMajorStrides(in);
   const size_t shift = out.size() - in.size();
-  for (size_t i = 0; i < in.size(); ++i)
-    strides[shift + i] = in[i] == 1 ? 0 : own[i];
+  for (size_t i = 0; i < in.size(); ++i) strides[shift + i] = in[i] == 1 ? 0 : own[i];
   return strides;
 }
 
@@ -73,7 +71,8 @@ BroadcastPlan PlanBroadcast(const Dims& out, const Dims& a, const Dims& b) {
     if (!plan.dims.empty()) {
       // Merge into the previous dim when both operands continue contiguously (or stay put).
       const int64_t last = static_cast<int64_t>(plan.dims.size()) - 1;
-      if (plan.a_strides[last] == a_full[i] * out[i] && plan.b_strides[last] == b_full[i] * out[i]) {
+      if (plan.a_strides[last] == a_full[i] * out[i] &&
+          plan.b_strides[last] == b_full[i] * out[i]) {
         plan.dims[last] *= out[i];
         plan.a_strides[last] = a_full[i];
         plan.b_strides[last] = b_full[i];
@@ -92,7 +91,7 @@ BroadcastPlan PlanBroadcast(const Dims& out, const Dims& a, const Dims& b) {
   return plan;
 }
 
-template <BinaryOp kOp>
+template <BinaryOpKind kOp>
 void RunPlan(const BroadcastPlan& plan, const float* a, const float* b, float* out, int threads) {
   const size_t rank = plan.dims.size();
   const int64_t inner = plan.dims[rank - 1];
@@ -125,21 +124,29 @@ void RunPlan(const BroadcastPlan& plan, const float* a, const float* b, float* o
   });
 }
 
-void RunStep(BinaryOp op, const BroadcastPlan& plan, const float* a, const float* b, float* out,
+void RunStep(BinaryOpKind op, const BroadcastPlan& plan, const float* a, const float* b, float* out,
              int threads) {
   switch (op) {
-    case BinaryOp::kAdd: return RunPlan<BinaryOp::kAdd>(plan, a, b, out, threads);
-    case BinaryOp::kSub: return RunPlan<BinaryOp::kSub>(plan, a, b, out, threads);
-    case BinaryOp::kMul: return RunPlan<BinaryOp::kMul>(plan, a, b, out, threads);
-    case BinaryOp::kDiv: return RunPlan<BinaryOp::kDiv>(plan, a, b, out, threads);
-    case BinaryOp::kMax: return RunPlan<BinaryOp::kMax>(plan, a, b, out, threads);
-    case BinaryOp::kMin: return RunPlan<BinaryOp::kMin>(plan, a, b, out, threads);
+    case BinaryOpKind::kAdd:
+      return RunPlan<BinaryOpKind::kAdd>(plan, a, b, out, threads);
+    case BinaryOpKind::kSub:
+      return RunPlan<BinaryOpKind::kSub>(plan, a, b, out, threads);
+    case BinaryOpKind::kMul:
+      return RunPlan<BinaryOpKind::kMul>(plan, a, b, out, threads);
+    case BinaryOpKind::kDiv:
+      return RunPlan<BinaryOpKind::kDiv>(plan, a, b, out, threads);
+    case BinaryOpKind::kMax:
+      return RunPlan<BinaryOpKind::kMax>(plan, a, b, out, threads);
+    case BinaryOpKind::kMin:
+      return RunPlan<BinaryOpKind::kMin>(plan, a, b, out, threads);
+    case BinaryOpKind::kPow:
+      break;  // never planned: the reference runs Pow
   }
 }
 
 class ElementwiseCpuKernel : public CpuKernel {
  public:
-  ElementwiseCpuKernel(BinaryOp op, std::vector<BroadcastPlan> plans, int64_t out_count)
+  ElementwiseCpuKernel(BinaryOpKind op, std::vector<BroadcastPlan> plans, int64_t out_count)
       : op_(op), plans_(std::move(plans)), out_count_(out_count) {}
 
   Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
@@ -160,61 +167,31 @@ class ElementwiseCpuKernel : public CpuKernel {
   }
 
  private:
-  BinaryOp op_;
+  BinaryOpKind op_;
   std::vector<BroadcastPlan> plans_;
   int64_t out_count_;
 };
-
-bool OpFor(const std::string& op_type, BinaryOp* op, bool* variadic) {
-  struct Entry {
-    const char* op_type;
-    BinaryOp op;
-    bool variadic;
-  };
-  static constexpr Entry kOps[] = {
-      {"Add", BinaryOp::kAdd, false}, {"Sub", BinaryOp::kSub, false},
-      {"Mul", BinaryOp::kMul, false}, {"Div", BinaryOp::kDiv, false},
-      {"Sum", BinaryOp::kAdd, true},  {"Max", BinaryOp::kMax, true},
-      {"Min", BinaryOp::kMin, true},
-  };
-  for (const Entry& entry : kOps) {
-    if (op_type == entry.op_type) {
-      *op = entry.op;
-      *variadic = entry.variadic;
-      return true;
-    }
-  }
-  return false;
-}
 
 }  // namespace
 
 StatusOr<std::unique_ptr<CpuKernel>> CreateElementwiseCpuKernel(const CpuKernelContext& context) {
   const Node& node = *context.node;
-  BinaryOp op;
-  bool variadic = false;
-  if (!OpFor(node.op_type, &op, &variadic)) return Internal("not an elementwise op: " + node.op_type);
-  const size_t count = context.input_types.size();
-  if (count == 0 || (!variadic && count != 2) || context.output_types.empty())
-    return InvalidInput("wrong number of inputs or outputs");
+  IOS_ASSIGN_OR_RETURN(BinaryElementwise op, BinaryElementwiseOf(node.op_type));
+  IOS_RETURN_IF_ERROR(CheckBinaryElementwise(op, context.input_types, context.output_types));
+  if (op.op == BinaryOpKind::kPow) return std::unique_ptr<CpuKernel>();  // the reference
   for (const TensorType& type : context.input_types)
     if (type.dtype != DType::kFloat32) return std::unique_ptr<CpuKernel>();  // the reference
+  const size_t count = context.input_types.size();
   const Dims& out = context.output_types[0].dims;
 
-  // Check the output against the broadcast of all inputs, then plan each step.
-  Dims expected = context.input_types[0].dims;
-  for (size_t i = 1; i < count; ++i) {
-    IOS_ASSIGN_OR_RETURN(expected, BroadcastDims(expected, context.input_types[i].dims));
-  }
-  if (expected != out)
-    return InvalidInput("inputs broadcast to " + DimsToString(expected) + " but the output is " +
-                        DimsToString(out));
+  // Plan each step (step 0: inputs 0 and 1; step i: the output so far and input i + 1).
   std::vector<BroadcastPlan> plans;
-  if (count >= 2) plans.push_back(PlanBroadcast(out, context.input_types[0].dims,
-                                                context.input_types[1].dims));
+  if (count >= 2)
+    plans.push_back(PlanBroadcast(out, context.input_types[0].dims, context.input_types[1].dims));
   for (size_t i = 2; i < count; ++i)
     plans.push_back(PlanBroadcast(out, out, context.input_types[i].dims));
-  return std::unique_ptr<CpuKernel>(new ElementwiseCpuKernel(op, std::move(plans), NumElements(out)));
+  return std::unique_ptr<CpuKernel>(
+      new ElementwiseCpuKernel(op.op, std::move(plans), NumElements(out)));
 }
 
 }  // namespace ios

@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/reference/reference_util.h"
+#include "kernels/math/reduction_math.h"
+#include "ops/op_params.h"
 #include "runtime/cpu/cpu_kernel_factories.h"
 #include "runtime/cpu/cpu_threading.h"
 
@@ -58,27 +59,10 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateSoftmaxCpuKernel(const CpuKernelConte
     return InvalidInput("needs an input and an output");
   const TensorType& x = context.input_types[0];
   if (x.dtype != DType::kFloat32) return std::unique_ptr<CpuKernel>();  // the reference
-  const int64_t rank = static_cast<int64_t>(x.dims.size());
-  if (rank < 1) return InvalidInput("input must have rank >= 1");
-  const bool coerce_2d = OpsetBefore(node, 13);
-  IOS_ASSIGN_OR_RETURN(int64_t axis, node.attrs.GetInt("axis", coerce_2d ? 1 : -1));
-  if (!(coerce_2d && axis == rank)) {
-    if (axis < -rank || axis >= rank)
-      return InvalidInput("axis " + std::to_string(axis) + " is out of range for rank " +
-                          std::to_string(rank));
-    if (axis < 0) axis += rank;
-  }
-  const Dims& dims = x.dims;
-  const int64_t outer = NumElements(Dims(dims.begin(), dims.begin() + axis));
-  int64_t length = 1;
-  int64_t inner = 1;
-  if (coerce_2d) {
-    length = NumElements(Dims(dims.begin() + axis, dims.end()));
-  } else {
-    length = dims[axis];
-    inner = NumElements(Dims(dims.begin() + axis + 1, dims.end()));
-  }
-  return std::unique_ptr<CpuKernel>(new SoftmaxCpuKernel(outer, length, inner));
+  IOS_ASSIGN_OR_RETURN(SoftmaxAxis axis,
+                       ParseSoftmaxAxis(node, static_cast<int64_t>(x.dims.size())));
+  const SoftmaxShape shape = MakeSoftmaxShape(x.dims, axis.axis, axis.coerce_2d);
+  return std::unique_ptr<CpuKernel>(new SoftmaxCpuKernel(shape.outer, shape.length, shape.inner));
 }
 
 }  // namespace ios

@@ -4,11 +4,12 @@
 // starts/pads inputs to be constants (otherwise the reference runs them).
 #include <algorithm>
 #include <cstring>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "kernels/math/tensor_math.h"
 #include "kernels/reference/reference_util.h"
+#include "ops/op_params.h"
 #include "runtime/cpu/cpu_kernel_factories.h"
 #include "runtime/cpu/cpu_threading.h"
 
@@ -16,17 +17,6 @@ namespace ios {
 namespace {
 
 using KernelOr = StatusOr<std::unique_ptr<CpuKernel>>;
-
-// True when the node has input `index` and it is not omitted.
-bool InputPresent(const CpuKernelContext& context, size_t index) {
-  return index < context.node->inputs.size() && context.node->inputs[index] != kNoValue &&
-         index < context.input_types.size();
-}
-
-// The constant value of input `index`, or null (absent or computed at run time).
-const Tensor* ConstantInput(const CpuKernelContext& context, size_t index) {
-  return index < context.constants.size() ? context.constants[index] : nullptr;
-}
 
 // memcpy split over the threads when it is large.
 void ParallelCopy(void* dst, const void* src, size_t bytes, int threads) {
@@ -59,8 +49,7 @@ GatherPlan Collapse(GatherPlan plan) {
   out.elem = plan.elem;
   for (size_t d = 0; d < plan.dims.size(); ++d) {
     if (plan.dims[d] == 1) continue;
-    if (!out.dims.empty() &&
-        out.in_strides.back() == plan.in_strides[d] * plan.dims[d]) {
+    if (!out.dims.empty() && out.in_strides.back() == plan.in_strides[d] * plan.dims[d]) {
       out.dims.back() *= plan.dims[d];
       out.in_strides.back() = plan.in_strides[d];
       continue;
@@ -107,10 +96,18 @@ void RunGather(const GatherPlan& plan, const void* input, void* output, int thre
         continue;
       }
       switch (elem) {
-        case 1: GatherRow<uint8_t>(src, inner_stride, dst, inner); break;
-        case 2: GatherRow<uint16_t>(src, inner_stride, dst, inner); break;
-        case 4: GatherRow<uint32_t>(src, inner_stride, dst, inner); break;
-        case 8: GatherRow<uint64_t>(src, inner_stride, dst, inner); break;
+        case 1:
+          GatherRow<uint8_t>(src, inner_stride, dst, inner);
+          break;
+        case 2:
+          GatherRow<uint16_t>(src, inner_stride, dst, inner);
+          break;
+        case 4:
+          GatherRow<uint32_t>(src, inner_stride, dst, inner);
+          break;
+        case 8:
+          GatherRow<uint64_t>(src, inner_stride, dst, inner);
+          break;
         default:
           for (int64_t i = 0; i < inner; ++i)
             std::memcpy(dst + i * elem, src + i * inner_stride * static_cast<int64_t>(elem), elem);
@@ -220,25 +217,16 @@ class SplitCpuKernel : public CpuKernel {
 
 // ---- Pad ------------------------------------------------------------------------------------
 
-enum class PadMode { kConstant, kReflect, kEdge, kWrap };
-
-// Maps an index outside [0, dim) back inside for reflect/edge/wrap (numpy's modes).
-int64_t PadSourceIndex(PadMode mode, int64_t i, int64_t dim) {
-  if (i >= 0 && i < dim) return i;
-  if (mode == PadMode::kEdge) return i < 0 ? 0 : dim - 1;
-  if (mode == PadMode::kWrap) return ((i % dim) + dim) % dim;
-  if (dim == 1) return 0;
-  const int64_t period = 2 * (dim - 1);
-  const int64_t r = ((i % period) + period) % period;
-  return r < dim ? r : period - r;
-}
-
 class PadCpuKernel : public CpuKernel {
  public:
   PadCpuKernel(PadMode mode, Dims in_dims, Dims out_dims, Dims pad_begin, size_t elem,
                std::vector<uint8_t> attr_value, bool value_from_input)
-      : mode_(mode), in_dims_(std::move(in_dims)), out_dims_(std::move(out_dims)),
-        pad_begin_(std::move(pad_begin)), elem_(elem), attr_value_(std::move(attr_value)),
+      : mode_(mode),
+        in_dims_(std::move(in_dims)),
+        out_dims_(std::move(out_dims)),
+        pad_begin_(std::move(pad_begin)),
+        elem_(elem),
+        attr_value_(std::move(attr_value)),
         value_from_input_(value_from_input) {}
 
   Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
@@ -321,6 +309,23 @@ bool Copyable(const CpuKernelContext& context) {
   return true;
 }
 
+NodeInputs InputsOf(const CpuKernelContext& context) {
+  return NodeInputs{*context.node, context.input_types, context.constants};
+}
+
+// No kernel (the reference runs the node) when a parameter is only known at run time.
+KernelOr ReferenceOrError(const Status& status) {
+  if (status.code() == StatusCode::kUnsupported) return std::unique_ptr<CpuKernel>();
+  return status;
+}
+
+// Bytes per outer index of each part of a Concat or Split.
+std::vector<size_t> PartBytes(const AxisParts& parts, size_t elem) {
+  std::vector<size_t> bytes;
+  for (int64_t part : parts.parts) bytes.push_back(static_cast<size_t>(part) * elem);
+  return bytes;
+}
+
 }  // namespace
 
 KernelOr CreateCopyCpuKernel(const CpuKernelContext& context) {
@@ -334,239 +339,75 @@ KernelOr CreateCopyCpuKernel(const CpuKernelContext& context) {
 }
 
 KernelOr CreateConcatCpuKernel(const CpuKernelContext& context) {
-  const Node& node = *context.node;
   if (!Copyable(context)) return std::unique_ptr<CpuKernel>();
-  if (!node.attrs.Has("axis")) return InvalidInput("axis is required");
-  const Dims& out = context.output_types[0].dims;
-  IOS_ASSIGN_OR_RETURN(int64_t axis_attr, node.attrs.GetInt("axis", 0));
-  IOS_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, axis_attr, static_cast<int64_t>(out.size())));
-  const size_t elem = DTypeSize(context.input_types[0].dtype);
-  std::vector<size_t> chunks;
-  int64_t total = 0;
-  for (const TensorType& in : context.input_types) {
-    bool compatible = in.dtype == context.input_types[0].dtype && in.dims.size() == out.size();
-    for (size_t d = 0; compatible && d < out.size(); ++d)
-      compatible = static_cast<int64_t>(d) == axis || in.dims[d] == out[d];
-    if (!compatible)
-      return InvalidInput("cannot concatenate " + DimsToString(in.dims) + " into " +
-                          DimsToString(out) + " on axis " + std::to_string(axis));
-    total += in.dims[axis];
-    chunks.push_back(static_cast<size_t>(NumElements(Dims(in.dims.begin() + axis, in.dims.end()))) *
-                     elem);
-  }
-  if (total != out[axis])
-    return InvalidInput("inputs add up to " + std::to_string(total) + " on axis " +
-                        std::to_string(axis) + ", the output has " + std::to_string(out[axis]));
-  const int64_t outer = NumElements(Dims(out.begin(), out.begin() + axis));
-  return std::unique_ptr<CpuKernel>(new ConcatCpuKernel(outer, std::move(chunks)));
+  IOS_ASSIGN_OR_RETURN(AxisParts concat,
+                       ParseConcat(InputsOf(context), context.output_types[0].dims));
+  return std::unique_ptr<CpuKernel>(new ConcatCpuKernel(
+      concat.outer, PartBytes(concat, DTypeSize(context.input_types[0].dtype))));
 }
 
 KernelOr CreateSplitCpuKernel(const CpuKernelContext& context) {
-  const Node& node = *context.node;
   if (!Copyable(context)) return std::unique_ptr<CpuKernel>();
-  const Dims& x = context.input_types[0].dims;
-  IOS_ASSIGN_OR_RETURN(int64_t axis_attr, node.attrs.GetInt("axis", 0));
-  IOS_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, axis_attr, static_cast<int64_t>(x.size())));
-  // The output types already carry the split sizes.
-  const size_t elem = DTypeSize(context.input_types[0].dtype);
-  std::vector<size_t> chunks;
-  int64_t total = 0;
-  for (const TensorType& out : context.output_types) {
-    bool compatible = out.dims.size() == x.size();
-    for (size_t d = 0; compatible && d < x.size(); ++d)
-      compatible = static_cast<int64_t>(d) == axis || out.dims[d] == x[d];
-    if (!compatible)
-      return InvalidInput("output " + DimsToString(out.dims) + " is not a split of " +
-                          DimsToString(x) + " on axis " + std::to_string(axis));
-    total += out.dims[axis];
-    chunks.push_back(static_cast<size_t>(NumElements(Dims(out.dims.begin() + axis, out.dims.end()))) *
-                     elem);
-  }
-  if (total != x[axis])
-    return InvalidInput("outputs add up to " + std::to_string(total) + " on axis " +
-                        std::to_string(axis) + ", the input has " + std::to_string(x[axis]));
-  const int64_t outer = NumElements(Dims(x.begin(), x.begin() + axis));
-  return std::unique_ptr<CpuKernel>(new SplitCpuKernel(outer, std::move(chunks)));
+  IOS_ASSIGN_OR_RETURN(AxisParts split, ParseSplit(InputsOf(context), context.output_types));
+  return std::unique_ptr<CpuKernel>(
+      new SplitCpuKernel(split.outer, PartBytes(split, DTypeSize(context.input_types[0].dtype))));
 }
 
 KernelOr CreateSliceCpuKernel(const CpuKernelContext& context) {
-  const Node& node = *context.node;
   if (!Copyable(context)) return std::unique_ptr<CpuKernel>();
+  StatusOr<SliceParams> slice = ParseSlice(InputsOf(context));
+  if (!slice.ok()) return ReferenceOrError(slice.status());
+  IOS_RETURN_IF_ERROR(CheckPlannedOutput(slice->out_dims, context.output_types[0].dims));
+  if (NumElements(slice->out_dims) == 0) return std::unique_ptr<CpuKernel>(new CopyCpuKernel(0));
   const Dims& x = context.input_types[0].dims;
-  const int64_t rank = static_cast<int64_t>(x.size());
-  std::vector<int64_t> starts, ends, axes, steps;
-  if (OpsetBefore(node, 10)) {
-    IOS_ASSIGN_OR_RETURN(starts, node.attrs.GetInts("starts", {}));
-    IOS_ASSIGN_OR_RETURN(ends, node.attrs.GetInts("ends", {}));
-    IOS_ASSIGN_OR_RETURN(axes, node.attrs.GetInts("axes", {}));
-  } else {
-    std::vector<int64_t>* lists[] = {&starts, &ends, &axes, &steps};
-    const char* names[] = {"starts", "ends", "axes", "steps"};
-    for (size_t i = 1; i <= 4; ++i) {
-      if (!InputPresent(context, i)) {
-        if (i <= 2) return InvalidInput(std::string(names[i - 1]) + " is required");
-        continue;
-      }
-      const Tensor* value = ConstantInput(context, i);
-      if (value == nullptr) return std::unique_ptr<CpuKernel>();  // computed at run time
-      IOS_ASSIGN_OR_RETURN(*lists[i - 1], ReadIntsInput(node, *value, names[i - 1]));
-    }
-  }
-  if (starts.size() != ends.size()) return InvalidInput("starts and ends differ in length");
-  if (axes.empty())
-    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-  if (steps.empty()) steps.assign(starts.size(), 1);
-  if (axes.size() != starts.size() || steps.size() != starts.size())
-    return InvalidInput("starts, ends, axes and steps must have the same length");
-
-  // The same clamping as the reference (ONNX's rules, negative steps included).
-  Dims begin(rank, 0);
-  Dims step(rank, 1);
-  Dims out_dims = x;
-  std::set<int64_t> seen;
-  for (size_t i = 0; i < starts.size(); ++i) {
-    IOS_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, axes[i], rank));
-    if (!seen.insert(axis).second) return InvalidInput("repeated axis in axes");
-    if (steps[i] == 0) return InvalidInput("steps must not be 0");
-    const int64_t dim = x[axis];
-    int64_t s = starts[i] < 0 ? starts[i] + dim : starts[i];
-    int64_t e = ends[i] < 0 ? ends[i] + dim : ends[i];
-    int64_t size = 0;
-    if (steps[i] > 0) {
-      s = std::clamp<int64_t>(s, 0, dim);
-      e = std::clamp<int64_t>(e, 0, dim);
-      size = e > s ? (e - s + steps[i] - 1) / steps[i] : 0;
-    } else {
-      s = std::clamp<int64_t>(s, 0, dim - 1);
-      e = std::clamp<int64_t>(e, -1, dim - 1);
-      size = s > e ? (s - e + (-steps[i]) - 1) / (-steps[i]) : 0;
-    }
-    begin[axis] = s;
-    step[axis] = steps[i];
-    out_dims[axis] = size;
-  }
-  if (out_dims != context.output_types[0].dims)
-    return InvalidInput("computed output " + DimsToString(out_dims) + " but the plan has " +
-                        DimsToString(context.output_types[0].dims));
-  if (NumElements(out_dims) == 0) return std::unique_ptr<CpuKernel>(new CopyCpuKernel(0));
   GatherPlan plan;
-  plan.dims = out_dims;
+  plan.dims = slice->out_dims;
   plan.elem = DTypeSize(context.input_types[0].dtype);
   const Dims strides = RowMajorStrides(x);
-  for (int64_t d = 0; d < rank; ++d) {
-    plan.in_base += begin[d] * strides[d];
-    plan.in_strides.push_back(strides[d] * step[d]);
+  for (size_t d = 0; d < x.size(); ++d) {
+    plan.in_base += slice->begin[d] * strides[d];
+    plan.in_strides.push_back(strides[d] * slice->step[d]);
   }
   return std::unique_ptr<CpuKernel>(new GatherCpuKernel(Collapse(std::move(plan))));
 }
 
 KernelOr CreateTransposeCpuKernel(const CpuKernelContext& context) {
-  const Node& node = *context.node;
   if (!Copyable(context)) return std::unique_ptr<CpuKernel>();
   const Dims& x = context.input_types[0].dims;
-  const int64_t rank = static_cast<int64_t>(x.size());
-  Dims reversed(rank);
-  for (int64_t d = 0; d < rank; ++d) reversed[d] = rank - 1 - d;
-  IOS_ASSIGN_OR_RETURN(Dims perm, node.attrs.GetInts("perm", reversed));
-  Dims sorted = perm;
-  std::sort(sorted.begin(), sorted.end());
-  if (sorted != Dims(reversed.rbegin(), reversed.rend()))
-    return InvalidInput("perm " + DimsToString(perm) + " is not a permutation of " +
-                        std::to_string(rank) + " axes");
+  IOS_ASSIGN_OR_RETURN(TransposeParams transpose, ParseTranspose(*context.node, x));
+  IOS_RETURN_IF_ERROR(CheckPlannedOutput(transpose.out_dims, context.output_types[0].dims));
+  if (NumElements(transpose.out_dims) == 0) return std::unique_ptr<CpuKernel>(new CopyCpuKernel(0));
   GatherPlan plan;
   plan.elem = DTypeSize(context.input_types[0].dtype);
+  plan.dims = transpose.out_dims;
   const Dims strides = RowMajorStrides(x);
-  for (int64_t d = 0; d < rank; ++d) {
-    plan.dims.push_back(x[perm[d]]);
-    plan.in_strides.push_back(strides[perm[d]]);
-  }
-  if (plan.dims != context.output_types[0].dims)
-    return InvalidInput("computed output " + DimsToString(plan.dims) + " but the plan has " +
-                        DimsToString(context.output_types[0].dims));
-  if (NumElements(plan.dims) == 0) return std::unique_ptr<CpuKernel>(new CopyCpuKernel(0));
+  for (int64_t axis : transpose.perm) plan.in_strides.push_back(strides[axis]);
   return std::unique_ptr<CpuKernel>(new GatherCpuKernel(Collapse(std::move(plan))));
 }
 
 KernelOr CreatePadCpuKernel(const CpuKernelContext& context) {
-  const Node& node = *context.node;
   if (!Copyable(context)) return std::unique_ptr<CpuKernel>();
   const TensorType& x = context.input_types[0];
+  StatusOr<PadParams> parsed = ParsePad(InputsOf(context));
+  if (!parsed.ok()) return ReferenceOrError(parsed.status());
+  PadParams& pad = parsed.value();
   const size_t elem = DTypeSize(x.dtype);
-  IOS_ASSIGN_OR_RETURN(std::string mode_name, node.attrs.GetString("mode", "constant"));
-  PadMode mode;
-  if (mode_name == "constant") {
-    mode = PadMode::kConstant;
-  } else if (mode_name == "reflect") {
-    mode = PadMode::kReflect;
-  } else if (mode_name == "edge") {
-    mode = PadMode::kEdge;
-  } else if (mode_name == "wrap") {
-    mode = PadMode::kWrap;
-  } else {
-    return InvalidInput("unknown mode '" + mode_name + "'");
-  }
-
-  std::vector<int64_t> pads;
-  std::vector<int64_t> axes;
   std::vector<uint8_t> value(elem, 0);
-  bool value_from_input = false;
-  if (OpsetBefore(node, 11)) {
-    const char* pads_attr = OpsetBefore(node, 2) ? "paddings" : "pads";
-    if (!node.attrs.Has(pads_attr)) return InvalidInput(std::string(pads_attr) + " is required");
-    IOS_ASSIGN_OR_RETURN(pads, node.attrs.GetInts(pads_attr, {}));
-    IOS_ASSIGN_OR_RETURN(float attr_value, node.attrs.GetFloat("value", 0.f));
+  if (pad.value_from_attribute) {
     if (x.dtype != DType::kFloat32) return std::unique_ptr<CpuKernel>();  // conversion: reference
-    std::memcpy(value.data(), &attr_value, sizeof(float));
-  } else {
-    if (!InputPresent(context, 1)) return InvalidInput("pads is required");
-    const Tensor* pads_value = ConstantInput(context, 1);
-    if (pads_value == nullptr) return std::unique_ptr<CpuKernel>();  // computed at run time
-    IOS_ASSIGN_OR_RETURN(pads, ReadIntsInput(node, *pads_value, "pads"));
-    if (InputPresent(context, 2)) {
-      const TensorType& v = context.input_types[2];
-      if (NumElements(v.dims) > 0) {
-        if (v.dtype != x.dtype || NumElements(v.dims) != 1)
-          return InvalidInput("constant_value must be a scalar of the input's type");
-        value_from_input = true;
-      }
-    }
-    if (InputPresent(context, 3)) {
-      const Tensor* axes_value = ConstantInput(context, 3);
-      if (axes_value == nullptr) return std::unique_ptr<CpuKernel>();
-      IOS_ASSIGN_OR_RETURN(axes, ReadIntsInput(node, *axes_value, "axes"));
-    }
+    std::memcpy(value.data(), &pad.attribute_value, sizeof(float));
   }
-  const int64_t rank = static_cast<int64_t>(x.dims.size());
-  if (axes.empty())
-    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
-  if (pads.size() != 2 * axes.size())
-    return InvalidInput("pads has " + std::to_string(pads.size()) + " values for " +
-                        std::to_string(axes.size()) + " axes");
-  const size_t n_axes = axes.size();
-  Dims pad_begin(rank, 0);
-  Dims out_dims = x.dims;
-  for (size_t i = 0; i < n_axes; ++i) {
-    IOS_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, axes[i], rank));
-    pad_begin[axis] = pads[i];
-    out_dims[axis] = x.dims[axis] + pads[i] + pads[n_axes + i];
-    if (out_dims[axis] < 0) return InvalidInput("pads crop more than the input");
-    const bool grows = pads[i] > 0 || pads[n_axes + i] > 0;
-    if (mode != PadMode::kConstant && grows && x.dims[axis] == 0)
-      return InvalidInput(mode_name + " padding of an empty dimension");
-  }
-  if (out_dims != context.output_types[0].dims)
-    return InvalidInput("computed output " + DimsToString(out_dims) + " but the plan has " +
-                        DimsToString(context.output_types[0].dims));
-  if (NumElements(out_dims) == 0) return std::unique_ptr<CpuKernel>(new CopyCpuKernel(0));
+  IOS_RETURN_IF_ERROR(CheckPlannedOutput(pad.out_dims, context.output_types[0].dims));
+  if (NumElements(pad.out_dims) == 0) return std::unique_ptr<CpuKernel>(new CopyCpuKernel(0));
   Dims in_dims = x.dims;
-  if (rank == 0) {  // a scalar: one row of one element
+  if (in_dims.empty()) {  // a scalar: one row of one element
     in_dims = {1};
-    out_dims = {1};
-    pad_begin = {0};
+    pad.out_dims = {1};
+    pad.begin = {0};
   }
-  return std::unique_ptr<CpuKernel>(new PadCpuKernel(mode, std::move(in_dims), std::move(out_dims),
-                                                     std::move(pad_begin), elem, std::move(value),
-                                                     value_from_input));
+  return std::unique_ptr<CpuKernel>(new PadCpuKernel(pad.mode, std::move(in_dims),
+                                                     std::move(pad.out_dims), std::move(pad.begin),
+                                                     elem, std::move(value), pad.value_from_input));
 }
 
 }  // namespace ios

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../command_list_builders.h"
 #include "gpu_test_util.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/cuda_replay.h"
@@ -17,24 +18,9 @@
 namespace ios {
 namespace {
 
-Command Op(NodeId op) {
-  Command c;
-  c.kind = CommandKind::kRunOp;
-  c.op = op;
-  return c;
-}
-Command Record(int event) {
-  Command c;
-  c.kind = CommandKind::kRecordEvent;
-  c.event = event;
-  return c;
-}
-Command Wait(int event) {
-  Command c;
-  c.kind = CommandKind::kWaitEvent;
-  c.event = event;
-  return c;
-}
+using testing::Op;
+using testing::Record;
+using testing::Wait;
 
 // Origin: op 0, fork, op 1, join, op 3. Stream 1: op 2 between the fork and the join.
 CommandList TwoStreamForkJoin() {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../../random_tensor.h"
 #include "../../test_graph_builder.h"
 #include "gpu_test_util.h"
 #include "ir/fused_activation.h"
@@ -24,14 +25,8 @@ namespace ios {
 namespace {
 
 using testing::GraphBuilder;
+using testing::RandomTensor;
 
-Tensor RandomTensor(const Dims& dims, uint32_t seed) {
-  Tensor t(DType::kFloat32, dims);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
-  return t;
-}
 
 struct RunOptions {
   bool allow_tf32 = false;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/op_util.h"
+#include "ops/op_params.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/kernels/elementwise_impl.h"
 #include "runtime/cuda/kernels/own_kernel_factories.h"
@@ -69,19 +69,6 @@ class UnaryCudaKernel : public CudaKernel {
   int64_t count_;
 };
 
-struct BinaryEntry {
-  const char* op_type;
-  BinaryOpKind op;
-  bool variadic;
-};
-
-constexpr BinaryEntry kBinaryOps[] = {
-    {"Add", BinaryOpKind::kAdd, false}, {"Sub", BinaryOpKind::kSub, false},
-    {"Mul", BinaryOpKind::kMul, false}, {"Div", BinaryOpKind::kDiv, false},
-    {"Pow", BinaryOpKind::kPow, false}, {"Sum", BinaryOpKind::kAdd, true},
-    {"Max", BinaryOpKind::kMax, true},  {"Min", BinaryOpKind::kMin, true},
-};
-
 struct UnaryEntry {
   const char* op_type;
   UnaryOpKind op;
@@ -98,13 +85,10 @@ constexpr UnaryEntry kUnaryOps[] = {
 
 CudaKernelOr CreateBinaryCudaKernel(const CudaKernelContext& context) {
   const Node& node = *context.node;
-  const BinaryEntry* entry = nullptr;
-  for (const BinaryEntry& e : kBinaryOps)
-    if (node.op_type == e.op_type) entry = &e;
-  if (entry == nullptr) return Internal("not a binary elementwise op: " + node.op_type);
+  IOS_ASSIGN_OR_RETURN(BinaryElementwise op, BinaryElementwiseOf(node.op_type));
+  IOS_RETURN_IF_ERROR(ParamsErrorOnCuda(
+      node, CheckBinaryElementwise(op, context.input_types, context.output_types)));
   const size_t count = context.input_types.size();
-  if (count == 0 || (!entry->variadic && count != 2) || context.output_types.empty())
-    return InvalidOnCuda(node, "wrong number of inputs or outputs");
   for (size_t i = 0; i < count; ++i) {
     if (!CudaInputPresent(context, i)) return InvalidOnCuda(node, "an input is omitted");
     if (context.input_types[i].dtype != DType::kFloat32)
@@ -114,13 +98,6 @@ CudaKernelOr CreateBinaryCudaKernel(const CudaKernelContext& context) {
   if (context.output_types[0].dtype != DType::kFloat32)
     return RefuseOnCuda(node, "output type " + DTypeName(context.output_types[0].dtype));
   const Dims& out = context.output_types[0].dims;
-  Dims expected = context.input_types[0].dims;
-  for (size_t i = 1; i < count; ++i) {
-    IOS_ASSIGN_OR_RETURN(expected, BroadcastDims(expected, context.input_types[i].dims));
-  }
-  if (expected != out)
-    return InvalidOnCuda(node, "inputs broadcast to " + DimsToString(expected) +
-                                   " but the output is " + DimsToString(out));
   std::vector<BinaryStep> steps;
   for (size_t i = 1; i < count; ++i) {
     BinaryStep step;
@@ -134,7 +111,7 @@ CudaKernelOr CreateBinaryCudaKernel(const CudaKernelContext& context) {
     steps.push_back(step);
   }
   return CudaKernelOr(
-      std::make_unique<BinaryCudaKernel>(entry->op, std::move(steps), NumElements(out)));
+      std::make_unique<BinaryCudaKernel>(op.op, std::move(steps), NumElements(out)));
 }
 
 CudaKernelOr CreateUnaryCudaKernel(const CudaKernelContext& context) {

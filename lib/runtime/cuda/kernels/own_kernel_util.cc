@@ -1,5 +1,7 @@
 #include "runtime/cuda/kernels/own_kernel_util.h"
 
+#include "kernels/reference/reference_util.h"
+
 namespace ios {
 namespace {
 
@@ -24,6 +26,18 @@ bool CudaInputPresent(const CudaKernelContext& context, size_t index) {
 
 const Tensor* CudaConstantInput(const CudaKernelContext& context, size_t index) {
   return index < context.constants.size() ? context.constants[index] : nullptr;
+}
+
+NodeInputs CudaNodeInputs(const CudaKernelContext& context) {
+  return NodeInputs{*context.node, context.input_types, context.constants};
+}
+
+Status ParamsErrorOnCuda(const Node& node, const Status& status) {
+  if (status.ok()) return status;
+  if (status.code() == StatusCode::kUnsupported) return RefuseOnCuda(node, status.message());
+  // Errors of the shared helpers (NormalizeAxis, ReadIntsInput) already name the node.
+  if (status.message().rfind(NodeLabel(node), 0) == 0) return status;
+  return InvalidOnCuda(node, status.message());
 }
 
 Status RequireMainDType(const CudaKernelContext& context, DType dtype) {

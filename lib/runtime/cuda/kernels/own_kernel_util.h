@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ir/dtype.h"
+#include "ops/op_params.h"
 #include "runtime/cuda/cuda_kernel.h"
 #include "util/status.h"
 
@@ -20,6 +21,12 @@ Status InvalidOnCuda(const Node& node, const std::string& why);
 bool CudaInputPresent(const CudaKernelContext& context, size_t index);
 // The host value of input `index` when it is a constant, else null.
 const Tensor* CudaConstantInput(const CudaKernelContext& context, size_t index);
+
+// The node's inputs for the shared parameter parsers (ops/op_params.h).
+NodeInputs CudaNodeInputs(const CudaKernelContext& context);
+// A parser's error as the CUDA factories report it: Unsupported (a value known only at run
+// time) as RefuseOnCuda, anything else as InvalidOnCuda, naming the node once.
+Status ParamsErrorOnCuda(const Node& node, const Status& status);
 
 // Refuses unless input 0 and output 0 exist and both have `dtype`.
 Status RequireMainDType(const CudaKernelContext& context, DType dtype);

@@ -74,12 +74,10 @@ CudaKernelOr CreateSoftmaxCudaKernel(const CudaKernelContext& context) {
   if (context.output_types[0].dims != dims)
     return InvalidOnCuda(node, "output " + DimsToString(context.output_types[0].dims) +
                                    " does not match input " + DimsToString(dims));
-  const bool coerce_2d = OpsetBefore(node, 13);
-  IOS_ASSIGN_OR_RETURN(int64_t axis, node.attrs.GetInt("axis", coerce_2d ? 1 : -1));
-  if (!(coerce_2d && axis == rank)) {
-    IOS_ASSIGN_OR_RETURN(axis, NormalizeAxis(node, axis, rank));
-  }
-  return CudaKernelOr(std::make_unique<SoftmaxCudaKernel>(MakeSoftmaxShape(dims, axis, coerce_2d)));
+  StatusOr<SoftmaxAxis> axis = ParseSoftmaxAxis(node, rank);
+  if (!axis.ok()) return ParamsErrorOnCuda(node, axis.status());
+  return CudaKernelOr(
+      std::make_unique<SoftmaxCudaKernel>(MakeSoftmaxShape(dims, axis->axis, axis->coerce_2d)));
 }
 
 CudaKernelOr CreateReduceMeanCudaKernel(const CudaKernelContext& context) {

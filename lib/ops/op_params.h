@@ -1,0 +1,108 @@
+// The parameters of the data-movement and softmax ops, read from a node's attributes and
+// constant inputs and checked once, for every backend's kernel factory (CPU and CUDA). Each
+// parser returns a plain struct; InvalidInput for a malformed node, Unsupported when a value it
+// needs is only known at run time (a backend then falls back or refuses).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/tensor.h"
+#include "kernels/math/elementwise_math.h"
+#include "kernels/math/tensor_math.h"
+#include "ops/op_schema.h"
+#include "util/status.h"
+
+namespace ios {
+
+// A node's inputs as a kernel factory sees them: a type and a constant (or null) per slot.
+struct NodeInputs {
+  const Node& node;
+  const std::vector<TensorType>& types;
+  const std::vector<const Tensor*>& constants;
+
+  // True when the node has input `index` and it is not omitted.
+  bool Present(size_t index) const;
+  // The constant value of input `index`, or null (absent or computed at run time).
+  const Tensor* Constant(size_t index) const;
+};
+
+// InvalidInput unless the dims a factory computed are those the plan carries.
+Status CheckPlannedOutput(const Dims& computed, const Dims& planned);
+
+// Concat or Split along `axis`: `outer` blocks (the product of the dims before the axis), each
+// holding `whole` elements of the joined tensor and parts[i] elements of part i.
+struct AxisParts {
+  int64_t axis = 0;
+  int64_t outer = 1;
+  int64_t whole = 0;
+  std::vector<int64_t> parts;
+};
+
+// Concat of the inputs into `out` (the planned output dims).
+StatusOr<AxisParts> ParseConcat(const NodeInputs& inputs, const Dims& out);
+// Split of input 0 into `outputs` (the output types already carry the split sizes).
+StatusOr<AxisParts> ParseSplit(const NodeInputs& inputs, const std::vector<TensorType>& outputs);
+
+// Slice of input 0: output index i of dim d reads input index begin[d] + i * step[d].
+struct SliceParams {
+  Dims begin;
+  Dims step;
+  Dims out_dims;
+};
+
+// Starts/ends/axes/steps from the attributes (opset < 10) or the constant inputs 1-4.
+StatusOr<SliceParams> ParseSlice(const NodeInputs& inputs);
+
+// Transpose of input 0: output dim d is input dim perm[d] (reversed when perm is absent).
+struct TransposeParams {
+  Dims perm;
+  Dims out_dims;
+};
+
+StatusOr<TransposeParams> ParseTranspose(const Node& node, const Dims& in);
+
+// Pad of input 0: `begin` elements before each dim (negative crops), giving out_dims.
+struct PadParams {
+  PadMode mode = PadMode::kConstant;
+  Dims begin;
+  Dims out_dims;
+  // Opset < 11: the pad value is the float attribute `value` (0 when absent).
+  bool value_from_attribute = false;
+  float attribute_value = 0.f;
+  // Opset >= 11: the pad value is the one-element input 2 when present (0 otherwise);
+  // value_constant is its value when it is a constant.
+  bool value_from_input = false;
+  const Tensor* value_constant = nullptr;
+};
+
+// Mode, pads and axes from the attributes (opset < 11) or the constant inputs 1 and 3.
+StatusOr<PadParams> ParsePad(const NodeInputs& inputs);
+
+// A binary elementwise op: Add, Sub, Mul, Div, Pow, or the variadic Sum, Max and Min (their
+// inputs folded left to right; one input is a copy).
+struct BinaryElementwise {
+  BinaryOpKind op = BinaryOpKind::kAdd;
+  bool variadic = false;
+};
+
+// Internal when `op_type` is not one of them.
+StatusOr<BinaryElementwise> BinaryElementwiseOf(const std::string& op_type);
+// InvalidInput unless there are two inputs (at least one when variadic) and an output, and the
+// inputs broadcast to the output.
+Status CheckBinaryElementwise(const BinaryElementwise& op, const std::vector<TensorType>& inputs,
+                              const std::vector<TensorType>& outputs);
+
+// Softmax's axis: in [0, rank), or rank with coerce_2d (before opset 13 the input is coerced
+// to 2-D at the axis, default 1; since then it is normalised along the axis, default -1).
+struct SoftmaxAxis {
+  int64_t axis = 0;
+  bool coerce_2d = false;
+};
+
+StatusOr<SoftmaxAxis> ParseSoftmaxAxis(const Node& node, int64_t rank);
+
+}  // namespace ios
