@@ -59,16 +59,11 @@ class CudaStageProfiler::Launcher : public CudaOpLauncher {
       : graph_(graph), kernels_(kernels), value_ptr_(value_ptr) {}
 
   Status Enqueue(NodeId op, const CudaStreamContext& stream) override {
-    const Node& node = graph_.nodes[op];
     // Built per enqueue, which happens only while capturing: never inside a timed launch.
-    std::vector<const void*> inputs;
-    std::vector<void*> outputs;
-    inputs.reserve(node.inputs.size());
-    outputs.reserve(node.outputs.size());
-    for (ValueId in : node.inputs) inputs.push_back(in == kNoValue ? nullptr : value_ptr_[in]);
-    for (ValueId out : node.outputs)
-      outputs.push_back(out == kNoValue ? nullptr : const_cast<void*>(value_ptr_[out]));
-    return kernels_[op]->Enqueue(inputs, outputs, stream).WithContext(graph_.Describe(op));
+    const NodeBuffers buffers = NodeBuffersOf(graph_.nodes[op], value_ptr_);
+    return kernels_[op]
+        ->Enqueue(buffers.inputs, buffers.outputs, stream)
+        .WithContext(graph_.Describe(op));
   }
 
  private:
@@ -84,12 +79,9 @@ StatusOr<void*> CudaStageProfiler::BufferPool::Get(size_t bytes, int index,
   while (static_cast<int>(list.size()) <= index) {
     IOS_ASSIGN_OR_RETURN(DeviceBuffer buffer, DeviceBuffer::Allocate(bytes));
     if (randomize_) {
-      // Stage inputs: float-shaped random data (every supported activation is fp32; integer
-      // inputs of index ops are constants, which never come from the pool). A tail of fewer
-      // than four bytes stays as cudaMalloc left it; no fp32 tensor has one.
-      std::uniform_real_distribution<float> dist(-1.f, 1.f);
+      // A tail of fewer than four bytes stays as cudaMalloc left it; no fp32 tensor has one.
       std::vector<float> host(bytes / sizeof(float));
-      for (float& f : host) f = dist(rng);
+      FillRandomStageInput(host.data(), host.size(), rng);
       if (!host.empty()) {
         IOS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(buffer.data(), host.data(),
                                                  host.size() * sizeof(float),
@@ -202,20 +194,13 @@ Status CudaStageProfiler::PrepareGraph(const Graph& graph) {
 
 StatusOr<CudaStageProfiler::MergedStage*> CudaStageProfiler::MergedStageFor(
     const Graph& graph, const ScheduleStage& stage) {
-  IOS_ASSIGN_OR_RETURN(MergeStageKey key, MergeStageKeyOf(graph, stage));
-  auto found = merged_.find(key.convs);
-  if (found != merged_.end() && found->second->signature == key.signature)
-    return found->second.get();
-  auto merged = std::make_unique<MergedStage>();
-  merged->signature = key.signature;
-  IOS_ASSIGN_OR_RETURN(MergedScratchStage scratch, BuildMergedScratchStage(graph, key.convs));
-  merged->graph = std::move(scratch.graph);
-  merged->stage = std::move(scratch.stage);
-  merged->device.kernels.resize(merged->graph.nodes.size());
-  merged->device.constants.resize(merged->graph.values.size());
-  MergedStage* result = merged.get();
-  merged_[key.convs] = std::move(merged);
-  return result;
+  bool hit = false;
+  // Kernels and constants are made on first use, by TimeStage.
+  return FindOrBuildMergedStage(graph, stage, merged_, &hit, [](MergedStage& fresh) -> Status {
+    fresh.device.kernels.resize(fresh.graph.nodes.size());
+    fresh.device.constants.resize(fresh.graph.values.size());
+    return Status::Ok();
+  });
 }
 
 StatusOr<double> CudaStageProfiler::StageLatencyMs(const Graph& graph, const UnitGraph& units,
@@ -271,12 +256,10 @@ StatusOr<double> CudaStageProfiler::TimeStage(const Graph& graph, const Schedule
       }
     }
   }
-  std::map<size_t, int> input_index, work_index;  // per byte size: buffers taken so far
   for (const StageBuffer& buffer : StageBuffers(graph, stage)) {
-    int& index = (buffer.produced ? work_index : input_index)[buffer.bytes];
-    IOS_ASSIGN_OR_RETURN(void* data,
-                         (buffer.produced ? work_pool_ : input_pool_)
-                             .Get(buffer.bytes, index++, counters_, rng_, streams_->origin()));
+    IOS_ASSIGN_OR_RETURN(
+        void* data, (buffer.produced ? work_pool_ : input_pool_)
+                        .Get(buffer.bytes, buffer.pool_index, counters_, rng_, streams_->origin()));
     value_ptr[static_cast<size_t>(buffer.value)] = data;
   }
 
