@@ -1,9 +1,11 @@
 #include "iosc/iosc_options.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdio>
 #include <thread>
 
-#include <CLI/CLI.hpp>
+#include "iosc/op_support_table.h"
 
 namespace ios {
 
@@ -15,6 +17,13 @@ bool IsCudaDevice(const std::string& device) {
 int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   CLI::App app{"iosc: compile an ONNX CNN into an inter-operator schedule for ios"};
   app.set_version_flag("--version", std::string("iosc ") + IOS_VERSION);
+  app.add_flag_callback(
+      "--list-ops",
+      [] {
+        std::fputs(OpSupportTableMarkdown().c_str(), stdout);
+        throw CLI::Success();
+      },
+      "Print the supported ops and the backends that run them (docs/operators.md), then exit");
   app.get_formatter()->column_width(34);
   app.add_option("model", options->model_path, "ONNX model to compile")
       ->required()
