@@ -189,16 +189,16 @@ Dims Ints(std::initializer_list<int64_t> values) { return Dims(values); }
 
 struct ConvSpec {
   std::string name;
-  int64_t spatial = 2;       // 1, 2 or 3 spatial dims
+  int64_t spatial = 2;  // 1, 2 or 3 spatial dims
   Dims kernel = {3, 3};
-  int64_t group = 1;         // -1: depthwise (group = channels)
-  Dims strides;              // default 1s
-  Dims dilations;            // default 1s
-  Dims pads;                 // default 0s
-  std::string auto_pad;      // empty: NOTSET
+  int64_t group = 1;     // -1: depthwise (group = channels)
+  Dims strides;          // default 1s
+  Dims dilations;        // default 1s
+  Dims pads;             // default 0s
+  std::string auto_pad;  // empty: NOTSET
   bool bias = true;
   bool constant_weights = true;
-  int64_t min_size = 5;      // spatial sizes drawn from [min_size, max_size]
+  int64_t min_size = 5;  // spatial sizes drawn from [min_size, max_size]
   int64_t max_size = 14;
   Activation act;
 };
@@ -240,7 +240,17 @@ TEST(CpuKernelTest, ConvShapes) {
       {"1x1 large output (plain layout)", 2, {1, 1}, 1, {}, {}, {}, "", true, true, 14, 20},
       {"1x1 tiny output (blocked layout)", 2, {1, 1}, 1, {}, {}, {}, "", true, true, 4, 8},
       {"3x3 tiny output (plain layout)", 2, {3, 3}, 1, {}, {}, {1, 1, 1, 1}, "", true, true, 3, 6},
-      {"3x3 large output (blocked layout)", 2, {3, 3}, 1, {}, {}, {1, 1, 1, 1}, "", true, true, 16,
+      {"3x3 large output (blocked layout)",
+       2,
+       {3, 3},
+       1,
+       {},
+       {},
+       {1, 1, 1, 1},
+       "",
+       true,
+       true,
+       16,
        24},
       {"groups 3", 2, {3, 3}, 3, {}, {}, {1, 1, 1, 1}},
       {"groups 2 large", 2, {3, 3}, 2, {}, {}, {1, 1, 1, 1}, "", true, true, 16, 20},
@@ -263,8 +273,18 @@ TEST(CpuKernelTest, ConvShapes) {
       {"1-D", 1, {3}, 1, {2}, {}, {1, 0}, "", true, true, 5, 30},
       {"1-D depthwise", 1, {5}, -1, {}, {}, {2, 2}, "", true, true, 5, 30},
       {"3-D", 3, {3, 3, 3}, 1, {}, {}, {1, 1, 1, 1, 1, 1}, "", true, true, 3, 7},
-      {"3-D stride 2 groups 2", 3, {2, 3, 1}, 2, {2, 1, 2}, {}, {0, 1, 0, 1, 0, 0}, "", true, true,
-       4, 8},
+      {"3-D stride 2 groups 2",
+       3,
+       {2, 3, 1},
+       2,
+       {2, 1, 2},
+       {},
+       {0, 1, 0, 1, 0, 0},
+       "",
+       true,
+       true,
+       4,
+       8},
   };
   for (const ConvSpec& spec : specs)
     for (int repeat = 0; repeat < 2; ++repeat) CheckConv(rng, spec);
@@ -292,8 +312,8 @@ TEST(CpuKernelTest, ConvFusedActivations) {
     // One tiny (plain layout, gemm) and one large (blocked layout, jit) conv per activation.
     ConvSpec small{"small", 2, {3, 3}, 1, {}, {}, {1, 1, 1, 1}, "", true, true, 4, 8, act};
     ConvSpec large{"large", 2, {3, 3}, 1, {}, {}, {1, 1, 1, 1}, "", true, true, 14, 18, act};
-    ConvSpec depthwise{"depthwise", 2, {3, 3}, -1, {}, {}, {1, 1, 1, 1}, "", true, true, 8, 16,
-                       act};
+    ConvSpec depthwise{"depthwise", 2,    {3, 3}, -1, {}, {}, {1, 1, 1, 1},
+                       "",          true, true,   8,  16, act};
     CheckConv(rng, small);
     CheckConv(rng, large);
     CheckConv(rng, depthwise);
@@ -367,8 +387,8 @@ TEST(CpuKernelTest, ConvConcurrentCallers) {
 
 TEST(CpuKernelTest, Gemm) {
   std::mt19937 rng(505);
-  const std::vector<std::vector<int64_t>> c_shapes_rel = {
-      {}, {-1}, {1, -1}, {-2, 1}, {-2, -1}, {1, 1}, {1}};  // -1: N, -2: M
+  const std::vector<std::vector<int64_t>> c_shapes_rel = {{},       {-1},   {1, -1}, {-2, 1},
+                                                          {-2, -1}, {1, 1}, {1}};  // -1: N, -2: M
   int case_index = 0;
   for (int trans_a = 0; trans_a < 2; ++trans_a) {
     for (int trans_b = 0; trans_b < 2; ++trans_b) {
@@ -413,14 +433,14 @@ TEST(CpuKernelTest, MatMul) {
       {{7, 33}, {33, 12}, true},
       {{7, 33}, {33, 12}, false},
       {{2, 3, 5, 16}, {2, 3, 16, 9}, false},
-      {{3, 5, 16}, {16, 9}, true},        // B broadcast over the batch
-      {{4, 16}, {2, 16, 9}, false},       // A broadcast over the batch
+      {{3, 5, 16}, {16, 9}, true},          // B broadcast over the batch
+      {{4, 16}, {2, 16, 9}, false},         // A broadcast over the batch
       {{2, 1, 5, 8}, {1, 3, 8, 6}, false},  // both broadcast
-      {{16}, {16, 9}, true},              // 1-D A
-      {{5, 16}, {16}, false},             // 1-D B
-      {{16}, {16}, false},                // dot product
-      {{1, 2048}, {2048, 100}, true},     // a classifier
-      {{64, 256}, {256, 128}, true},      // large enough for 2 threads
+      {{16}, {16, 9}, true},                // 1-D A
+      {{5, 16}, {16}, false},               // 1-D B
+      {{16}, {16}, false},                  // dot product
+      {{1, 2048}, {2048, 100}, true},       // a classifier
+      {{64, 256}, {256, 128}, true},        // large enough for 2 threads
       {{8, 32, 128}, {8, 128, 64}, false},
   };
   for (const Shapes& s : cases) {
@@ -525,19 +545,19 @@ TEST(CpuKernelTest, BinaryBroadcasting) {
   std::mt19937 rng(909);
   const Dims full = {2, 6, 5, 7};
   const std::vector<std::pair<Dims, Dims>> shapes = {
-      {full, full},                          // same shape
-      {full, {1, 6, 1, 1}},                  // per channel
-      {full, {6, 1, 1}},                     // per channel, lower rank
-      {{1, 6, 1, 1}, full},                  // per channel on the left
-      {full, {}},                            // scalar
+      {full, full},          // same shape
+      {full, {1, 6, 1, 1}},  // per channel
+      {full, {6, 1, 1}},     // per channel, lower rank
+      {{1, 6, 1, 1}, full},  // per channel on the left
+      {full, {}},            // scalar
       {{}, full},
-      {full, {7}},                           // last axis
-      {full, {2, 6, 1, 1}},                  // per (n, c): squeeze-and-excitation
-      {full, {2, 1, 5, 7}},                  // per (n, spatial)
-      {{2, 1, 5, 1}, {1, 6, 1, 7}},          // both sides broadcast
-      {{1, 1}, {1}},                         // single elements
+      {full, {7}},                   // last axis
+      {full, {2, 6, 1, 1}},          // per (n, c): squeeze-and-excitation
+      {full, {2, 1, 5, 7}},          // per (n, spatial)
+      {{2, 1, 5, 1}, {1, 6, 1, 7}},  // both sides broadcast
+      {{1, 1}, {1}},                 // single elements
       {{3, 1}, {1, 4}},
-      {{1, 100000}, {1, 100000}},            // large enough for several threads
+      {{1, 100000}, {1, 100000}},  // large enough for several threads
       {{64, 3000}, {64, 1}},
   };
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
@@ -632,8 +652,12 @@ TEST(CpuKernelTest, Softmax) {
     std::optional<int64_t> axis;
   };
   const std::vector<Spec> specs = {
-      {13, {4, 1000}, std::nullopt}, {13, {2, 3, 5, 7}, 1},     {13, {2, 3, 5, 7}, -1},
-      {13, {2, 3, 5, 7}, 0},         {11, {2, 3, 5, 7}, std::nullopt}, {11, {2, 3, 5, 7}, 2},
+      {13, {4, 1000}, std::nullopt},
+      {13, {2, 3, 5, 7}, 1},
+      {13, {2, 3, 5, 7}, -1},
+      {13, {2, 3, 5, 7}, 0},
+      {11, {2, 3, 5, 7}, std::nullopt},
+      {11, {2, 3, 5, 7}, 2},
       {1, {6, 10}, 0},
   };
   for (const Spec& spec : specs) {

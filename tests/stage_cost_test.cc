@@ -1,5 +1,7 @@
 // Stage costs: operator-merge eligibility and the merged conv's shape, the analytic GPU model,
 // stage signatures, and CachedStageCost with its timing cache.
+#include "cost/stage_cost.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include "cost/analytic_model.h"
 #include "cost/cached_stage_cost.h"
 #include "cost/merge_shape.h"
-#include "cost/stage_cost.h"
 #include "cost/stage_signature.h"
 #include "passes/canonicalize.h"
 #include "sched/units.h"
@@ -34,22 +35,49 @@ struct ConvSpec {
   std::string activation;  // "", "Relu", "LeakyRelu"
   float alpha = 0.01f;
 
-  ConvSpec& Out(int64_t v) { out_channels = v; return *this; }
-  ConvSpec& KH(int64_t v) { kh = v; return *this; }
-  ConvSpec& KW(int64_t v) { kw = v; return *this; }
-  ConvSpec& PH(int64_t v) { ph = v; return *this; }
-  ConvSpec& PW(int64_t v) { pw = v; return *this; }
-  ConvSpec& Stride(int64_t v) { stride = v; return *this; }
-  ConvSpec& Group(int64_t v) { group = v; return *this; }
-  ConvSpec& Act(std::string v) { activation = std::move(v); return *this; }
-  ConvSpec& Alpha(float v) { alpha = v; return *this; }
+  ConvSpec& Out(int64_t v) {
+    out_channels = v;
+    return *this;
+  }
+  ConvSpec& KH(int64_t v) {
+    kh = v;
+    return *this;
+  }
+  ConvSpec& KW(int64_t v) {
+    kw = v;
+    return *this;
+  }
+  ConvSpec& PH(int64_t v) {
+    ph = v;
+    return *this;
+  }
+  ConvSpec& PW(int64_t v) {
+    pw = v;
+    return *this;
+  }
+  ConvSpec& Stride(int64_t v) {
+    stride = v;
+    return *this;
+  }
+  ConvSpec& Group(int64_t v) {
+    group = v;
+    return *this;
+  }
+  ConvSpec& Act(std::string v) {
+    activation = std::move(v);
+    return *this;
+  }
+  ConvSpec& Alpha(float v) {
+    alpha = v;
+    return *this;
+  }
 };
 
 // A conv named `name` (plus its activation as a separate op, fused by Canonicalize).
 ValueId AddConv(GraphBuilder& b, ValueId x, const std::string& name, const ConvSpec& spec) {
   const int64_t in_channels = b.graph().values[x].dims[1];
-  ValueId w = b.Constant(name + "_w", b.Random({spec.out_channels, in_channels / spec.group,
-                                                spec.kh, spec.kw}));
+  ValueId w = b.Constant(name + "_w",
+                         b.Random({spec.out_channels, in_channels / spec.group, spec.kh, spec.kw}));
   ValueId bias = b.Constant(name + "_b", b.Random({spec.out_channels}));
   AttributeMap attrs;
   attrs.Set("kernel_shape", std::vector<int64_t>{spec.kh, spec.kw});
@@ -162,13 +190,12 @@ void ExpectRejected(const Built& g, const StageCandidate& stage, const std::stri
   auto shape = MergedConvShapeOf(g.graph, g.units, stage);
   ASSERT_FALSE(shape.ok());
   EXPECT_EQ(shape.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(shape.status().message().find(reason), std::string::npos)
-      << shape.status().message();
+  EXPECT_NE(shape.status().message().find(reason), std::string::npos) << shape.status().message();
 }
 
 TEST(MergeShapeTest, RejectsDifferentStrides) {
-  Built g = TwoConvs(ConvSpec().Out(4).Stride(2),
-                     ConvSpec().Out(4).KH(3).KW(3).PH(1).PW(1).Stride(1));
+  Built g =
+      TwoConvs(ConvSpec().Out(4).Stride(2), ConvSpec().Out(4).KH(3).KW(3).PH(1).PW(1).Stride(1));
   ExpectRejected(g, g.Stage({{"a"}, {"b"}}), "strides");
 }
 
@@ -232,11 +259,14 @@ TEST(MergeShapeTest, RejectsStagesThatAreNotLoneConvs) {
   ValueId a = AddConv(b, x, "a", ConvSpec().Out(4));
   ValueId c = AddConv(b, x, "c", ConvSpec().Out(4));
   ValueId d = AddConv(b, a, "d", ConvSpec().Out(4));
-  ValueId p = b.Op("MaxPool", {x}, [] {
-    AttributeMap m;
-    m.Set("kernel_shape", std::vector<int64_t>{1, 1});
-    return m;
-  }(), "pool");
+  ValueId p = b.Op(
+      "MaxPool", {x},
+      [] {
+        AttributeMap m;
+        m.Set("kernel_shape", std::vector<int64_t>{1, 1});
+        return m;
+      }(),
+      "pool");
   Built g = Build(b, {c, d, p});
   ExpectRejected(g, g.Stage({{"a"}}), "at least two");
   ExpectRejected(g, g.Stage({{"a", "d"}, {"c"}}), "exactly one Conv unit");
@@ -280,8 +310,8 @@ TEST(AnalyticModelTest, KnownModelsAndErrors) {
 
 TEST(AnalyticModelTest, DeterministicAndMonotone) {
   auto sim = Sim("V100");
-  Built g = TwoConvs(ConvSpec().Out(32), ConvSpec().Out(32).KH(3).KW(3).PH(1).PW(1),
-                     false, {1, 64, 16, 16});
+  Built g = TwoConvs(ConvSpec().Out(32), ConvSpec().Out(32).KH(3).KW(3).PH(1).PW(1), false,
+                     {1, 64, 16, 16});
   StageCandidate a = g.Stage({{"a"}});
   StageCandidate b = g.Stage({{"b"}});
   StageCandidate both = g.Stage({{"a"}, {"b"}});
@@ -325,16 +355,14 @@ TEST(AnalyticModelTest, SmallConvsOverlapHugeConvsDoNot) {
   auto sim = Sim("V100");
   // Batch 1, 8x8: each conv fills a small fraction of the GPU.
   Built small = TwoConvs(ConvSpec().Out(64).KH(3).KW(3).PH(1).PW(1),
-                         ConvSpec().Out(64).KH(3).KW(3).PH(1).PW(1), false,
-                         {1, 64, 8, 8});
-  double sequential = Latency(*sim, small, small.Stage({{"a"}})) +
-                      Latency(*sim, small, small.Stage({{"b"}}));
+                         ConvSpec().Out(64).KH(3).KW(3).PH(1).PW(1), false, {1, 64, 8, 8});
+  double sequential =
+      Latency(*sim, small, small.Stage({{"a"}})) + Latency(*sim, small, small.Stage({{"b"}}));
   double concurrent = Latency(*sim, small, small.Stage({{"a"}, {"b"}}));
   EXPECT_LT(concurrent, 0.6 * sequential) << concurrent << " vs " << sequential;
   // Batch 32, 56x56, 256 channels: each conv fills the GPU.
   Built huge = TwoConvs(ConvSpec().Out(256).KH(3).KW(3).PH(1).PW(1),
-                        ConvSpec().Out(256).KH(3).KW(3).PH(1).PW(1), false,
-                        {32, 256, 56, 56});
+                        ConvSpec().Out(256).KH(3).KW(3).PH(1).PW(1), false, {32, 256, 56, 56});
   sequential = Latency(*sim, huge, huge.Stage({{"a"}})) + Latency(*sim, huge, huge.Stage({{"b"}}));
   concurrent = Latency(*sim, huge, huge.Stage({{"a"}, {"b"}}));
   EXPECT_GT(concurrent, 0.95 * sequential) << concurrent << " vs " << sequential;
@@ -346,14 +374,13 @@ TEST(AnalyticModelTest, SmallConvsOverlapHugeConvsDoNot) {
 
 TEST(AnalyticModelTest, MergeStageCostsTheMergedConv) {
   auto sim = Sim("V100");
-  Built g = TwoConvs(ConvSpec().Out(64), ConvSpec().Out(64).KH(3).KW(3).PH(1).PW(1),
-                     false, {1, 64, 8, 8});
+  Built g = TwoConvs(ConvSpec().Out(64), ConvSpec().Out(64).KH(3).KW(3).PH(1).PW(1), false,
+                     {1, 64, 8, 8});
   const double merged = Latency(*sim, g, g.Stage({{"a"}, {"b"}}, StageStrategy::kMerge));
   // One 3x3 conv with 128 outputs and a Split: more than a lone 3x3 with 64, less than two 3x3s
   // in sequence plus the split's launch.
   Built ref = TwoConvs(ConvSpec().Out(128).KH(3).KW(3).PH(1).PW(1),
-                       ConvSpec().Out(64).KH(3).KW(3).PH(1).PW(1), false,
-                       {1, 64, 8, 8});
+                       ConvSpec().Out(64).KH(3).KW(3).PH(1).PW(1), false, {1, 64, 8, 8});
   const double conv128 = Latency(*sim, ref, ref.Stage({{"a"}}));
   EXPECT_GT(merged, conv128);
   EXPECT_LT(merged, conv128 + 2 * sim->spec().launch_us * 1e-3);
@@ -390,9 +417,9 @@ Built InceptionLastBlock(int64_t batch) {
 }
 
 struct BlockLatencies {
-  double sequential = 0;   // one unit per stage
-  double concurrent = 0;   // the paper's two-stage schedule for batch 1 (Figure 10 (1)), + concat
-  double merged_fg = 0;    // the same with b_1x3 and b_3x1 merged in their own stage
+  double sequential = 0;  // one unit per stage
+  double concurrent = 0;  // the paper's two-stage schedule for batch 1 (Figure 10 (1)), + concat
+  double merged_fg = 0;   // the same with b_1x3 and b_3x1 merged in their own stage
 };
 
 BlockLatencies LastBlockLatencies(StageCostSource& sim, const Built& g) {
@@ -402,10 +429,9 @@ BlockLatencies LastBlockLatencies(StageCostSource& sim, const Built& g) {
     stage.groups = {{unit.id}};
     out.sequential += Latency(sim, g, stage);
   }
-  const double stage1 = Latency(sim, g, g.Stage({{"a_1x1"}, {"b_1x1"}, {"c_1x1", "c_3x3"},
-                                                 {"pool", "d_1x1"}}));
-  const double stage2 =
-      Latency(sim, g, g.Stage({{"b_1x3"}, {"b_3x1"}, {"c_1x3"}, {"c_3x1"}}));
+  const double stage1 =
+      Latency(sim, g, g.Stage({{"a_1x1"}, {"b_1x1"}, {"c_1x1", "c_3x3"}, {"pool", "d_1x1"}}));
+  const double stage2 = Latency(sim, g, g.Stage({{"b_1x3"}, {"b_3x1"}, {"c_1x3"}, {"c_3x1"}}));
   const double concat = Latency(sim, g, g.Stage({{"concat"}}));
   out.concurrent = stage1 + stage2 + concat;
   const double fg = Latency(sim, g, g.Stage({{"b_1x3"}, {"b_3x1"}}, StageStrategy::kMerge));
@@ -421,12 +447,12 @@ TEST(AnalyticModelTest, InceptionLastBlockConcurrencyHelpsAtBatchOne) {
     auto sim = Sim(gpu);
     BlockLatencies one = LastBlockLatencies(*sim, batch1);
     BlockLatencies big = LastBlockLatencies(*sim, batch32);
-    std::printf("%s Inception V3 last block: batch 1: sequential %.3f ms, 2-stage concurrent "
-                "%.3f ms (%.2fx), with f,g merged %.3f ms; batch 32: sequential %.3f ms, "
-                "concurrent %.3f ms (%.2fx), merged %.3f ms\n",
-                gpu, one.sequential, one.concurrent, one.sequential / one.concurrent,
-                one.merged_fg, big.sequential, big.concurrent, big.sequential / big.concurrent,
-                big.merged_fg);
+    std::printf(
+        "%s Inception V3 last block: batch 1: sequential %.3f ms, 2-stage concurrent "
+        "%.3f ms (%.2fx), with f,g merged %.3f ms; batch 32: sequential %.3f ms, "
+        "concurrent %.3f ms (%.2fx), merged %.3f ms\n",
+        gpu, one.sequential, one.concurrent, one.sequential / one.concurrent, one.merged_fg,
+        big.sequential, big.concurrent, big.sequential / big.concurrent, big.merged_fg);
     // Batch 1: the small convs leave the GPU mostly idle; running them concurrently helps a lot.
     EXPECT_LT(one.concurrent, one.sequential / 1.5) << gpu;
     // Batch 32: the convs fill the GPU; concurrency buys much less.
@@ -488,30 +514,31 @@ TEST(StageSignatureTest, AnythingThatChangesLatencyChangesTheSignature) {
   variants["channels"] = standard;
   variants["channels"].out_channels = 16;  // output shape
   variants["kernel"] = standard;
-  variants["kernel"].kh = 5;               // kernel shape and pads
+  variants["kernel"].kh = 5;  // kernel shape and pads
   variants["kernel"].ph = 2;
   variants["stride"] = standard;
-  variants["stride"].stride = 2;           // attribute and output shape
+  variants["stride"].stride = 2;  // attribute and output shape
   variants["group"] = standard;
-  variants["group"].group = 2;             // attribute and weight shape
+  variants["group"].group = 2;  // attribute and weight shape
   variants["no activation"] = standard;
   variants["no activation"].activation = "";
   variants["leaky"] = standard;
   variants["leaky"].activation = "LeakyRelu";
   variants["leaky2"] = variants["leaky"];
-  variants["leaky2"].alpha = 0.02f;        // an activation parameter
+  variants["leaky2"].alpha = 0.02f;  // an activation parameter
   std::map<std::string, std::string> seen;
   seen["standard"] = reference;
   for (const auto& [name, spec] : variants) {
     Built g = Cells(spec);
     const std::string sig = StageSignature(g.graph, g.units, g.Stage({{"three_a"}, {"three_b"}}));
-    for (const auto& [other, other_sig] : seen) EXPECT_NE(sig, other_sig) << name << " vs " << other;
+    for (const auto& [other, other_sig] : seen)
+      EXPECT_NE(sig, other_sig) << name << " vs " << other;
     seen[name] = sig;
   }
   // The strategy.
-  EXPECT_NE(reference, StageSignature(base.graph, base.units,
-                                      base.Stage({{"three_a"}, {"three_b"}},
-                                                 StageStrategy::kMerge)));
+  EXPECT_NE(reference,
+            StageSignature(base.graph, base.units,
+                           base.Stage({{"three_a"}, {"three_b"}}, StageStrategy::kMerge)));
   // An attribute that leaves every shape alone: explicit pads vs auto_pad SAME_UPPER.
   GraphBuilder b1, b2;
   for (GraphBuilder* b : {&b1, &b2}) {

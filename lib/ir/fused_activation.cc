@@ -83,8 +83,11 @@ Activation GetFusedActivation(const AttributeMap& attrs) {
   auto kind = ActivationKindFromOpType(op_type.value());
   if (!kind) return act;
   act.kind = *kind;
-  act.alpha = attrs.GetFloat(kFusedAlphaAttr, 0.f).ok() ? attrs.GetFloat(kFusedAlphaAttr, 0.f).value() : 0.f;
-  act.beta = attrs.GetFloat(kFusedBetaAttr, 0.f).ok() ? attrs.GetFloat(kFusedBetaAttr, 0.f).value() : 0.f;
+  act.alpha = attrs.GetFloat(kFusedAlphaAttr, 0.f).ok()
+                  ? attrs.GetFloat(kFusedAlphaAttr, 0.f).value()
+                  : 0.f;
+  act.beta =
+      attrs.GetFloat(kFusedBetaAttr, 0.f).ok() ? attrs.GetFloat(kFusedBetaAttr, 0.f).value() : 0.f;
   return act;
 }
 

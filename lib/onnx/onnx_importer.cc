@@ -1,9 +1,9 @@
 #include "onnx/onnx_importer.h"
 
+#include <onnx/onnx_pb.h>
+
 #include <map>
 #include <set>
-
-#include <onnx/onnx_pb.h>
 
 #include "onnx/attribute_proto.h"
 #include "onnx/tensor_proto.h"
@@ -141,7 +141,8 @@ class Importer {
         }
         if (dims[d].dim_value() <= 0) {
           return InvalidInput(what + ": dimension " + std::to_string(d) + " is " +
-                              std::to_string(dims[d].dim_value()) + "; dimensions must be positive");
+                              std::to_string(dims[d].dim_value()) +
+                              "; dimensions must be positive");
         }
         value.dims.push_back(dims[d].dim_value());
       }
@@ -164,13 +165,15 @@ class Importer {
                    (node.op_type() == "Constant" || OpRegistry::Global().Find(node.op_type()));
       if (known) continue;
       ++count;
-      unsupported += "\n  node '" + NodeName(node, i) + "': " +
-                     (IsDefaultDomain(node.domain()) ? "" : node.domain() + "::") + node.op_type() +
-                     " (opset " + std::to_string(DomainOpset(node.domain())) + ")";
+      unsupported += "\n  node '" + NodeName(node, i) +
+                     "': " + (IsDefaultDomain(node.domain()) ? "" : node.domain() + "::") +
+                     node.op_type() + " (opset " + std::to_string(DomainOpset(node.domain())) + ")";
     }
     if (count == 0) return Status::Ok();
-    return Unsupported(source_ + ": " + std::to_string(count) + " node(s) use ops that ios does not "
-                       "support:" + unsupported);
+    return Unsupported(source_ + ": " + std::to_string(count) +
+                       " node(s) use ops that ios does not "
+                       "support:" +
+                       unsupported);
   }
 
   Status ImportNodes() {
@@ -231,8 +234,10 @@ class Importer {
       graph_.AddNode(std::move(node));
     }
     if (!dangling.empty()) {
-      return InvalidInput(source_ + ": inputs that no node, initializer or graph input produces "
-                          "(a dangling input or a missing initializer):" + dangling);
+      return InvalidInput(source_ +
+                          ": inputs that no node, initializer or graph input produces "
+                          "(a dangling input or a missing initializer):" +
+                          dangling);
     }
     return Status::Ok();
   }
@@ -268,9 +273,10 @@ StatusOr<Graph> ImportOnnxBytes(std::string bytes, const std::string& source,
   if (bytes.empty()) return InvalidInput(source + ": the file is empty, not an ONNX model");
   onnx::ModelProto model;
   // Random bytes sometimes parse as a protobuf; an ONNX model also needs a graph with nodes.
-  if (!model.ParseFromString(bytes) || !model.has_graph() ||
-      model.graph().node_size() == 0 || model.ir_version() <= 0) {
-    return InvalidInput(source + ": not a valid ONNX model (the file is truncated, corrupted or "
+  if (!model.ParseFromString(bytes) || !model.has_graph() || model.graph().node_size() == 0 ||
+      model.ir_version() <= 0) {
+    return InvalidInput(source +
+                        ": not a valid ONNX model (the file is truncated, corrupted or "
                         "not ONNX)");
   }
   std::string().swap(bytes);  // the parsed model holds everything from here on

@@ -16,7 +16,8 @@ int64_t AlignUp(int64_t value, int64_t alignment) {
 // Number of stages across all blocks.
 int CountStages(const Schedule& schedule) {
   int stages = 0;
-  for (const ScheduleBlock& block : schedule.blocks) stages += static_cast<int>(block.stages.size());
+  for (const ScheduleBlock& block : schedule.blocks)
+    stages += static_cast<int>(block.stages.size());
   return stages;
 }
 
@@ -33,7 +34,8 @@ StatusOr<int64_t> PlacedBytes(const Graph& graph, ValueId id) {
   int64_t bytes = element_size;
   for (int64_t d : value.dims) {
     if (d < 0 || (d > 0 && bytes > std::numeric_limits<int64_t>::max() / d))
-      return Internal(DescribeValue(graph, id) + " has an invalid size " + DimsToString(value.dims));
+      return Internal(DescribeValue(graph, id) + " has an invalid size " +
+                      DimsToString(value.dims));
     bytes *= d;
   }
   return bytes;
@@ -134,8 +136,8 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
     IOS_ASSIGN_OR_RETURN(int64_t bytes, PlacedBytes(graph, static_cast<ValueId>(v)));
     plan.total_tensor_bytes += bytes;
     if (view_of[v] != nullptr) {
-      view_placements.push_back({static_cast<ValueId>(v), view_of[v]->byte_offset, bytes,
-                                 view_of[v]->base});
+      view_placements.push_back(
+          {static_cast<ValueId>(v), view_of[v]->byte_offset, bytes, view_of[v]->base});
       continue;
     }
     items.push_back({static_cast<ValueId>(v), bytes});
@@ -180,7 +182,8 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
 // from the graph's nodes (not the schedule's order), and overlaps from a sweep per stage.
 Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan) {
   const int64_t num_values = static_cast<int64_t>(graph.values.size());
-  if (plan.alignment <= 0) return Internal("memory plan alignment " + std::to_string(plan.alignment));
+  if (plan.alignment <= 0)
+    return Internal("memory plan alignment " + std::to_string(plan.alignment));
 
   // The stage of every scheduled node.
   std::vector<int> node_stage(graph.nodes.size(), -1);
@@ -190,7 +193,8 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
       for (const ScheduleGroup& group : stage.groups) {
         for (NodeId n : group.nodes) {
           if (n < 0 || n >= static_cast<NodeId>(graph.nodes.size()))
-            return Internal("the schedule names node " + std::to_string(n) + ", which does not exist");
+            return Internal("the schedule names node " + std::to_string(n) +
+                            ", which does not exist");
           node_stage[n] = num_stages;
         }
       }
@@ -214,7 +218,8 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
     const Node& node = graph.nodes[n];
     if (node.dead) continue;
     int stage = node_stage[n];
-    if (stage < 0) return Internal("the schedule never runs " + graph.Describe(static_cast<NodeId>(n)));
+    if (stage < 0)
+      return Internal("the schedule never runs " + graph.Describe(static_cast<NodeId>(n)));
     for (ValueId v : node.outputs)
       if (v != kNoValue) touch(v, stage);
     for (ValueId v : node.inputs)
@@ -241,8 +246,9 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
     placement_of[p.value] = static_cast<int>(i);
     int64_t expected = static_cast<int64_t>(DTypeSize(value.dtype)) * NumElements(value.dims);
     if (p.bytes != expected)
-      return Internal(what + " is placed with " + std::to_string(p.bytes) + " bytes but its tensor " +
-                      DimsToString(value.dims) + " has " + std::to_string(expected));
+      return Internal(what + " is placed with " + std::to_string(p.bytes) +
+                      " bytes but its tensor " + DimsToString(value.dims) + " has " +
+                      std::to_string(expected));
     // A view starts where its slice does: aligned to kViewAlignment, not to the arena's.
     const int64_t required = p.view_of == kNoValue ? plan.alignment : kViewAlignment;
     if (p.offset < 0 || p.offset % required != 0)
@@ -263,8 +269,8 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
   std::vector<std::vector<const TensorPlacement*>> views_of(static_cast<size_t>(num_values));
   for (const TensorPlacement& p : plan.placements) {
     if (p.view_of == kNoValue) continue;
-    const std::string what = "view value " + std::to_string(p.value) + " ('" +
-                             graph.values[p.value].name + "')";
+    const std::string what =
+        "view value " + std::to_string(p.value) + " ('" + graph.values[p.value].name + "')";
     if (p.view_of < 0 || p.view_of >= num_values || placement_of[p.view_of] < 0)
       return Internal(what + " is a view of value " + std::to_string(p.view_of) +
                       ", which has no placement");
@@ -274,8 +280,8 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
     if (p.offset < base.offset || p.offset + p.bytes > base.offset + base.bytes)
       return Internal(what + " at bytes [" + std::to_string(p.offset) + ", " +
                       std::to_string(p.offset + p.bytes) + ") is not inside its base at [" +
-                      std::to_string(base.offset) + ", " + std::to_string(base.offset + base.bytes) +
-                      ")");
+                      std::to_string(base.offset) + ", " +
+                      std::to_string(base.offset + base.bytes) + ")");
     for (const TensorPlacement* sibling : views_of[static_cast<size_t>(p.view_of)]) {
       if (p.bytes > 0 && sibling->bytes > 0 && p.offset < sibling->offset + sibling->bytes &&
           sibling->offset < p.offset + p.bytes)

@@ -1,9 +1,9 @@
 // Static memory planning: every non-constant tensor (graph inputs and outputs included) gets an
-// offset in one arena; zero-copy slices (plan/tensor_views.h) are placed inside their base. Two tensors share bytes only when the schedule can never have both live
-// at once. A tensor is live from the stage of its producer (stage 0 for graph inputs) through
-// the stage of its last reader (the last stage for graph outputs), with stages counted across
-// blocks in order. Concurrent groups of one stage are live together; across stages, the
-// schedule's events order them.
+// offset in one arena; zero-copy slices (plan/tensor_views.h) are placed inside their base. Two
+// tensors share bytes only when the schedule can never have both live at once. A tensor is live
+// from the stage of its producer (stage 0 for graph inputs) through the stage of its last reader
+// (the last stage for graph outputs), with stages counted across blocks in order. Concurrent groups
+// of one stage are live together; across stages, the schedule's events order them.
 #pragma once
 
 #include <cstdint>

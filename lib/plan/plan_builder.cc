@@ -69,9 +69,9 @@ StatusOr<plan::Plan> BuildPlan(const Graph& graph, const Schedule& schedule,
       return Internal("value '" + value.name + "' has no inferred shape or dtype; cannot plan it");
     if (value.constant) {
       if (value.constant->dtype() != value.dtype || value.constant->dims() != value.dims)
-        return Internal("constant '" + value.name + "' holds " + DTypeName(value.constant->dtype()) +
-                        DimsToString(value.constant->dims()) + " but the value is " +
-                        DTypeName(value.dtype) + DimsToString(value.dims));
+        return Internal("constant '" + value.name + "' holds " +
+                        DTypeName(value.constant->dtype()) + DimsToString(value.constant->dims()) +
+                        " but the value is " + DTypeName(value.dtype) + DimsToString(value.dims));
       AddWeight(out, value.name, *value.constant);
       continue;
     }

@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "ir/dtype.h"
 #include "iosplan.pb.h"
+#include "ir/dtype.h"
 #include "sched/schedule.h"
 
 namespace ios {

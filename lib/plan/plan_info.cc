@@ -1,11 +1,11 @@
 #include "plan/plan_info.h"
-#include "util/json_print.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <set>
 #include <sstream>
 
+#include "util/json_print.h"
 
 namespace ios {
 namespace {
@@ -28,8 +28,8 @@ std::string DescribeDevice(const plan::DeviceFingerprint& device) {
   out << device.kind();
   if (device.kind() == "cpu") {
     out << " (" << (device.cpu_model().empty() ? "unknown model" : device.cpu_model()) << ", "
-        << device.cpu_cores() << " cores" << (device.cpu_isa().empty() ? "" : ", " + device.cpu_isa())
-        << ")";
+        << device.cpu_cores() << " cores"
+        << (device.cpu_isa().empty() ? "" : ", " + device.cpu_isa()) << ")";
   } else if (device.kind() == "cuda") {
     out << " (" << device.gpu_name() << ", sm_" << device.compute_major() << device.compute_minor()
         << ", " << device.multiprocessors() << " SMs, driver " << device.driver_version()
@@ -57,14 +57,15 @@ std::string FormatPlanSummary(const plan::Plan& plan) {
   int64_t weight_bytes = 0;
   for (const plan::Weight& weight : plan.weights())
     weight_bytes += std::max<int64_t>(weight.bytes(), static_cast<int64_t>(weight.data().size()));
-  out << "tensors: " << plan.tensors_size() << ", ops: " << plan.ops_size() << ", weights: "
-      << plan.weights_size() << " (" << FormatBytes(weight_bytes) << ")\n";
+  out << "tensors: " << plan.tensors_size() << ", ops: " << plan.ops_size()
+      << ", weights: " << plan.weights_size() << " (" << FormatBytes(weight_bytes) << ")\n";
 
   int stages = 0;
   int max_groups = 0;
   for (const plan::Block& block : plan.schedule().blocks()) {
     stages += block.stages_size();
-    for (const plan::Stage& stage : block.stages()) max_groups = std::max(max_groups, stage.groups_size());
+    for (const plan::Stage& stage : block.stages())
+      max_groups = std::max(max_groups, stage.groups_size());
   }
   out << "schedule: " << (plan.schedule().kind().empty() ? "(unnamed)" : plan.schedule().kind())
       << ", " << plan.schedule().blocks_size() << " blocks, " << stages << " stages, at most "
@@ -90,7 +91,8 @@ std::string FormatPlanSummary(const plan::Plan& plan) {
   out << "stage latencies: " << plan.stage_latencies_size();
   if (!sources.empty()) {
     out << " (source";
-    for (const std::string& source : sources) out << (source == *sources.begin() ? " " : ", ") << source;
+    for (const std::string& source : sources)
+      out << (source == *sources.begin() ? " " : ", ") << source;
     out << ")";
   }
   out << "\n";

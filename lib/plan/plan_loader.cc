@@ -21,9 +21,12 @@ Tensor WeightTensor(const plan::Plan& plan, int32_t index) {
 
 AttributeValue AttributeFromPlan(const plan::Plan& plan, const plan::Attribute& attr) {
   switch (attr.value_case()) {
-    case plan::Attribute::kI: return attr.i();
-    case plan::Attribute::kF: return attr.f();
-    case plan::Attribute::kS: return attr.s();
+    case plan::Attribute::kI:
+      return attr.i();
+    case plan::Attribute::kF:
+      return attr.f();
+    case plan::Attribute::kS:
+      return attr.s();
     case plan::Attribute::kInts:
       return std::vector<int64_t>(attr.ints().values().begin(), attr.ints().values().end());
     case plan::Attribute::kFloats:
@@ -31,8 +34,10 @@ AttributeValue AttributeFromPlan(const plan::Plan& plan, const plan::Attribute& 
     case plan::Attribute::kStrings:
       return std::vector<std::string>(attr.strings().values().begin(),
                                       attr.strings().values().end());
-    case plan::Attribute::kTensor: return WeightTensor(plan, attr.tensor());
-    case plan::Attribute::VALUE_NOT_SET: break;  // ValidatePlan refuses it
+    case plan::Attribute::kTensor:
+      return WeightTensor(plan, attr.tensor());
+    case plan::Attribute::VALUE_NOT_SET:
+      break;  // ValidatePlan refuses it
   }
   return int64_t{0};
 }
@@ -111,8 +116,8 @@ StatusOr<LoadedPlan> LoadPlan(plan::Plan plan, const std::string& source) {
   memory.alignment = plan.memory().alignment();
   memory.total_tensor_bytes = plan.memory().total_tensor_bytes();
   for (const plan::TensorPlacement& p : plan.memory().placements())
-    memory.placements.push_back({p.tensor(), p.offset(), p.bytes(),
-                                 p.is_view() ? p.view_of() : kNoValue});
+    memory.placements.push_back(
+        {p.tensor(), p.offset(), p.bytes(), p.is_view() ? p.view_of() : kNoValue});
 
   Status status = ValidateSchedule(graph, schedule);
   if (status.ok()) status = CheckMemoryPlan(graph, schedule, memory);

@@ -81,7 +81,8 @@ class Validator {
                          ", but the plan has " + Str(plan_.weights_size()) + " weights");
           if (plan_.weights(tensor.weight()).tensor() != t)
             return Error(DescribeTensor(t) + " refers to weight " + Str(tensor.weight()) +
-                         ", which belongs to tensor " + Str(plan_.weights(tensor.weight()).tensor()));
+                         ", which belongs to tensor " +
+                         Str(plan_.weights(tensor.weight()).tensor()));
           break;
         default:
           return Error(DescribeTensor(t) + " has an unknown kind " + Str(tensor.kind()));
@@ -135,7 +136,8 @@ class Validator {
       }
       for (const plan::Attribute& attr : op.attributes()) {
         std::string what = DescribeOp(o) + " attribute '" + attr.name() + "'";
-        if (attr.value_case() == plan::Attribute::VALUE_NOT_SET) return Error(what + " has no value");
+        if (attr.value_case() == plan::Attribute::VALUE_NOT_SET)
+          return Error(what + " has no value");
         if (attr.value_case() == plan::Attribute::kTensor) {
           if (!InRange(attr.tensor())) return Error(what + " " + OutOfRange(attr.tensor()));
           if (!IsWeight(attr.tensor()))
@@ -217,8 +219,10 @@ class Validator {
 
   Status CheckMemory() const {
     const plan::MemoryPlan& memory = plan_.memory();
-    if (memory.alignment() <= 0) return Error("the memory plan's alignment is " + Str(memory.alignment()));
-    if (memory.arena_bytes() < 0) return Error("the memory plan's arena size is " + Str(memory.arena_bytes()));
+    if (memory.alignment() <= 0)
+      return Error("the memory plan's alignment is " + Str(memory.alignment()));
+    if (memory.arena_bytes() < 0)
+      return Error("the memory plan's arena size is " + Str(memory.arena_bytes()));
     std::vector<int> placement_of(num_tensors(), -1);
     for (int p = 0; p < memory.placements_size(); ++p) {
       const plan::TensorPlacement& placement = memory.placements(p);
@@ -227,7 +231,8 @@ class Validator {
       if (!InRange(t)) return Error(what + " " + OutOfRange(t));
       what += " of " + DescribeTensor(t);
       if (IsWeight(t)) return Error(what + ": a weight has no place in the arena");
-      if (placement_of[t] >= 0) return Error(what + ": the tensor is already placed by placement " + Str(placement_of[t]));
+      if (placement_of[t] >= 0)
+        return Error(what + ": the tensor is already placed by placement " + Str(placement_of[t]));
       placement_of[t] = p;
       int64_t expected = PlanTensorBytes(plan_.tensors(t));
       if (placement.bytes() != expected)
@@ -237,8 +242,9 @@ class Validator {
         return Error(what + " is a view of tensor " + Str(placement.view_of()) +
                      ", which is not an arena tensor of the plan");
       if (placement.offset() < 0 || placement.offset() > memory.arena_bytes() - placement.bytes())
-        return Error(what + " at offset " + Str(placement.offset()) + " (" + Str(placement.bytes()) +
-                     " bytes) lies outside the arena of " + Str(memory.arena_bytes()) + " bytes");
+        return Error(what + " at offset " + Str(placement.offset()) + " (" +
+                     Str(placement.bytes()) + " bytes) lies outside the arena of " +
+                     Str(memory.arena_bytes()) + " bytes");
     }
     for (int t = 0; t < num_tensors(); ++t)
       if (!IsWeight(t) && placement_of[t] < 0)
@@ -250,8 +256,8 @@ class Validator {
     const plan::Schedule& schedule = plan_.schedule();
     for (int i = 0; i < plan_.stage_latencies_size(); ++i) {
       const plan::StageLatency& latency = plan_.stage_latencies(i);
-      if (latency.block() < 0 || latency.block() >= schedule.blocks_size() ||
-          latency.stage() < 0 || latency.stage() >= schedule.blocks(latency.block()).stages_size())
+      if (latency.block() < 0 || latency.block() >= schedule.blocks_size() || latency.stage() < 0 ||
+          latency.stage() >= schedule.blocks(latency.block()).stages_size())
         return Error("stage latency " + Str(i) + " refers to block " + Str(latency.block()) +
                      " stage " + Str(latency.stage()) + ", which the schedule does not have");
     }

@@ -54,7 +54,6 @@ void ColumnMajorGemm(const CublasGemmCall& call, float alpha, const float* a, co
   }
 }
 
-
 // Emulates the kernel's cuBLAS call for node 0 (inputs a, b) and compares with the reference.
 void CheckProduct(const Graph& graph, const RowMajorGemm& gemm) {
   const Node& node = graph.nodes[0];

@@ -9,8 +9,8 @@ namespace ios {
 
 struct IoscOptions {
   std::string model_path;
-  std::string output_path;       // -o: the plan file
-  std::string device = "cpu";    // cpu, sim:NAME, or a CUDA device ordinal
+  std::string output_path;     // -o: the plan file
+  std::string device = "cpu";  // cpu, sim:NAME, or a CUDA device ordinal
   std::string schedule = "ios";
   // IOS search (the paper's r and s; 0 = unlimited)
   int max_units_per_group = 3;
@@ -20,11 +20,11 @@ struct IoscOptions {
   int64_t max_transitions_per_part = 50'000'000;  // IosOptions::max_transitions_per_part
   std::string stats_json_path;
   std::string timing_cache_path;
-  int profile_warmup = 2;         // -1: the profiler's default (set for a CUDA device)
+  int profile_warmup = 2;  // -1: the profiler's default (set for a CUDA device)
   int profile_repeats = 7;
-  std::string tf32 = "on";        // CUDA: fp32 convs and GEMMs may use TF32 tensor cores
-  int max_streams = 0;           // 0: the device's default (CPU: its cores; GPU: 8)
-  std::string command_line;      // recorded in the plan
+  std::string tf32 = "on";   // CUDA: fp32 convs and GEMMs may use TF32 tensor cores
+  int max_streams = 0;       // 0: the device's default (CPU: its cores; GPU: 8)
+  std::string command_line;  // recorded in the plan
   int64_t batch = 1;
   int part_limit = 50;
   std::string dump_blocks_path;  // --dump-blocks: JSON of blocks, parts and units

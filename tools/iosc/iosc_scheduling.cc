@@ -1,11 +1,11 @@
 #include "iosc/iosc_scheduling.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <thread>
-
-#include <spdlog/spdlog.h>
 
 #include "cost/analytic_model.h"
 #include "cost/cached_stage_cost.h"
@@ -126,12 +126,13 @@ StatusOr<ScheduleOutcome> SearchIos(const IoscOptions& options, Graph& graph,
   IOS_ASSIGN_OR_RETURN(IosSearchResult result, IosSchedule(graph, blocks, cost, search));
   // What the search bought: the baselines under the same cost source.
   const int streams = options.max_groups_per_stage > 0 ? options.max_groups_per_stage : 8;
-  IOS_ASSIGN_OR_RETURN(double sequential,
-                       PredictScheduleLatency(graph, blocks, SequentialSchedule(blocks), cost, nullptr));
+  IOS_ASSIGN_OR_RETURN(
+      double sequential,
+      PredictScheduleLatency(graph, blocks, SequentialSchedule(blocks), cost, nullptr));
   Schedule greedy_schedule = GreedySchedule(blocks, streams);
   std::vector<double> greedy_stages;
-  IOS_ASSIGN_OR_RETURN(double greedy, PredictScheduleLatency(graph, blocks, greedy_schedule, cost,
-                                                             &greedy_stages));
+  IOS_ASSIGN_OR_RETURN(
+      double greedy, PredictScheduleLatency(graph, blocks, greedy_schedule, cost, &greedy_stages));
   int greedy_blocks = KeepGreedyWhereFaster(greedy_schedule, greedy_stages, &result);
   if (!options.timing_cache_path.empty())
     IOS_RETURN_IF_ERROR(cost.SaveTimingCache(options.timing_cache_path));
@@ -171,23 +172,28 @@ StatusOr<ScheduleOutcome> SearchIos(const IoscOptions& options, Graph& graph,
     states += part.states;
     transitions += part.transitions;
   }
-  std::printf("IOS search (%s, r=%d, s=%d, %s endings): %zu parts, %lld states, %lld transitions, "
-              "%lld distinct stages measured (%lld requests), %.3f s\n",
-              cost.Name().c_str(), options.max_units_per_group, options.max_groups_per_stage,
-              options.endings.c_str(), result.parts.size(), static_cast<long long>(states),
-              static_cast<long long>(transitions), static_cast<long long>(cost.distinct_measured()),
-              static_cast<long long>(cost.requests()), result.search_seconds);
-  std::printf("predicted latency (%s): %s %.3f ms, greedy %.3f ms, sequential %.3f ms "
-              "(%.2fx over sequential, %.2fx over greedy)\n",
-              cost.Name().c_str(), options.schedule.c_str(), result.predicted_latency_ms, greedy,
-              sequential, sequential / result.predicted_latency_ms,
-              greedy / result.predicted_latency_ms);
+  std::printf(
+      "IOS search (%s, r=%d, s=%d, %s endings): %zu parts, %lld states, %lld transitions, "
+      "%lld distinct stages measured (%lld requests), %.3f s\n",
+      cost.Name().c_str(), options.max_units_per_group, options.max_groups_per_stage,
+      options.endings.c_str(), result.parts.size(), static_cast<long long>(states),
+      static_cast<long long>(transitions), static_cast<long long>(cost.distinct_measured()),
+      static_cast<long long>(cost.requests()), result.search_seconds);
+  std::printf(
+      "predicted latency (%s): %s %.3f ms, greedy %.3f ms, sequential %.3f ms "
+      "(%.2fx over sequential, %.2fx over greedy)\n",
+      cost.Name().c_str(), options.schedule.c_str(), result.predicted_latency_ms, greedy,
+      sequential, sequential / result.predicted_latency_ms, greedy / result.predicted_latency_ms);
   if (greedy_blocks > 0)
-    std::printf("note: %d block(s) keep the greedy stages, predicted faster there than the "
-                "search within the block's parts\n", greedy_blocks);
+    std::printf(
+        "note: %d block(s) keep the greedy stages, predicted faster there than the "
+        "search within the block's parts\n",
+        greedy_blocks);
   if (fallbacks > 0)
-    std::printf("note: %d part(s) were scheduled greedily (see --stats-json 'fallback')\n", fallbacks);
-  if (!options.stats_json_path.empty()) IOS_RETURN_IF_ERROR(WriteStats(options.stats_json_path, stats));
+    std::printf("note: %d part(s) were scheduled greedily (see --stats-json 'fallback')\n",
+                fallbacks);
+  if (!options.stats_json_path.empty())
+    IOS_RETURN_IF_ERROR(WriteStats(options.stats_json_path, stats));
 
   ScheduleOutcome outcome;
   outcome.schedule = std::move(result.schedule);
@@ -206,8 +212,8 @@ StatusOr<plan::DeviceFingerprint> TargetDevice(const std::string& device) {
     return sim->Fingerprint();
   }
   if (!IsCudaDevice(device)) {
-    return InvalidInput("--device must be cpu, sim:NAME or a CUDA device ordinal, got '" +
-                        device + "'");
+    return InvalidInput("--device must be cpu, sim:NAME or a CUDA device ordinal, got '" + device +
+                        "'");
   }
 #ifdef IOS_HAVE_CUDA
   if (device.size() > 4) return InvalidInput("no CUDA device " + device);  // not an int

@@ -26,23 +26,26 @@ void MapActivationKind(const Activation& act, const float* in, float* out, int64
     case ActivationKind::kNone:
       if (in != out) std::copy(in, in + count, out);
       return;
-    case ActivationKind::kRelu: return MapActivation<ActivationKind::kRelu>(a, b, in, out, count);
+    case ActivationKind::kRelu:
+      return MapActivation<ActivationKind::kRelu>(a, b, in, out, count);
     case ActivationKind::kLeakyRelu:
       return MapActivation<ActivationKind::kLeakyRelu>(a, b, in, out, count);
-    case ActivationKind::kClip: return MapActivation<ActivationKind::kClip>(a, b, in, out, count);
+    case ActivationKind::kClip:
+      return MapActivation<ActivationKind::kClip>(a, b, in, out, count);
     case ActivationKind::kSigmoid:
       return MapActivation<ActivationKind::kSigmoid>(a, b, in, out, count);
-    case ActivationKind::kTanh: return MapActivation<ActivationKind::kTanh>(a, b, in, out, count);
+    case ActivationKind::kTanh:
+      return MapActivation<ActivationKind::kTanh>(a, b, in, out, count);
     case ActivationKind::kHardSigmoid:
       return MapActivation<ActivationKind::kHardSigmoid>(a, b, in, out, count);
     case ActivationKind::kHardSwish:
       return MapActivation<ActivationKind::kHardSwish>(a, b, in, out, count);
-    case ActivationKind::kElu: return MapActivation<ActivationKind::kElu>(a, b, in, out, count);
+    case ActivationKind::kElu:
+      return MapActivation<ActivationKind::kElu>(a, b, in, out, count);
   }
 }
 
-void RunActivation(const Activation& act, const float* in, float* out, int64_t count,
-                   int threads) {
+void RunActivation(const Activation& act, const float* in, float* out, int64_t count, int threads) {
   ParallelFor(count, ThreadsForWork(threads, count), [&](int64_t begin, int64_t end) {
     MapActivationKind(act, in + begin, out + begin, end - begin);
   });
@@ -74,7 +77,8 @@ class ClipInputsCpuKernel : public CpuKernel {
              int threads) override {
     Activation act{ActivationKind::kClip, std::numeric_limits<float>::lowest(),
                    std::numeric_limits<float>::max()};
-    if (inputs.size() > 1 && inputs[1] != nullptr) act.alpha = *static_cast<const float*>(inputs[1]);
+    if (inputs.size() > 1 && inputs[1] != nullptr)
+      act.alpha = *static_cast<const float*>(inputs[1]);
     if (inputs.size() > 2 && inputs[2] != nullptr) act.beta = *static_cast<const float*>(inputs[2]);
     if (act.alpha > act.beta) act.alpha = act.beta;  // ONNX: every value becomes max
     RunActivation(act, static_cast<const float*>(inputs[0]), static_cast<float*>(outputs[0]),

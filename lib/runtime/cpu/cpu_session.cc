@@ -22,8 +22,9 @@ CpuSession::~CpuSession() = default;
 Status CpuSession::Init(const CpuSessionOptions& options) {
   const Graph& graph = plan_.graph;
   const MemoryPlan& memory = plan_.memory;
-  int threads = options.threads > 0 ? options.threads
-                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads = options.threads > 0
+                    ? options.threads
+                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // The arena: aligned for vector loads; at least one alignment unit so that it is never null.
   const size_t alignment = static_cast<size_t>(std::max<int64_t>(memory.alignment, 64));
   size_t bytes = static_cast<size_t>(memory.arena_bytes);
@@ -63,8 +64,8 @@ Status CpuSession::Init(const CpuSessionOptions& options) {
 Status CpuSession::SetInputs(const std::vector<Tensor>& inputs) {
   const Graph& graph = plan_.graph;
   if (inputs.size() != graph.inputs.size()) {
-    return InvalidInput("the plan takes " + std::to_string(graph.inputs.size()) + " input(s), got " +
-                        std::to_string(inputs.size()));
+    return InvalidInput("the plan takes " + std::to_string(graph.inputs.size()) +
+                        " input(s), got " + std::to_string(inputs.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& value = graph.values[graph.inputs[i]];

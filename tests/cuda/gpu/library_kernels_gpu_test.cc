@@ -27,7 +27,6 @@ namespace {
 using testing::GraphBuilder;
 using testing::RandomTensor;
 
-
 struct RunOptions {
   bool allow_tf32 = false;
   const plan::ConvAlgorithm* conv_algorithm = nullptr;
