@@ -42,10 +42,6 @@ Status CheckStageNodesLive(const Graph& graph, const ScheduleStage& stage) {
   return Status::Ok();
 }
 
-size_t ValueBytes(const Value& value) {
-  return static_cast<size_t>(NumElements(value.dims)) * DTypeSize(value.dtype);
-}
-
 std::vector<StageBuffer> StageBuffers(const Graph& graph, const ScheduleStage& stage) {
   std::vector<bool> produced(graph.values.size(), false);
   for (const ScheduleGroup& group : stage.groups)
@@ -60,7 +56,7 @@ std::vector<StageBuffer> StageBuffers(const Graph& graph, const ScheduleStage& s
     seen[v] = true;
     const Value& value = graph.values[v];
     if (value.constant) return;
-    const size_t bytes = ValueBytes(value);
+    const size_t bytes = static_cast<size_t>(ValueBytes(value));
     if (bytes == 0) return;
     const bool is_produced = produced[v];
     buffers.push_back(StageBuffer{v, bytes, is_produced, taken[is_produced ? 1 : 0][bytes]++});

@@ -14,6 +14,7 @@
 
 #include "cost/stage_cost.h"
 #include "ir/graph.h"
+#include "runtime/node_buffers.h"
 #include "sched/schedule.h"
 #include "sched/units.h"
 #include "util/status.h"
@@ -45,29 +46,6 @@ struct StageBuffer {
 // Every value the stage's nodes read or write, once each, in first-use order (groups in order,
 // each node's inputs then outputs).
 std::vector<StageBuffer> StageBuffers(const Graph& graph, const ScheduleStage& stage);
-
-size_t ValueBytes(const Value& value);
-
-// A node's buffers in the form the kernels take them (null for an omitted value).
-struct NodeBuffers {
-  std::vector<const void*> inputs;
-  std::vector<void*> outputs;
-};
-
-// `value_ptr` holds a buffer per ValueId: void* (CPU) or const void* (CUDA, whose outputs are
-// device buffers the profiler owns and hands out as writable).
-template <typename Pointer>
-NodeBuffers NodeBuffersOf(const Node& node, const std::vector<Pointer>& value_ptr) {
-  NodeBuffers buffers;
-  buffers.inputs.reserve(node.inputs.size());
-  buffers.outputs.reserve(node.outputs.size());
-  for (ValueId in : node.inputs)
-    buffers.inputs.push_back(in == kNoValue ? nullptr : value_ptr[static_cast<size_t>(in)]);
-  for (ValueId out : node.outputs)
-    buffers.outputs.push_back(
-        out == kNoValue ? nullptr : const_cast<void*>(value_ptr[static_cast<size_t>(out)]));
-  return buffers;
-}
 
 // Fills a stage input buffer with float-shaped random data in [-1, 1): every supported
 // activation is fp32, and the integer inputs of index ops are constants, never pool buffers.

@@ -5,6 +5,10 @@
 
 namespace ios {
 
+int64_t ValueBytes(const Value& value) {
+  return static_cast<int64_t>(DTypeSize(value.dtype)) * NumElements(value.dims);
+}
+
 ValueId Graph::AddValue(Value value) {
   values.push_back(std::move(value));
   return static_cast<ValueId>(values.size() - 1);

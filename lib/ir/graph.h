@@ -21,11 +21,11 @@ constexpr NodeId kNoNode = -1;
 struct Value {
   std::string name;
   DType dtype = DType::kUndefined;
-  Dims dims;                       // empty with has_shape=false until inferred
+  Dims dims;  // empty with has_shape=false until inferred
   bool has_shape = false;
   std::optional<Tensor> constant;  // initializers and folded results
   NodeId producer = kNoNode;
-  std::vector<NodeId> consumers;   // rebuilt by Graph::RebuildUses
+  std::vector<NodeId> consumers;  // rebuilt by Graph::RebuildUses
   bool is_graph_input = false;
   bool is_graph_output = false;
 };
@@ -40,6 +40,9 @@ struct Node {
   bool dead = false;
 };
 
+// Bytes of the value's dense tensor (its dtype's size times its element count).
+int64_t ValueBytes(const Value& value);
+
 class Graph {
  public:
   std::string name;
@@ -47,7 +50,7 @@ class Graph {
   int64_t opset = 0;        // default-domain opset
   std::vector<Value> values;
   std::vector<Node> nodes;
-  std::vector<ValueId> inputs;   // runtime inputs only (not initializers)
+  std::vector<ValueId> inputs;  // runtime inputs only (not initializers)
   std::vector<ValueId> outputs;
 
   ValueId AddValue(Value value);

@@ -244,7 +244,7 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
     if (value.constant) return Internal(what + " is a constant but has an arena placement");
     if (placement_of[p.value] >= 0) return Internal(what + " is placed twice");
     placement_of[p.value] = static_cast<int>(i);
-    int64_t expected = static_cast<int64_t>(DTypeSize(value.dtype)) * NumElements(value.dims);
+    int64_t expected = ValueBytes(value);
     if (p.bytes != expected)
       return Internal(what + " is placed with " + std::to_string(p.bytes) +
                       " bytes but its tensor " + DimsToString(value.dims) + " has " +

@@ -21,10 +21,6 @@ bool SlicesAreContiguous(const Dims& dims, int64_t axis) {
   return true;
 }
 
-int64_t ValueBytes(const Value& value) {
-  return static_cast<int64_t>(DTypeSize(value.dtype)) * NumElements(value.dims);
-}
-
 bool IsPlainIntermediate(const Value& value) {
   return !value.constant && !value.is_graph_input && !value.is_graph_output && value.has_shape;
 }

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "plan/tensor_views.h"
+#include "runtime/session_inputs.h"
 
 namespace ios {
 
@@ -41,16 +42,13 @@ Status CpuSession::Init(const CpuSessionOptions& options) {
     if (value.constant) value_ptr_[v] = const_cast<uint8_t*>(value.constant->raw());
   }
 
+  // Each op's buffers, resolved once so that running an op does no lookups.
+  IOS_ASSIGN_OR_RETURN(op_buffers_, ResolveNodeBuffers(graph, value_ptr_));
   redundant_ = OpsMadeRedundantByViews(graph, memory);
   kernels_.resize(graph.nodes.size());
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
     if (node.dead) continue;
-    for (ValueId in : node.inputs) {
-      if (in != kNoValue && value_ptr_[in] == nullptr && NumElements(graph.values[in].dims) > 0)
-        return Internal(graph.Describe(static_cast<NodeId>(n)) + " reads '" +
-                        graph.values[in].name + "', which has no memory in the plan");
-    }
     CpuKernelContext context = MakeCpuKernelContext(graph, node);
     IOS_ASSIGN_OR_RETURN(kernels_[n], CreateCpuKernel(context));
   }
@@ -63,17 +61,8 @@ Status CpuSession::Init(const CpuSessionOptions& options) {
 
 Status CpuSession::SetInputs(const std::vector<Tensor>& inputs) {
   const Graph& graph = plan_.graph;
-  if (inputs.size() != graph.inputs.size()) {
-    return InvalidInput("the plan takes " + std::to_string(graph.inputs.size()) +
-                        " input(s), got " + std::to_string(inputs.size()));
-  }
+  IOS_RETURN_IF_ERROR(CheckSessionInputs(graph, inputs));
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const Value& value = graph.values[graph.inputs[i]];
-    if (inputs[i].dtype() != value.dtype || inputs[i].dims() != value.dims) {
-      return InvalidInput("input " + std::to_string(i) + " ('" + value.name + "') must be " +
-                          DTypeName(value.dtype) + DimsToString(value.dims) + ", got " +
-                          DTypeName(inputs[i].dtype()) + DimsToString(inputs[i].dims()));
-    }
     std::memcpy(value_ptr_[graph.inputs[i]], inputs[i].raw(), inputs[i].num_bytes());
   }
   return Status::Ok();
@@ -94,12 +83,8 @@ std::vector<Tensor> CpuSession::GetOutputs() const {
 
 Status CpuSession::RunOp(NodeId op, int threads) {
   if (redundant_[op]) return Status::Ok();  // a Concat or Split whose slices are views
-  const Node& node = plan_.graph.nodes[op];
-  std::vector<const void*> inputs;
-  std::vector<void*> outputs;
-  for (ValueId in : node.inputs) inputs.push_back(in == kNoValue ? nullptr : value_ptr_[in]);
-  for (ValueId out : node.outputs) outputs.push_back(out == kNoValue ? nullptr : value_ptr_[out]);
-  Status status = kernels_[op]->Run(inputs, outputs, threads);
+  const NodeBuffers& buffers = op_buffers_[op];
+  Status status = kernels_[op]->Run(buffers.inputs, buffers.outputs, threads);
   return status.WithContext(plan_.graph.Describe(op));
 }
 

@@ -11,6 +11,7 @@
 #include "runtime/command_list.h"
 #include "runtime/cpu/cpu_kernel.h"
 #include "runtime/executor.h"
+#include "runtime/node_buffers.h"
 #include "util/status.h"
 
 namespace ios {
@@ -47,6 +48,7 @@ class CpuSession : public OpRunner {
   std::unique_ptr<uint8_t, void (*)(void*)> arena_{nullptr, nullptr};
   std::vector<void*> value_ptr_;  // per ValueId: in the arena, or the constant's data
   std::vector<std::unique_ptr<CpuKernel>> kernels_;  // per NodeId
+  std::vector<NodeBuffers> op_buffers_;              // per NodeId, resolved once
   std::vector<bool> redundant_;  // per NodeId: skipped, its slices are views (plan/tensor_views.h)
   CommandList commands_;
   std::unique_ptr<StreamExecutor> executor_;

@@ -103,7 +103,8 @@ StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph,
       IOS_ASSIGN_OR_RETURN(constant_x, Upload(*x.constant, context.stream));
       buffers.x = constant_x.data();
     } else {
-      IOS_ASSIGN_OR_RETURN(buffers.x, input.Get(ValueBytes(x), context.stream, rng));
+      IOS_ASSIGN_OR_RETURN(buffers.x,
+                           input.Get(static_cast<size_t>(ValueBytes(x)), context.stream, rng));
     }
     IOS_ASSIGN_OR_RETURN(DeviceBuffer weights, Upload(*w.constant, context.stream));
     buffers.w = weights.data();

@@ -10,6 +10,7 @@
 #include "plan/tensor_views.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/cuda_device.h"
+#include "runtime/session_inputs.h"
 
 namespace ios {
 namespace {
@@ -20,11 +21,6 @@ constexpr int64_t kDeviceAlignment = 256;
 size_t AlignUp(size_t bytes) {
   const size_t a = static_cast<size_t>(kDeviceAlignment);
   return (bytes + a - 1) / a * a;
-}
-
-size_t ValueBytes(const Value& value) {
-  return static_cast<size_t>(std::max<int64_t>(0, NumElements(value.dims))) *
-         DTypeSize(value.dtype);
 }
 
 void LogIfFailed(cudaError_t error, const char* call) {
@@ -184,39 +180,22 @@ Status CudaSession::AllocateMemory() {
   }
 
   // Each op's buffers, resolved once so that enqueueing does no lookups.
-  op_inputs_.assign(graph.nodes.size(), {});
-  op_outputs_.assign(graph.nodes.size(), {});
-  for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    const Node& node = graph.nodes[n];
-    if (node.dead) continue;
-    for (ValueId in : node.inputs) {
-      void* pointer = in == kNoValue ? nullptr : value_ptr_[in];
-      if (in != kNoValue && pointer == nullptr && ValueBytes(graph.values[in]) > 0)
-        return Internal(graph.Describe(static_cast<NodeId>(n)) + " reads '" +
-                        graph.values[in].name + "', which has no memory in the plan");
-      op_inputs_[n].push_back(pointer);
-    }
-    for (ValueId out : node.outputs) {
-      void* pointer = out == kNoValue ? nullptr : value_ptr_[out];
-      if (out != kNoValue && pointer == nullptr && ValueBytes(graph.values[out]) > 0)
-        return Internal(graph.Describe(static_cast<NodeId>(n)) + " writes '" +
-                        graph.values[out].name + "', which has no memory in the plan");
-      op_outputs_[n].push_back(pointer);
-    }
-  }
+  IOS_ASSIGN_OR_RETURN(op_buffers_, ResolveNodeBuffers(graph, value_ptr_));
   return Status::Ok();
 }
 
 Status CudaSession::AllocateStaging() {
   const Graph& graph = plan_.graph;
   for (ValueId id : graph.inputs) {
-    IOS_ASSIGN_OR_RETURN(PinnedHostBuffer buffer,
-                         PinnedHostBuffer::Allocate(ValueBytes(graph.values[id])));
+    IOS_ASSIGN_OR_RETURN(
+        PinnedHostBuffer buffer,
+        PinnedHostBuffer::Allocate(static_cast<size_t>(ValueBytes(graph.values[id]))));
     input_staging_.push_back(std::move(buffer));
   }
   for (ValueId id : graph.outputs) {
-    IOS_ASSIGN_OR_RETURN(PinnedHostBuffer buffer,
-                         PinnedHostBuffer::Allocate(ValueBytes(graph.values[id])));
+    IOS_ASSIGN_OR_RETURN(
+        PinnedHostBuffer buffer,
+        PinnedHostBuffer::Allocate(static_cast<size_t>(ValueBytes(graph.values[id]))));
     output_staging_.push_back(std::move(buffer));
   }
   return Status::Ok();
@@ -235,18 +214,7 @@ CudaSession::~CudaSession() {
 
 Status CudaSession::SetInputs(const std::vector<Tensor>& inputs) {
   const Graph& graph = plan_.graph;
-  if (inputs.size() != graph.inputs.size()) {
-    return InvalidInput("the plan takes " + std::to_string(graph.inputs.size()) +
-                        " input(s), got " + std::to_string(inputs.size()));
-  }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const Value& value = graph.values[graph.inputs[i]];
-    if (inputs[i].dtype() != value.dtype || inputs[i].dims() != value.dims) {
-      return InvalidInput("input " + std::to_string(i) + " ('" + value.name + "') must be " +
-                          DTypeName(value.dtype) + DimsToString(value.dims) + ", got " +
-                          DTypeName(inputs[i].dtype()) + DimsToString(inputs[i].dims()));
-    }
-  }
+  IOS_RETURN_IF_ERROR(CheckSessionInputs(graph, inputs));
   IOS_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
   // A previous copy may still read the staging buffers: wait before overwriting them.
   IOS_RETURN_IF_ERROR(Synchronize());
@@ -327,7 +295,8 @@ Status CudaSession::Enqueue(NodeId op, const CudaStreamContext& stream) {
     return Status::Ok();  // a Concat or Split whose slices are views (plan/tensor_views.h)
   if (op < 0 || static_cast<size_t>(op) >= kernels_.size() || kernels_[op] == nullptr)
     return Internal("the command list runs op " + std::to_string(op) + ", which has no kernel");
-  Status status = kernels_[op]->Enqueue(op_inputs_[op], op_outputs_[op], stream);
+  const NodeBuffers& buffers = op_buffers_[op];
+  Status status = kernels_[op]->Enqueue(buffers.inputs, buffers.outputs, stream);
   if (!status.ok()) return status.WithContext(plan_.graph.Describe(op));
   return Status::Ok();
 }

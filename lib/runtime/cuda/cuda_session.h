@@ -19,6 +19,7 @@
 #include "runtime/cuda/cuda_kernel.h"
 #include "runtime/cuda/cuda_replay.h"
 #include "runtime/cuda/cuda_streams.h"
+#include "runtime/node_buffers.h"
 #include "util/status.h"
 
 namespace ios {
@@ -93,8 +94,7 @@ class CudaSession : public CudaOpLauncher {
   std::vector<PinnedHostBuffer> output_staging_;      // per graph output
   std::vector<std::unique_ptr<CudaKernel>> kernels_;  // per NodeId (null for dead nodes)
   std::vector<bool> redundant_;  // per NodeId: skipped, its slices are views (tensor_views.h)
-  std::vector<std::vector<const void*>> op_inputs_;  // per NodeId, resolved once
-  std::vector<std::vector<void*>> op_outputs_;
+  std::vector<NodeBuffers> op_buffers_;  // per NodeId, resolved once
   CudaGraphExec graph_exec_;
   cudaEvent_t compute_start_ = nullptr;  // timing enabled, unlike the stream set's events
   cudaEvent_t compute_stop_ = nullptr;
