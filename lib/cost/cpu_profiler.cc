@@ -24,16 +24,19 @@ class NoOpRunner : public OpRunner {
 
 }  // namespace
 
-// Runs one stage's ops with the buffers chosen for that stage.
+// Runs one stage's ops with the buffers chosen for that stage, resolved before timing as
+// CpuSession resolves them once per plan.
 class CpuProfilerCostSource::Runner : public OpRunner {
  public:
-  Runner(const Graph& graph, const std::vector<CpuKernel*>& kernels,
+  Runner(const Graph& graph, const std::vector<CpuKernel*>& kernels, const ScheduleStage& stage,
          const std::vector<void*>& value_ptr)
-      : graph_(graph), kernels_(kernels), value_ptr_(value_ptr) {}
+      : graph_(graph), kernels_(kernels), buffers_(graph.nodes.size()) {
+    for (const ScheduleGroup& group : stage.groups)
+      for (NodeId n : group.nodes) buffers_[n] = NodeBuffersOf(graph.nodes[n], value_ptr);
+  }
 
   Status RunOp(NodeId op, int threads) override {
-    // Per call, as CpuSession does (the kernels take vectors); small next to any kernel.
-    const NodeBuffers buffers = NodeBuffersOf(graph_.nodes[op], value_ptr_);
+    const NodeBuffers& buffers = buffers_[op];
     return kernels_[op]
         ->Run(buffers.inputs, buffers.outputs, threads)
         .WithContext(graph_.Describe(op));
@@ -42,7 +45,7 @@ class CpuProfilerCostSource::Runner : public OpRunner {
  private:
   const Graph& graph_;
   const std::vector<CpuKernel*>& kernels_;
-  const std::vector<void*>& value_ptr_;
+  std::vector<NodeBuffers> buffers_;  // per NodeId; the stage's nodes only
 };
 
 void CpuProfilerCostSource::BufferPool::Deleter::operator()(void* p) const { std::free(p); }
@@ -183,7 +186,7 @@ StatusOr<double> CpuProfilerCostSource::TimeStage(const Graph& graph, const Sche
   const Schedule schedule = OneStageSchedule(stage, "profiler");
   IOS_ASSIGN_OR_RETURN(CommandList commands,
                        LowerToCommands(graph, schedule, max_streams_, total_threads_));
-  Runner runner(graph, kernels, value_ptr);
+  Runner runner(graph, kernels, stage, value_ptr);
   return TimeCommands(commands, runner);
 }
 
