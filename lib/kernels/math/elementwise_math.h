@@ -56,4 +56,7 @@ IOS_HD float ApplyUnary(UnaryOpKind op, float x) {
   return x;
 }
 
+// Mean of `count` inputs from their sum, as the reference computes it: sum / count in float.
+IOS_HD float MeanFromSum(float sum, int32_t count) { return sum / static_cast<float>(count); }
+
 }  // namespace ios

@@ -1,5 +1,6 @@
-// Factories of the kernels served by cuDNN and cuBLAS, one per file
-// (conv_cuda.cc, pool_cuda.cc, gemm_cuda.cc, matmul_cuda.cc), listed in library_kernels.cc.
+// Factories of the kernels served by cuDNN and cuBLAS, one per file (conv_cuda.cc,
+// conv_transpose_cuda.cc, pool_cuda.cc, gemm_cuda.cc, matmul_cuda.cc), listed in
+// library_kernels.cc.
 #pragma once
 
 #include <memory>
@@ -9,6 +10,9 @@
 namespace ios {
 
 StatusOr<std::unique_ptr<CudaKernel>> CreateConvCudaKernel(const CudaKernelContext& context);
+// cudnnConvolutionBackwardData (conv_transpose_descriptors.h).
+StatusOr<std::unique_ptr<CudaKernel>> CreateConvTransposeCudaKernel(
+    const CudaKernelContext& context);
 // MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool.
 StatusOr<std::unique_ptr<CudaKernel>> CreatePoolCudaKernel(const CudaKernelContext& context);
 StatusOr<std::unique_ptr<CudaKernel>> CreateGemmCudaKernel(const CudaKernelContext& context);

@@ -5,6 +5,7 @@ namespace ios {
 
 void AddLibraryCudaKernels(std::vector<CudaKernelEntry>& table) {
   table.push_back({"Conv", CreateConvCudaKernel});
+  table.push_back({"ConvTranspose", CreateConvTransposeCudaKernel});
   table.push_back({"MaxPool", CreatePoolCudaKernel});
   table.push_back({"AveragePool", CreatePoolCudaKernel});
   table.push_back({"GlobalMaxPool", CreatePoolCudaKernel});

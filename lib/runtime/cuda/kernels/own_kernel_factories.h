@@ -31,5 +31,16 @@ CudaKernelOr CreateSoftmaxCudaKernel(const CudaKernelContext& context);
 CudaKernelOr CreateReduceMeanCudaKernel(const CudaKernelContext& context);
 // normalization_cuda.cc
 CudaKernelOr CreateBatchNormCudaKernel(const CudaKernelContext& context);
+// logical_cuda.cc: Equal, Less, Greater (bool output, numpy broadcasting); Not; Where.
+CudaKernelOr CreateCompareCudaKernel(const CudaKernelContext& context);
+CudaKernelOr CreateNotCudaKernel(const CudaKernelContext& context);
+CudaKernelOr CreateWhereCudaKernel(const CudaKernelContext& context);
+// mean_cuda.cc: Mean (float32, numpy broadcasting).
+CudaKernelOr CreateMeanCudaKernel(const CudaKernelContext& context);
+// cast_cuda.cc
+CudaKernelOr CreateCastCudaKernel(const CudaKernelContext& context);
+// indexing_cuda.cc
+CudaKernelOr CreateGatherCudaKernel(const CudaKernelContext& context);
+CudaKernelOr CreateTileCudaKernel(const CudaKernelContext& context);
 
 }  // namespace ios

@@ -31,6 +31,15 @@ void AddOwnCudaKernels(std::vector<CudaKernelEntry>& table) {
       {"Reciprocal", CreateUnaryCudaKernel},
       {"Floor", CreateUnaryCudaKernel},
       {"Ceil", CreateUnaryCudaKernel},
+      {"Mean", CreateMeanCudaKernel},
+      // Comparisons (bool output) and selection.
+      {"Equal", CreateCompareCudaKernel},
+      {"Less", CreateCompareCudaKernel},
+      {"Greater", CreateCompareCudaKernel},
+      {"Not", CreateNotCudaKernel},
+      {"Where", CreateWhereCudaKernel},
+      // Conversion.
+      {"Cast", CreateCastCudaKernel},
       // Data movement (any dtype).
       {"Concat", CreateConcatCudaKernel},
       {"Split", CreateSplitCudaKernel},
@@ -44,6 +53,8 @@ void AddOwnCudaKernels(std::vector<CudaKernelEntry>& table) {
       {"Unsqueeze", CreateCopyCudaKernel},
       {"Identity", CreateCopyCudaKernel},
       {"Dropout", CreateCopyCudaKernel},
+      {"Gather", CreateGatherCudaKernel},
+      {"Tile", CreateTileCudaKernel},
       // Reductions and normalisation.
       {"Softmax", CreateSoftmaxCudaKernel},
       {"ReduceMean", CreateReduceMeanCudaKernel},

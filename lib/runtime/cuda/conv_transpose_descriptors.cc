@@ -1,0 +1,245 @@
+#include "runtime/cuda/conv_transpose_descriptors.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "ops/op_util.h"
+#include "runtime/cuda/cuda_check.h"
+
+namespace ios {
+namespace {
+
+constexpr size_t kMaxSpatialAxes = 3;  // cuDNN's Nd convolutions: 2-D and 3-D windows
+
+bool FitsInt(int64_t value) {
+  return value >= std::numeric_limits<int>::min() && value <= std::numeric_limits<int>::max();
+}
+
+Status WithLabel(const std::string& label, Status status) {
+  if (status.ok()) return status;
+  return Status(status.code(), label + status.message());
+}
+
+// floor(a / b) for b > 0.
+int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// One spatial axis of the problem (see the header).
+struct TransposeAxis {
+  int64_t pad = 0;
+  int64_t full_output = 0;
+  int64_t crop_begin = 0;
+};
+
+}  // namespace
+
+int64_t ConvTransposeGeometry::CropOffset() const {
+  const Dims strides = DenseStrides(full_output);
+  int64_t offset = 0;
+  for (size_t i = 0; i < crop_begin.size() && 2 + i < strides.size(); ++i)
+    offset += crop_begin[i] * strides[2 + i];
+  return offset;
+}
+
+StatusOr<ConvTransposeGeometry> PlanConvTransposeWindow(const Node& node, const Dims& x,
+                                                        const Dims& w, const Dims& y) {
+  const std::string label = CudnnNodeLabel(node);
+  if (x.size() < 3 || w.size() != x.size() || y.size() != x.size()) {
+    return Internal(label + "input " + DimsToString(x) + ", weights " + DimsToString(w) +
+                    " and output " + DimsToString(y) + " do not fit a transposed convolution");
+  }
+  const size_t n = x.size() - 2;
+  if (n > kMaxSpatialAxes) {
+    return Unsupported(label + std::to_string(n) + " spatial axes (cuDNN takes 1 to 3 here)");
+  }
+  const std::vector<int64_t> kernel(w.begin() + 2, w.end());
+  auto params = ReadWindowParams(node, kernel);
+  if (!params.ok()) return WithLabel(label, params.status());
+  auto output_padding = node.attrs.GetInts("output_padding", std::vector<int64_t>(n, 0));
+  if (!output_padding.ok()) return WithLabel(label, output_padding.status());
+  auto output_shape = node.attrs.GetInts("output_shape", {});
+  if (!output_shape.ok()) return WithLabel(label, output_shape.status());
+  // output_shape may list the spatial dims only or the whole shape.
+  std::vector<int64_t> requested = *output_shape;
+  if (requested.size() == n + 2) requested.erase(requested.begin(), requested.begin() + 2);
+  if (output_padding->size() != n || (!requested.empty() && requested.size() != n)) {
+    return InvalidInput(label + "output_padding " + DimsToString(*output_padding) +
+                        " or output_shape " + DimsToString(*output_shape) +
+                        " does not have one value per spatial axis");
+  }
+  const bool same = params->auto_pad == "SAME_UPPER" || params->auto_pad == "SAME_LOWER";
+  const bool valid = params->auto_pad == "VALID";
+
+  ConvTransposeGeometry g;
+  g.input = PadToCudnnRank(x);
+  Dims full = {y[0], y[1]};
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t in = x[2 + i];
+    const int64_t k = kernel[i];
+    const int64_t s = params->strides[i];
+    const int64_t d = params->dilations[i];
+    const int64_t extent = (k - 1) * d + 1;
+    const int64_t full_size = s * (in - 1) + (*output_padding)[i] + extent;
+    int64_t pad_begin = params->pads[i];
+    int64_t pad_end = params->pads[n + i];
+    int64_t out = 0;
+    if (!requested.empty() || same) {
+      // The reference kernel's rule: the total padding from the requested size, its larger
+      // half at the end for SAME_UPPER and at the beginning otherwise.
+      out = !requested.empty() ? requested[i] : in * s;
+      const int64_t total = full_size - out;
+      const int64_t half = FloorDiv(total, 2);
+      pad_begin = params->auto_pad == "SAME_UPPER" ? half : total - half;
+      pad_end = total - pad_begin;
+    } else if (valid) {
+      pad_begin = 0;
+      pad_end = 0;
+      out = full_size;
+    } else {
+      out = full_size - pad_begin - pad_end;
+    }
+    if (out != y[2 + i]) {
+      return Internal(label + "output " + DimsToString(y) + " differs from the window's size " +
+                      std::to_string(out) + " on spatial axis " + std::to_string(i));
+    }
+    if (pad_begin < 0 || pad_end < 0) {
+      return Unsupported(label + "an output of " + std::to_string(out) + " on spatial axis " +
+                         std::to_string(i) + ", larger than the " + std::to_string(full_size) +
+                         " positions the transposed convolution computes (negative pads)");
+    }
+    TransposeAxis axis;
+    axis.pad = std::min(pad_begin, pad_end);
+    const int64_t extra = std::max<int64_t>(0, (*output_padding)[i] + axis.pad - pad_end);
+    if (extra >= s) {
+      return Unsupported(label + "output_padding " + std::to_string((*output_padding)[i]) +
+                         " on spatial axis " + std::to_string(i) + " with stride " +
+                         std::to_string(s) + " and pads " + std::to_string(pad_begin) + "/" +
+                         std::to_string(pad_end) +
+                         ": cuDNN's forward convolution of the output would not give back the "
+                         "input size");
+    }
+    axis.full_output = s * (in - 1) + extent - 2 * axis.pad + extra;
+    axis.crop_begin = pad_begin - axis.pad;
+    if (axis.crop_begin + out > axis.full_output) {
+      return Internal(label + "transposed window plan overruns cuDNN's output on spatial axis " +
+                      std::to_string(i));
+    }
+    for (int64_t v : {k, s, d, axis.pad}) {
+      if (!FitsInt(v)) return Unsupported(label + "a window parameter exceeds int32");
+    }
+    g.kernel.push_back(static_cast<int>(k));
+    g.pads.push_back(static_cast<int>(axis.pad));
+    g.strides.push_back(static_cast<int>(s));
+    g.dilations.push_back(static_cast<int>(d));
+    g.crop_begin.push_back(axis.crop_begin);
+    full.push_back(axis.full_output);
+  }
+  if (n == 1) {  // a unit axis, as cuDNN's Nd calls want rank 4 (cudnn_descriptors.h)
+    g.kernel.push_back(1);
+    g.pads.push_back(0);
+    g.strides.push_back(1);
+    g.dilations.push_back(1);
+    g.crop_begin.push_back(0);
+  }
+  g.full_output = PadToCudnnRank(full);
+  g.output = PadToCudnnRank(y);
+  return g;
+}
+
+StatusOr<ConvTransposeDescriptors> BuildConvTransposeDescriptors(const Node& node, const Dims& x,
+                                                                 const Dims& w, const Dims& y,
+                                                                 cudnnMathType_t math_type) {
+  const std::string label = CudnnNodeLabel(node);
+  ConvTransposeDescriptors d;
+  IOS_ASSIGN_OR_RETURN(d.geometry, PlanConvTransposeWindow(node, x, w, y));
+  auto group = node.attrs.GetInt("group", 1);
+  if (!group.ok()) return WithLabel(label, group.status());
+  d.groups = *group;
+  if (!FitsInt(d.groups) || d.groups < 1) return Unsupported(label + "group out of range");
+  if (x[1] != w[0] || x[1] % d.groups != 0 || y[1] != w[1] * d.groups) {
+    return Internal(label + "input " + DimsToString(x) + ", weights " + DimsToString(w) +
+                    ", output " + DimsToString(y) + " and group " + std::to_string(d.groups) +
+                    " do not match");
+  }
+  const ConvTransposeGeometry& g = d.geometry;
+  for (const Dims* dims : {&g.input, &g.full_output}) {
+    for (int64_t v : *dims) {
+      if (!FitsInt(v))
+        return Unsupported(label + "tensor " + DimsToString(*dims) + " exceeds int32");
+    }
+  }
+  IOS_ASSIGN_OR_RETURN(d.x, MakeTensorDescriptor(g.input));
+  IOS_ASSIGN_OR_RETURN(d.w, CudnnFilterDescriptor::Make());
+  std::vector<int> filter;
+  for (int64_t v : PadToCudnnRank(w)) {
+    if (!FitsInt(v)) return Unsupported(label + "weights " + DimsToString(w) + " exceed int32");
+    filter.push_back(static_cast<int>(v));
+  }
+  // The forward filter layout [K, C/group, k...] with K = X's channels, C = the output's.
+  IOS_CUDNN_RETURN_IF_ERROR(
+      cudnnSetFilterNdDescriptor(d.w.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+                                 static_cast<int>(filter.size()), filter.data()));
+  IOS_ASSIGN_OR_RETURN(d.conv, CudnnConvolutionDescriptor::Make());
+  // ONNX's Conv is a cross-correlation; ConvTranspose is its data gradient. float32 accumulation.
+  IOS_CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionNdDescriptor(
+      d.conv.get(), static_cast<int>(g.pads.size()), g.pads.data(), g.strides.data(),
+      g.dilations.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  IOS_CUDNN_RETURN_IF_ERROR(
+      cudnnSetConvolutionGroupCount(d.conv.get(), static_cast<int>(d.groups)));
+  IOS_CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(d.conv.get(), math_type));
+  IOS_ASSIGN_OR_RETURN(d.y_full, MakeTensorDescriptor(g.full_output));
+  IOS_ASSIGN_OR_RETURN(d.y, MakeTensorDescriptor(g.output));
+  if (g.cropped()) {
+    IOS_ASSIGN_OR_RETURN(d.y_crop_view,
+                         MakeTensorDescriptor(g.output, DenseStrides(g.full_output)));
+  }
+  Dims bias_dims(g.output.size(), 1);
+  bias_dims[1] = g.output[1];
+  IOS_ASSIGN_OR_RETURN(d.bias, MakeTensorDescriptor(bias_dims));
+  return d;
+}
+
+StatusOr<Dims> CudnnTransposeForwardDims(const ConvTransposeDescriptors& descriptors) {
+  const size_t rank = descriptors.geometry.full_output.size();
+  std::vector<int> out(rank);
+  IOS_CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionNdForwardOutputDim(
+      descriptors.conv.get(), descriptors.y_full.get(), descriptors.w.get(), static_cast<int>(rank),
+      out.data()));
+  return Dims(out.begin(), out.end());
+}
+
+StatusOr<ConvTransposeAlgorithm> ChooseConvTransposeAlgorithm(cudnnHandle_t handle,
+                                                              const ConvTransposeDescriptors& d,
+                                                              bool allow_tf32,
+                                                              size_t workspace_limit) {
+  if (handle == nullptr) return Internal("choosing a ConvTranspose algorithm needs a cuDNN handle");
+  const cudnnMathType_t requested = allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
+  IOS_CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(d.conv.get(), requested));
+  cudnnConvolutionBwdDataAlgoPerf_t perfs[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+  int returned = 0;
+  IOS_CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+      handle, d.w.get(), d.x.get(), d.conv.get(), d.y_full.get(),
+      CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &returned, perfs));
+  for (int i = 0; i < returned && i < CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT; ++i) {
+    if (perfs[i].status != CUDNN_STATUS_SUCCESS) continue;
+    ConvTransposeAlgorithm choice;
+    choice.algo = perfs[i].algo;
+    // As for Conv (conv_algorithm.h): TF32 only when allowed, never a conversion to fp16.
+    choice.math_type = !allow_tf32 ? CUDNN_FMA_MATH
+                       : perfs[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION
+                           ? CUDNN_DEFAULT_MATH
+                           : perfs[i].mathType;
+    IOS_CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(d.conv.get(), choice.math_type));
+    IOS_CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionBackwardDataWorkspaceSize(
+        handle, d.w.get(), d.x.get(), d.conv.get(), d.y_full.get(), choice.algo,
+        &choice.workspace_bytes));
+    if (choice.workspace_bytes > workspace_limit) continue;
+    return choice;
+  }
+  return Unsupported(
+      "cuDNN's heuristics offer no backward-data algorithm for this transposed "
+      "convolution within " +
+      std::to_string(workspace_limit) + " bytes of workspace");
+}
+
+}  // namespace ios
