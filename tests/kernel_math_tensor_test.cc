@@ -247,3 +247,43 @@ TEST(KernelMathTensorTest, PadMatchesTheReferenceInEveryMode) {
 
 }  // namespace
 }  // namespace ios
+
+namespace ios {
+namespace {
+
+// A strided view's element i (BatchSliceOffset, used by the CUDA epilogue on channel slices of
+// a wider tensor) is the element that Split puts at index i of that slice.
+TEST(KernelMathTensorTest, BatchSliceOffsetAddressesTheSplitSlice) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int64_t batch = RandomInt(rng, 1, 4);
+    const Dims spatial = RandomDims(rng, 1, 2, 5);
+    const std::vector<int64_t> sizes = {RandomInt(rng, 1, 4), RandomInt(rng, 1, 4),
+                                        RandomInt(rng, 1, 4)};
+    Dims whole_dims = {batch, sizes[0] + sizes[1] + sizes[2]};
+    whole_dims.insert(whole_dims.end(), spatial.begin(), spatial.end());
+    Tensor whole(DType::kFloat32, whole_dims);
+    for (int64_t i = 0; i < whole.num_elements(); ++i)
+      whole.data<float>()[i] = static_cast<float>(i);
+    SCOPED_TRACE(DimsToString(whole_dims));
+    AttributeMap attrs;
+    attrs.Set("axis", int64_t{1});
+    const Tensor split = Tensor::FromInt64(sizes, {3});
+    const std::vector<Tensor> parts =
+        Reference(MakeNode("Split", 13, attrs), {&whole, &split}, sizes.size());
+    const int64_t plane = Product(spatial, 0, spatial.size());
+    const int64_t batch_stride = whole_dims[1] * plane;
+    int64_t first_channel = 0;
+    for (size_t s = 0; s < parts.size(); ++s) {
+      const float* base = whole.data<float>() + first_channel * plane;
+      const int64_t item = sizes[s] * plane;
+      for (int64_t i = 0; i < parts[s].num_elements(); ++i)
+        ASSERT_EQ(base[BatchSliceOffset(i, item, batch_stride)], parts[s].data<float>()[i])
+            << "slice " << s << " element " << i;
+      first_channel += sizes[s];
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ios

@@ -300,9 +300,21 @@ TEST(PlanValidateTest, RejectsANewerFormatMajor) {
   EXPECT_NE(message.find("plan format " + std::to_string(kPlanFormatMajor + 1) + ".3"),
             std::string::npos)
       << message;
-  EXPECT_NE(message.find("(" + std::to_string(kPlanFormatMajor) + ".x)"), std::string::npos)
+  EXPECT_NE(message.find("to " + std::to_string(kPlanFormatMajor) + ".x)"), std::string::npos)
       << message;
   EXPECT_NE(message.find("newer"), std::string::npos) << message;
+}
+
+// A 1.x plan has no strided views, so a 2.x reader reads it exactly; a major below the oldest
+// one is refused.
+TEST(PlanValidateTest, AcceptsTheOlderFormatMajorItStillReads) {
+  plan::Plan plan = BuildSmallPlan();
+  plan.set_format_major(kOldestPlanFormatMajor);
+  plan.set_format_minor(1);
+  EXPECT_TRUE(ValidatePlan(plan, "model.iosplan").ok());
+  plan.set_format_major(kOldestPlanFormatMajor - 1);
+  EXPECT_NE(Rejection(plan).find("not one this build of ios reads"), std::string::npos)
+      << Rejection(plan);
 }
 
 TEST(PlanValidateTest, AcceptsANewerFormatMinor) {
@@ -444,7 +456,9 @@ TEST(PlanIoTest, MissingFileIsAnIoError) {
 TEST(PlanInfoTest, SummaryNamesTheEssentials) {
   plan::Plan plan = BuildSmallPlan();
   std::string summary = FormatPlanSummary(plan);
-  EXPECT_NE(summary.find("plan format 1.1"), std::string::npos) << summary;
+  const std::string format =
+      "plan format " + std::to_string(kPlanFormatMajor) + "." + std::to_string(kPlanFormatMinor);
+  EXPECT_NE(summary.find(format), std::string::npos) << summary;
   EXPECT_NE(summary.find(IOS_VERSION), std::string::npos) << summary;
   EXPECT_NE(summary.find(plan.model_sha256()), std::string::npos) << summary;
   EXPECT_NE(summary.find("batch 1"), std::string::npos) << summary;
@@ -466,7 +480,7 @@ TEST(PlanInfoTest, JsonLeavesOutWeightDataButKeepsSizes) {
   }
   EXPECT_EQ(parsed.tensors_size(), plan.tensors_size());
   EXPECT_EQ(parsed.memory().placements_size(), plan.memory().placements_size());
-  EXPECT_NE(json->find("\"format_major\": 1"), std::string::npos);
+  EXPECT_NE(json->find("\"format_major\": " + std::to_string(kPlanFormatMajor)), std::string::npos);
   // The input weights are still in the caller's plan.
   EXPECT_FALSE(plan.weights(0).data().empty());
 }

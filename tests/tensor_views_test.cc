@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "ir/fused_activation.h"
 #include "kernels/reference/reference_graph.h"
 #include "plan/memory_plan.h"
 #include "plan/plan_builder.h"
@@ -26,12 +27,24 @@ AttributeMap Axis(int64_t axis) {
   return attrs;
 }
 
-// x -> {conv 8ch, conv 4ch} -> Concat -> conv; `extra_reader` also reads the first branch.
+NodeId FindNode(const Graph& graph, const std::string& name) {
+  for (size_t n = 0; n < graph.nodes.size(); ++n)
+    if (graph.nodes[n].name == name) return static_cast<NodeId>(n);
+  return kNoNode;
+}
+
+// x -> {conv 8ch, conv 4ch} -> Concat -> conv; `extra_reader` also reads the first branch. The
+// branch convs carry activations: Relu (a oneDNN post-op) and a Clip whose min exceeds its max
+// (which the CPU kernel applies after the primitive).
 Graph ConcatGraph(int64_t batch, bool extra_reader = false) {
   GraphBuilder b;
   ValueId x = b.Input("x", {batch, 3, 6, 6});
   ValueId left = b.Conv(x, 8, 3, 1, 1, 1, "left");
   ValueId right = b.Conv(x, 4, 1, 0, 1, 1, "right");
+  SetFusedActivation(b.graph().nodes[FindNode(b.graph(), "left")].attrs,
+                     {ActivationKind::kRelu, 0.f, 0.f});
+  SetFusedActivation(b.graph().nodes[FindNode(b.graph(), "right")].attrs,
+                     {ActivationKind::kClip, 0.5f, -0.5f});
   ValueId cat = b.Op("Concat", {left, right}, Axis(1), "concat");
   ValueId out = b.Conv(cat, 2, 1, 0, 1, 1, "out");
   std::vector<ValueId> outputs = {out};
@@ -44,30 +57,10 @@ Graph SplitGraph(int64_t batch) {
   GraphBuilder b;
   ValueId x = b.Input("x", {batch, 3, 5, 5});
   ValueId wide = b.Conv(x, 12, 3, 1, 1, 1, "wide");
-  ValueId sizes = b.Constant("sizes", Tensor::FromInt64({4, 8}, {2}));
-  Graph& g = b.graph();
-  Node split;
-  split.name = "split";
-  split.op_type = "Split";
-  split.opset = 13;
-  split.inputs = {wide, sizes};
-  split.attrs = Axis(1);
-  for (int i = 0; i < 2; ++i) {
-    Value out;
-    out.name = "split:" + std::to_string(i);
-    split.outputs.push_back(g.AddValue(std::move(out)));
-  }
-  NodeId id = g.AddNode(split);
-  EXPECT_TRUE(InferNode(g, id).ok());
-  ValueId first = b.Conv(g.nodes[id].outputs[0], 2, 1, 0, 1, 1, "first");
-  ValueId second = b.Conv(g.nodes[id].outputs[1], 2, 3, 1, 1, 1, "second");
+  std::vector<ValueId> slices = b.Split(wide, {4, 8}, 1, "split");
+  ValueId first = b.Conv(slices[0], 2, 1, 0, 1, 1, "first");
+  ValueId second = b.Conv(slices[1], 2, 3, 1, 1, 1, "second");
   return b.Finish({first, second});
-}
-
-NodeId FindNode(const Graph& graph, const std::string& name) {
-  for (size_t n = 0; n < graph.nodes.size(); ++n)
-    if (graph.nodes[n].name == name) return static_cast<NodeId>(n);
-  return kNoNode;
 }
 
 struct Planned {
@@ -86,6 +79,13 @@ Planned PlanGraph(Graph graph, bool greedy) {
   EXPECT_TRUE(memory.ok()) << memory.status().message();
   p.memory = *memory;
   return p;
+}
+
+// The index of `value`'s placement, or placements.size() when it has none.
+size_t PlacementIndex(const MemoryPlan& memory, ValueId value) {
+  for (size_t i = 0; i < memory.placements.size(); ++i)
+    if (memory.placements[i].value == value) return i;
+  return memory.placements.size();
 }
 
 const TensorPlacement& PlacementOf(const MemoryPlan& memory, ValueId value) {
@@ -115,30 +115,107 @@ TEST(TensorViewsTest, ConcatInputsAtBatchOneAreViewsOfTheOutput) {
   EXPECT_FALSE(redundant[FindNode(p.graph, "left")]);
 }
 
-TEST(TensorViewsTest, NoViewsWhereSlicesAreNotContiguousOrHaveOtherReaders) {
-  EXPECT_TRUE(FindSliceViews(ConcatGraph(2)).empty());  // batch 2: channel slices are strided
+TEST(TensorViewsTest, ConcatInputsAtBatchTwoAreStridedViewsWrittenByTheirConvs) {
+  Planned p = PlanGraph(ConcatGraph(2), /*greedy=*/true);
+  const Node& concat = p.graph.nodes[FindNode(p.graph, "concat")];
+  const int64_t pitch = 12 * 6 * 6 * 4;  // the whole's bytes per batch item
+  std::vector<TensorView> views = FindSliceViews(p.graph);
+  ASSERT_EQ(views.size(), 2u);
+  EXPECT_EQ(views[0].byte_offset, 0);
+  EXPECT_EQ(views[1].byte_offset, 8 * 6 * 6 * 4);  // one item's 8 channels of the first input
+  EXPECT_EQ(views[0].pitch, pitch);
+  EXPECT_EQ(views[1].pitch, pitch);
+
+  ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory).ok());
+  const TensorPlacement& whole = PlacementOf(p.memory, concat.outputs[0]);
+  const TensorPlacement& second = PlacementOf(p.memory, concat.inputs[1]);
+  EXPECT_EQ(second.view_of, concat.outputs[0]);
+  EXPECT_EQ(second.pitch, pitch);
+  std::vector<ByteRange> ranges = PlacedRanges(second, p.graph.values[concat.inputs[1]]);
+  ASSERT_EQ(ranges.size(), 2u);
+  EXPECT_EQ(ranges[1].begin, whole.offset + pitch + 8 * 6 * 6 * 4);
+  EXPECT_EQ(ranges[1].end, whole.offset + 2 * pitch);
+  EXPECT_TRUE(OpsMadeRedundantByViews(p.graph, p.memory)[FindNode(p.graph, "concat")]);
+}
+
+// A Concat input written by a kernel that cannot take a strided output, at batch 2.
+Graph ConcatOfPoolGraph(int64_t batch) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {batch, 4, 6, 6});
+  ValueId conv = b.Conv(x, 8, 3, 1, 1, 1, "conv");
+  AttributeMap pool;
+  pool.Set("kernel_shape", std::vector<int64_t>{3, 3});
+  pool.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  ValueId pooled = b.Op("MaxPool", {x}, pool, "pool");
+  ValueId cat = b.Op("Concat", {conv, pooled}, Axis(1), "concat");
+  return b.Finish({b.Conv(cat, 2, 1, 0, 1, 1, "out")});
+}
+
+TEST(TensorViewsTest, NoViewsWhereSlicesHaveOtherReadersOrKernelsThatNeedDenseTensors) {
   EXPECT_TRUE(FindSliceViews(ConcatGraph(1, /*extra_reader=*/true)).empty());
-  EXPECT_TRUE(FindSliceViews(SplitGraph(3)).empty());
-  Planned p = PlanGraph(ConcatGraph(2), true);
+  EXPECT_TRUE(FindSliceViews(ConcatGraph(2, /*extra_reader=*/true)).empty());
+  EXPECT_EQ(FindSliceViews(ConcatOfPoolGraph(1)).size(), 2u);  // contiguous: any kernel
+  EXPECT_TRUE(FindSliceViews(ConcatOfPoolGraph(2)).empty());
+  Planned p = PlanGraph(ConcatOfPoolGraph(2), true);
   for (const TensorPlacement& placement : p.memory.placements)
     EXPECT_EQ(placement.view_of, kNoValue);
 }
 
-TEST(TensorViewsTest, SplitOutputsAtBatchOneAreViewsOfTheInput) {
-  Planned p = PlanGraph(SplitGraph(1), true);
-  ASSERT_EQ(FindSliceViews(p.graph).size(), 2u);
-  ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory).ok());
-  EXPECT_TRUE(OpsMadeRedundantByViews(p.graph, p.memory)[FindNode(p.graph, "split")]);
+TEST(TensorViewsTest, OnlyAConvsDataInputAndOutputTakeStridedSlices) {
+  Graph graph = ConcatGraph(2);
+  const Node& left = graph.nodes[FindNode(graph, "left")];
+  EXPECT_TRUE(TakesStridedBatchSlice(graph, left, left.inputs[0]));
+  EXPECT_TRUE(TakesStridedBatchSlice(graph, left, left.outputs[0]));
+  EXPECT_FALSE(TakesStridedBatchSlice(graph, left, left.inputs[1]));  // the weights
+  const Node& concat = graph.nodes[FindNode(graph, "concat")];
+  EXPECT_FALSE(TakesStridedBatchSlice(graph, concat, concat.inputs[0]));
+}
+
+TEST(TensorViewsTest, SplitOutputsAreViewsOfTheInput) {
+  for (int64_t batch : {1, 3}) {
+    Planned p = PlanGraph(SplitGraph(batch), true);
+    std::vector<TensorView> views = FindSliceViews(p.graph);
+    ASSERT_EQ(views.size(), 2u) << "batch " << batch;
+    EXPECT_EQ(views[1].byte_offset, 4 * 5 * 5 * 4);
+    EXPECT_EQ(views[1].pitch, batch == 1 ? 0 : 12 * 5 * 5 * 4);
+    ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory).ok());
+    EXPECT_TRUE(OpsMadeRedundantByViews(p.graph, p.memory)[FindNode(p.graph, "split")]);
+  }
+}
+
+TEST(TensorViewsTest, CheckerRefusesBrokenStridedViews) {
+  Planned p = PlanGraph(ConcatGraph(2), true);
+  const Node& concat = p.graph.nodes[FindNode(p.graph, "concat")];
+  auto index_of = [&](ValueId value) { return PlacementIndex(p.memory, value); };
+  const size_t second = index_of(concat.inputs[1]);
+  ASSERT_LT(second, p.memory.placements.size());
+
+  MemoryPlan wrong_pitch = p.memory;
+  wrong_pitch.placements[second].pitch += 16;
+  Status status = CheckMemoryPlan(p.graph, p.schedule, wrong_pitch);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("pitch"), std::string::npos) << status.message();
+
+  // Moved one channel plane (144 bytes) down: the second view's items overlap the first's.
+  MemoryPlan overlap = p.memory;
+  overlap.placements[second].offset -= 6 * 6 * 4;
+  status = CheckMemoryPlan(p.graph, p.schedule, overlap);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("another view of the same base"), std::string::npos)
+      << status.message();
+
+  // Past its share of a batch item: the first item's slice would spill into the second item.
+  MemoryPlan spill = p.memory;
+  spill.placements[second].offset += 16;
+  status = CheckMemoryPlan(p.graph, p.schedule, spill);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("not inside its base"), std::string::npos) << status.message();
 }
 
 TEST(TensorViewsTest, CheckerRefusesBrokenViews) {
   Planned p = PlanGraph(ConcatGraph(1), true);
   const Node& concat = p.graph.nodes[FindNode(p.graph, "concat")];
-  auto index_of = [&](ValueId value) {
-    for (size_t i = 0; i < p.memory.placements.size(); ++i)
-      if (p.memory.placements[i].value == value) return i;
-    return p.memory.placements.size();
-  };
+  auto index_of = [&](ValueId value) { return PlacementIndex(p.memory, value); };
   const size_t first = index_of(concat.inputs[0]);
   const size_t second = index_of(concat.inputs[1]);
   ASSERT_LT(second, p.memory.placements.size());
@@ -205,6 +282,16 @@ TEST(TensorViewsTest, PlansWithViewsComputeTheSameOutputsOnTheCpu) {
   ExpectCpuMatchesReference(ConcatGraph(1), /*greedy=*/true);
   ExpectCpuMatchesReference(ConcatGraph(1), /*greedy=*/false);
   ExpectCpuMatchesReference(SplitGraph(1), /*greedy=*/true);
+}
+
+// Strided views: the convs write and read channel slices of the wider tensor at batch > 1,
+// through oneDNN's blocked and plain-layout paths (large and small outputs), with fused and
+// separately applied activations.
+TEST(TensorViewsTest, PlansWithStridedViewsComputeTheSameOutputsOnTheCpu) {
+  ExpectCpuMatchesReference(ConcatGraph(2), /*greedy=*/true);
+  ExpectCpuMatchesReference(ConcatGraph(3), /*greedy=*/false);
+  ExpectCpuMatchesReference(SplitGraph(2), /*greedy=*/true);
+  ExpectCpuMatchesReference(SplitGraph(3), /*greedy=*/false);
 }
 
 }  // namespace

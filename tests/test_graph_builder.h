@@ -14,7 +14,10 @@ namespace ios::testing {
 
 class GraphBuilder {
  public:
-  explicit GraphBuilder(int64_t opset = 13) : opset_(opset) { graph_.opset = opset; graph_.source_path = "test.onnx"; }
+  explicit GraphBuilder(int64_t opset = 13) : opset_(opset) {
+    graph_.opset = opset;
+    graph_.source_path = "test.onnx";
+  }
 
   ValueId Input(const std::string& name, Dims dims) {
     Value value;
@@ -65,6 +68,31 @@ class GraphBuilder {
       EXPECT_TRUE(status.ok()) << status.message();
     }
     return out_id;
+  }
+
+  // Split (opset 13, sizes as a constant input) of `whole` along `axis`; returns its outputs.
+  std::vector<ValueId> Split(ValueId whole, const std::vector<int64_t>& sizes, int64_t axis,
+                             const std::string& name) {
+    ValueId sizes_value =
+        Constant(Unique("sizes"), Tensor::FromInt64(sizes, {static_cast<int64_t>(sizes.size())}));
+    Node node;
+    node.name = name;
+    node.op_type = "Split";
+    node.opset = 13;
+    node.inputs = {whole, sizes_value};
+    node.attrs.Set("axis", axis);
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      Value out;
+      out.name = name + ":" + std::to_string(i);
+      node.outputs.push_back(graph_.AddValue(std::move(out)));
+    }
+    std::vector<ValueId> outputs = node.outputs;
+    NodeId id = graph_.AddNode(std::move(node));
+    if (infer_) {
+      Status status = InferNode(graph_, id);
+      EXPECT_TRUE(status.ok()) << status.message();
+    }
+    return outputs;
   }
 
   // Conv with random weights and bias; kernel k x k, `pad` on every side.

@@ -68,6 +68,20 @@ int64_t FindOffset(const std::vector<Interval>& busy, int64_t bytes, int64_t ali
 
 }  // namespace
 
+std::vector<ByteRange> PlacedRanges(const TensorPlacement& placement, const Value& value) {
+  if (placement.pitch <= 0 || value.dims.empty() || value.dims[0] <= 1)
+    return {{placement.offset, placement.offset + placement.bytes}};
+  const int64_t items = value.dims[0];
+  const int64_t item_bytes = placement.bytes / items;
+  std::vector<ByteRange> ranges;
+  ranges.reserve(static_cast<size_t>(items));
+  for (int64_t i = 0; i < items; ++i) {
+    const int64_t begin = placement.offset + i * placement.pitch;
+    ranges.push_back({begin, begin + item_bytes});
+  }
+  return ranges;
+}
+
 std::vector<LiveInterval> ComputeLiveIntervals(const Graph& graph, const Schedule& schedule) {
   std::vector<LiveInterval> live(graph.values.size(), LiveInterval{-1, -1});
   const int last_stage = std::max(0, CountStages(schedule) - 1);
@@ -98,7 +112,8 @@ std::vector<LiveInterval> ComputeLiveIntervals(const Graph& graph, const Schedul
   return live;
 }
 
-StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, int64_t alignment) {
+StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, int64_t alignment,
+                                bool slice_views) {
   if (alignment <= 0 || (alignment & (alignment - 1)) != 0)
     return Internal("memory alignment " + std::to_string(alignment) + " is not a power of two");
   IOS_RETURN_IF_ERROR(ValidateSchedule(graph, schedule));
@@ -115,7 +130,8 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
 
   // Zero-copy slices: a view takes no bytes of its own, and its base lives as long as any view.
   std::vector<const TensorView*> view_of(graph.values.size(), nullptr);
-  std::vector<TensorView> views = FindSliceViews(graph);
+  std::vector<TensorView> views;
+  if (slice_views) views = FindSliceViews(graph);
   for (const TensorView& view : views) {
     if (live[view.value].first < 0 || live[view.base].first < 0) continue;
     view_of[view.value] = &view;
@@ -136,8 +152,8 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
     IOS_ASSIGN_OR_RETURN(int64_t bytes, PlacedBytes(graph, static_cast<ValueId>(v)));
     plan.total_tensor_bytes += bytes;
     if (view_of[v] != nullptr) {
-      view_placements.push_back(
-          {static_cast<ValueId>(v), view_of[v]->byte_offset, bytes, view_of[v]->base});
+      view_placements.push_back({static_cast<ValueId>(v), view_of[v]->byte_offset, bytes,
+                                 view_of[v]->base, view_of[v]->pitch});
       continue;
     }
     items.push_back({static_cast<ValueId>(v), bytes});
@@ -163,7 +179,7 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
     std::sort(busy.begin(), busy.end(),
               [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
     int64_t offset = item.bytes == 0 ? 0 : FindOffset(busy, item.bytes, alignment);
-    placed.push_back({item.value, offset, item.bytes, kNoValue});
+    placed.push_back({item.value, offset, item.bytes, kNoValue, 0});
     plan.arena_bytes = std::max(plan.arena_bytes, AlignUp(offset + item.bytes, alignment));
   }
   std::vector<int64_t> offset_of(graph.values.size(), -1);
@@ -277,16 +293,33 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
     const TensorPlacement& base = plan.placements[static_cast<size_t>(placement_of[p.view_of])];
     if (base.view_of != kNoValue)
       return Internal(what + " is a view of a view (value " + std::to_string(p.view_of) + ")");
-    if (p.offset < base.offset || p.offset + p.bytes > base.offset + base.bytes)
-      return Internal(what + " at bytes [" + std::to_string(p.offset) + ", " +
-                      std::to_string(p.offset + p.bytes) + ") is not inside its base at [" +
+    const Value& view_value = graph.values[p.value];
+    const Value& base_value = graph.values[p.view_of];
+    if (p.pitch != 0) {
+      // Strided: the same batch, and the base's bytes per batch item between the slices.
+      const bool batched = !view_value.dims.empty() && !base_value.dims.empty() &&
+                           view_value.dims[0] == base_value.dims[0] && view_value.dims[0] > 0;
+      if (!batched || p.pitch * base_value.dims[0] != base.bytes || p.pitch % kViewAlignment != 0 ||
+          p.bytes % view_value.dims[0] != 0)
+        return Internal(what + " has a pitch of " + std::to_string(p.pitch) +
+                        " bytes, which is not its base's bytes per batch item");
+    }
+    const std::vector<ByteRange> ranges = PlacedRanges(p, view_value);
+    if (ranges.front().begin < base.offset || ranges.back().end > base.offset + base.bytes ||
+        (p.pitch != 0 && ranges.front().end - base.offset > p.pitch))
+      return Internal(what + " at bytes [" + std::to_string(ranges.front().begin) + ", " +
+                      std::to_string(ranges.back().end) + ") is not inside its base at [" +
                       std::to_string(base.offset) + ", " +
                       std::to_string(base.offset + base.bytes) + ")");
     for (const TensorPlacement* sibling : views_of[static_cast<size_t>(p.view_of)]) {
-      if (p.bytes > 0 && sibling->bytes > 0 && p.offset < sibling->offset + sibling->bytes &&
-          sibling->offset < p.offset + p.bytes)
-        return Internal(what + " overlaps value " + std::to_string(sibling->value) +
-                        ", another view of the same base");
+      for (const ByteRange& mine : ranges) {
+        for (const ByteRange& theirs : PlacedRanges(*sibling, graph.values[sibling->value])) {
+          if (mine.begin < mine.end && theirs.begin < theirs.end && mine.begin < theirs.end &&
+              theirs.begin < mine.end)
+            return Internal(what + " overlaps value " + std::to_string(sibling->value) +
+                            ", another view of the same base");
+        }
+      }
     }
     views_of[static_cast<size_t>(p.view_of)].push_back(&p);
     if (needed[p.value]) {

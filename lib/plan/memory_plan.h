@@ -20,9 +20,20 @@ struct TensorPlacement {
   int64_t offset = 0;
   int64_t bytes = 0;
   // A slice that lives inside another value's bytes (plan/tensor_views.h), or kNoValue. A view's
-  // offset lies inside its base's range; the base is live whenever the view is.
+  // bytes lie inside its base's range; the base is live whenever the view is.
   ValueId view_of = kNoValue;
+  // A strided view: its batch items' slices start `pitch` bytes apart (each holding bytes / N),
+  // from `offset` on. 0: the view is contiguous (as is every tensor that is not a view).
+  int64_t pitch = 0;
 };
+
+// The byte ranges [begin, end) that a placement occupies: one, or one per batch item of a
+// strided view.
+struct ByteRange {
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+std::vector<ByteRange> PlacedRanges(const TensorPlacement& placement, const Value& value);
 
 struct MemoryPlan {
   int64_t arena_bytes = 0;
@@ -40,12 +51,15 @@ struct LiveInterval {
 // Per value: its live interval, or nullopt-like {-1,-1} for constants and dead values.
 std::vector<LiveInterval> ComputeLiveIntervals(const Graph& graph, const Schedule& schedule);
 
+// `slice_views`: place zero-copy slices (plan/tensor_views.h); off, every tensor owns its bytes
+// and every Concat and Split copies (for comparison).
 StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule,
-                                int64_t alignment = 256);
+                                int64_t alignment = 256, bool slice_views = true);
 
 // The checker the tests run: every non-constant value is placed inside the arena, aligned, and
 // no two values whose live intervals overlap share a byte, except a view and its base, which
-// must hold the view's bytes while the view is live.
+// must hold the view's bytes while the view is live; a strided view's pitch is the base's bytes
+// per batch item, and its slices of the items lie inside the base.
 Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan);
 
 }  // namespace ios

@@ -132,6 +132,7 @@ StatusOr<plan::Plan> BuildPlan(const Graph& graph, const Schedule& schedule,
     if (p.view_of != kNoValue) {
       placement->set_is_view(true);
       placement->set_view_of(p.view_of);
+      placement->set_view_pitch(p.pitch);
     }
   }
 

@@ -10,9 +10,12 @@
 
 namespace ios {
 
-// Readers accept plans of their own major version; a minor version only adds fields.
-constexpr uint32_t kPlanFormatMajor = 1;
-constexpr uint32_t kPlanFormatMinor = 1;  // 1.1 added Plan.cuda and zero-copy views
+// Readers accept plans from kOldestPlanFormatMajor to their own major version; a minor version
+// only adds fields that older readers may ignore, a major one fields they must not ignore.
+// 1.1 added Plan.cuda and zero-copy views; 2.0 strided views (TensorPlacement.view_pitch).
+constexpr uint32_t kPlanFormatMajor = 2;
+constexpr uint32_t kPlanFormatMinor = 0;
+constexpr uint32_t kOldestPlanFormatMajor = 1;
 
 plan::DataType DTypeToPlan(DType dtype);
 // kUndefined for DATA_TYPE_UNDEFINED and for numbers this build does not know.

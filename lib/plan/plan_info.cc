@@ -82,9 +82,17 @@ std::string FormatPlanSummary(const plan::Plan& plan) {
     out << " (" << ratio << ")";
   }
   int views = 0;
-  for (const plan::TensorPlacement& placement : memory.placements()) views += placement.is_view();
-  out << ", alignment " << memory.alignment() << ", " << views
-      << " zero-copy slice views (plan/tensor_views.h)\n";
+  int strided = 0;
+  int64_t view_bytes = 0;  // what the skipped Concats and Splits would have copied
+  for (const plan::TensorPlacement& placement : memory.placements()) {
+    if (!placement.is_view()) continue;
+    ++views;
+    strided += placement.view_pitch() != 0;
+    view_bytes += placement.bytes();
+  }
+  out << ", alignment " << memory.alignment() << ", " << views << " zero-copy slice views ("
+      << strided << " strided; " << FormatBytes(view_bytes)
+      << " not copied per run; plan/tensor_views.h)\n";
 
   std::set<std::string> sources;
   for (const plan::StageLatency& latency : plan.stage_latencies()) sources.insert(latency.source());

@@ -116,8 +116,9 @@ StatusOr<LoadedPlan> LoadPlan(plan::Plan plan, const std::string& source) {
   memory.alignment = plan.memory().alignment();
   memory.total_tensor_bytes = plan.memory().total_tensor_bytes();
   for (const plan::TensorPlacement& p : plan.memory().placements())
-    memory.placements.push_back(
-        {p.tensor(), p.offset(), p.bytes(), p.is_view() ? p.view_of() : kNoValue});
+    memory.placements.push_back({p.tensor(), p.offset(), p.bytes(),
+                                 p.is_view() ? p.view_of() : kNoValue,
+                                 p.is_view() ? p.view_pitch() : 0});
 
   Status status = ValidateSchedule(graph, schedule);
   if (status.ok()) status = CheckMemoryPlan(graph, schedule, memory);

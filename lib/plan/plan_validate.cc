@@ -44,12 +44,12 @@ class Validator {
 
   Status CheckVersion() const {
     const uint32_t major = plan_.format_major();
-    if (major == kPlanFormatMajor) return Status::Ok();
+    if (major >= kOldestPlanFormatMajor && major <= kPlanFormatMajor) return Status::Ok();
     std::string version = Str(major) + "." + Str(plan_.format_minor());
     std::string writer = plan_.producer().ios_version().empty()
                              ? ""
                              : " (written by ios " + plan_.producer().ios_version() + ")";
-    std::string ours = "(" + Str(kPlanFormatMajor) + ".x)";
+    std::string ours = "(" + Str(kOldestPlanFormatMajor) + ".x to " + Str(kPlanFormatMajor) + ".x)";
     if (major > kPlanFormatMajor) {
       return Error("plan format " + version + writer + " is newer than this build of ios reads " +
                    ours + "; rebuild the plan with this iosc or upgrade ios");
@@ -241,6 +241,9 @@ class Validator {
       if (placement.is_view() && (!InRange(placement.view_of()) || IsWeight(placement.view_of())))
         return Error(what + " is a view of tensor " + Str(placement.view_of()) +
                      ", which is not an arena tensor of the plan");
+      if (placement.view_pitch() < 0 || (placement.view_pitch() != 0 && !placement.is_view()))
+        return Error(what + " has a view pitch of " + Str(placement.view_pitch()) +
+                     " bytes, but only a view may have one, and not a negative one");
       if (placement.offset() < 0 || placement.offset() > memory.arena_bytes() - placement.bytes())
         return Error(what + " at offset " + Str(placement.offset()) + " (" +
                      Str(placement.bytes()) + " bytes) lies outside the arena of " +

@@ -21,6 +21,19 @@ bool SlicesAreContiguous(const Dims& dims, int64_t axis) {
   return true;
 }
 
+// True when every kernel other than the slicing op's (which the runtime skips) that writes or
+// reads `slice` takes it as a strided channel slice.
+bool KernelsTakeStridedSlice(const Graph& graph, ValueId slice, NodeId slicing_op) {
+  const Value& value = graph.values[slice];
+  if (value.producer == kNoNode) return false;
+  std::vector<NodeId> users = value.consumers;
+  users.push_back(value.producer);
+  for (NodeId user : users)
+    if (user != slicing_op && !TakesStridedBatchSlice(graph, graph.nodes[user], slice))
+      return false;
+  return true;
+}
+
 bool IsPlainIntermediate(const Value& value) {
   return !value.constant && !value.is_graph_input && !value.is_graph_output && value.has_shape;
 }
@@ -45,18 +58,40 @@ SliceOp SlicesOf(const Node& node) {
 
 }  // namespace
 
+bool TakesStridedBatchSlice(const Graph& graph, const Node& node, ValueId value) {
+  if (node.dead || node.op_type != "Conv" || node.inputs.size() < 2 || node.outputs.empty())
+    return false;
+  for (ValueId in : node.inputs)
+    if (in != kNoValue && graph.values[in].dtype != DType::kFloat32) return false;
+  const Value& x = graph.values[node.inputs[0]];
+  // 1-D and 2-D convs: cuDNN's 3-D IMPLICIT_PRECOMP_GEMM wants fully packed tensors.
+  if (!x.has_shape || x.dims.size() < 3 || x.dims.size() > 4) return false;
+  // X (read once, not also as the weights or bias) or Y.
+  const bool is_x =
+      node.inputs[0] == value && std::count(node.inputs.begin(), node.inputs.end(), value) == 1;
+  return is_x || node.outputs[0] == value;
+}
+
 std::vector<TensorView> FindSliceViews(const Graph& graph) {
   enum class Role { kNone, kBase, kView };
   std::vector<Role> role(graph.values.size(), Role::kNone);
   std::vector<TensorView> views;
-  for (const Node& node : graph.nodes) {
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
     if (node.dead) continue;
     SliceOp op = SlicesOf(node);
     if (op.whole == kNoValue || op.slices.empty()) continue;
     const Value& whole = graph.values[op.whole];
     if (!IsPlainIntermediate(whole) || role[op.whole] != Role::kNone) continue;
     const int64_t axis = SliceAxis(node, whole.dims.size());
-    if (axis < 0 || !SlicesAreContiguous(whole.dims, axis)) continue;
+    if (axis < 0) continue;
+    // Contiguous slices, else channel slices at batch > 1 that every kernel touching them can
+    // take strided: the Concat's producers write them, the Split's readers read them.
+    const bool contiguous = SlicesAreContiguous(whole.dims, axis);
+    if (!contiguous && axis != 1) continue;
+    const int64_t items = contiguous ? 1 : whole.dims[0];
+    const int64_t pitch = contiguous ? 0 : ValueBytes(whole) / items;
+    if (pitch % kViewAlignment != 0) continue;
 
     std::vector<TensorView> candidate;
     int64_t offset = 0;
@@ -71,15 +106,16 @@ std::vector<TensorView> FindSliceViews(const Graph& graph) {
                                (value.consumers.size() == 1 &&
                                 std::count(node.inputs.begin(), node.inputs.end(), slice) == 1);
       if (!IsPlainIntermediate(value) || !sole_reader || value.dtype != whole.dtype ||
-          offset % kViewAlignment != 0) {
+          offset % kViewAlignment != 0 ||
+          (!contiguous && !KernelsTakeStridedSlice(graph, slice, static_cast<NodeId>(n)))) {
         ok = false;
         break;
       }
-      candidate.push_back({slice, op.whole, offset});
-      offset += ValueBytes(value);
+      candidate.push_back({slice, op.whole, offset, pitch});
+      offset += ValueBytes(value) / items;  // one batch item's share of the slice
     }
     // The slices must tile the whole exactly (shape inference guarantees it; checked anyway).
-    if (!ok || offset != ValueBytes(whole)) continue;
+    if (!ok || offset * items != ValueBytes(whole)) continue;
     role[op.whole] = Role::kBase;
     for (const TensorView& view : candidate) {
       role[view.value] = Role::kView;
@@ -92,12 +128,14 @@ std::vector<TensorView> FindSliceViews(const Graph& graph) {
 std::vector<bool> OpsMadeRedundantByViews(const Graph& graph, const MemoryPlan& memory) {
   std::vector<ValueId> view_of(graph.values.size(), kNoValue);
   std::vector<int64_t> view_offset(graph.values.size(), -1);  // relative to the base
+  std::vector<int64_t> view_pitch(graph.values.size(), 0);
   std::vector<int64_t> offset_of(graph.values.size(), -1);
   for (const TensorPlacement& p : memory.placements) offset_of[p.value] = p.offset;
   for (const TensorPlacement& p : memory.placements) {
     if (p.view_of == kNoValue) continue;
     view_of[p.value] = p.view_of;
     view_offset[p.value] = p.offset - offset_of[p.view_of];
+    view_pitch[p.value] = p.pitch;
   }
   std::vector<bool> redundant(graph.nodes.size(), false);
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
@@ -105,14 +143,21 @@ std::vector<bool> OpsMadeRedundantByViews(const Graph& graph, const MemoryPlan& 
     if (node.dead) continue;
     SliceOp op = SlicesOf(node);
     if (op.whole == kNoValue || op.slices.empty()) continue;
+    // The slices must tile the whole as the op would have copied them: in order, each batch
+    // item's share after the previous slice's, all with the whole's pitch (or none).
+    const Value& whole = graph.values[op.whole];
+    const int64_t pitch = op.slices[0] == kNoValue ? 0 : view_pitch[op.slices[0]];
+    const int64_t items = pitch > 0 && !whole.dims.empty() ? whole.dims[0] : 1;
+    bool all_views = pitch == 0 || pitch * items == ValueBytes(whole);
     int64_t offset = 0;
-    bool all_views = true;
     for (ValueId slice : op.slices) {
-      if (slice == kNoValue || view_of[slice] != op.whole || view_offset[slice] != offset) {
+      if (!all_views) break;
+      if (slice == kNoValue || view_of[slice] != op.whole || view_offset[slice] != offset ||
+          view_pitch[slice] != pitch) {
         all_views = false;
         break;
       }
-      offset += ValueBytes(graph.values[slice]);
+      offset += ValueBytes(graph.values[slice]) / items;
     }
     redundant[n] = all_views;
   }

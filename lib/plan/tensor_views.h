@@ -1,15 +1,23 @@
 // Zero-copy slices: a Concat whose inputs are written straight into their slices of its output,
-// and a Split whose outputs are read straight from their slices of its input. A slice along an
-// axis is one contiguous byte range when every dimension before the axis is 1 (e.g. channel
-// slices of an NCHW tensor at batch 1, the case of merged convs and Inception's concats), so the
-// memory planner can place the slice inside the whole tensor (a view) and the Concat or Split
-// then has nothing left to do: the runtime skips it. Its node stays in the schedule, so the
-// order it imposes (producers before readers of the whole) still holds.
+// and a Split whose outputs are read straight from their slices of its input. The memory planner
+// places each slice inside the whole tensor (a view), and the Concat or Split then has nothing
+// left to do: the runtime skips it. Its node stays in the schedule, so the order it imposes
+// (producers before readers of the whole) still holds.
+//
+// Two kinds of view:
+// - contiguous: a slice along an axis is one byte range when every dimension before the axis is
+//   1 (channel slices of an NCHW tensor at batch 1). Any kernel can read or write it.
+// - strided: a channel slice (axis 1) at batch N > 1 is N ranges, one per batch item, `pitch`
+//   bytes apart (the whole tensor's bytes per item). Only kernels that take a batch stride can
+//   use it, so a slice becomes a strided view only when every kernel that touches it does:
+//   TakesStridedBatchSlice is that contract, and both backends honour it (their kernel tables
+//   refuse a strided tensor anywhere else).
 //
 // A value becomes a view only when that is safe whatever the schedule: it is not a graph input,
 // graph output or constant; a Concat input has the Concat as its only consumer and appears in it
 // once; a value is the base of at most one op's views and is never both a view and a base; the
-// slice starts at a multiple of kViewAlignment bytes (vectorised CPU and GPU kernels load it).
+// slice starts at a multiple of kViewAlignment bytes (vectorised CPU and GPU kernels load it),
+// and so does a strided view's pitch.
 #pragma once
 
 #include <cstdint>
@@ -26,13 +34,18 @@ struct TensorView {
   ValueId value = kNoValue;  // the slice
   ValueId base = kNoValue;   // the whole tensor whose bytes it shares
   int64_t byte_offset = 0;   // where the slice starts inside the base
+  int64_t pitch = 0;         // strided: bytes between consecutive batch items; 0: contiguous
 };
+
+// True when `node`'s kernel, on every backend, reads (input) or writes (output) `value` as a
+// strided channel slice: a float32 1-D or 2-D Conv's data input X or its output Y.
+bool TakesStridedBatchSlice(const Graph& graph, const Node& node, ValueId value);
 
 // The views of every Concat and Split that qualifies (all of its slices or none).
 std::vector<TensorView> FindSliceViews(const Graph& graph);
 
 // Per NodeId: true for a Concat or Split whose slices are all placed as views of its whole at
-// their own offsets in `memory`. Such an op copies nothing and the runtime skips it.
+// their own offsets (and pitch) in `memory`. Such an op copies nothing and the runtime skips it.
 std::vector<bool> OpsMadeRedundantByViews(const Graph& graph, const MemoryPlan& memory);
 
 }  // namespace ios

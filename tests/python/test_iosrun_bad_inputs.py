@@ -33,7 +33,7 @@ def main():
         if not tally.check("iosc writes a plan", result.returncode == 0, result.stderr):
             tally.finish()
         data = open(plan, "rb").read()
-        tally.check("plan starts with format major 1", data[:2] == b"\x08\x01", data[:4].hex())
+        tally.check("plan starts with format major 2", data[:2] == b"\x08\x02", data[:4].hex())
 
         def variant(name, contents):
             path = os.path.join(tmp, name)
@@ -46,8 +46,8 @@ def main():
         expect_error(tally, "corrupted plan",
                      run([args.iosrun, variant("junk.iosplan", os.urandom(4096))]), "not an ios plan")
         expect_error(tally, "newer plan format",
-                     run([args.iosrun, variant("v2.iosplan", b"\x08\x02" + data[2:])]),
-                     "plan format 2.", "1.x")  # 2.<this build's minor>
+                     run([args.iosrun, variant("v3.iosplan", b"\x08\x03" + data[2:])]),
+                     "plan format 3.", "to 2.x")  # 3.<this build's minor>
         kind = b"\x0a\x03cpu"  # DeviceFingerprint.kind = "cpu", field 1, length 3
         tally.check("device kind is in the plan once", data.count(kind) == 1)
         other = variant("sim.iosplan", data.replace(kind, b"\x0a\x03sim"))

@@ -1,14 +1,22 @@
 """End to end against something no one here wrote: onnxruntime runs the original ONNX file,
 iosc compiles it, and iosrun --check compares, for the four benchmark networks at batch 1 and 2
-under every schedule."""
+under the sequential and greedy schedules and under IOS (analytic costs, so with operator
+merges). At batch 2 the concats and merged convs become strided views (plan/tensor_views.h):
+the test also checks that the plans have them."""
 import os
+import re
 import sys
 import tempfile
 
 from ios_test_util import Tally, ensure_models, parse_args, run
 
 NETWORKS = ["inception_v3", "squeezenet", "randwire", "nasnet"]
-SCHEDULES = ["sequential", "greedy"]
+# (schedule, extra iosc flags, extra iosrun flags): an IOS plan on the analytic model is meant
+# for a GPU, so iosrun runs it on this CPU with --force.
+SCHEDULES = [("sequential", [], []), ("greedy", [], []),
+             ("ios", ["--device", "sim:V100"], ["--force"])]
+# Networks whose concats at batch 2 all have conv inputs somewhere (RandWire's have none).
+STRIDED_VIEWS_EXPECTED = {"inception_v3", "squeezenet", "nasnet"}
 BATCHES = ["1", "2"]
 # fp32 throughout. oneDNN's convolutions sum in a different order than onnxruntime's MLAS, and
 # the networks are 50-100 convolutions deep, so errors of a few ulps per layer accumulate:
@@ -29,14 +37,20 @@ def main():
                 if not tally.check(f"{name} b{batch}: onnxruntime reference", result.returncode == 0,
                                    result.stderr):
                     continue
-                for schedule in SCHEDULES:
+                for schedule, iosc_flags, iosrun_flags in SCHEDULES:
                     plan = os.path.join(tmp, "model.iosplan")
                     label = f"{name} b{batch} {schedule}"
                     result = run([args.iosc, models[name], "--batch", batch, "--schedule", schedule,
-                                  "-o", plan])
+                                  "-o", plan] + iosc_flags)
                     if not tally.check(f"{label}: iosc", result.returncode == 0, result.stderr):
                         continue
-                    result = run([args.iosrun, plan, "--check", ref, "--atol", ATOL, "--rtol", RTOL])
+                    if batch != "1" and name in STRIDED_VIEWS_EXPECTED:
+                        info = run([args.iosrun, plan, "--info"]).stdout
+                        strided = re.search(r"\((\d+) strided;", info)
+                        tally.check(f"{label}: the plan has strided views",
+                                    strided is not None and int(strided.group(1)) > 0, info)
+                    result = run([args.iosrun, plan, "--check", ref, "--atol", ATOL, "--rtol", RTOL]
+                                 + iosrun_flags)
                     tally.check(f"{label}: matches onnxruntime", result.returncode == 0,
                                 result.stdout + result.stderr)
                     print("   ", result.stdout.strip().splitlines()[0] if result.stdout else "")

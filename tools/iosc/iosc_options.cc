@@ -83,6 +83,12 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
                  "defaults to true (CUDAExecutionProviderInfo)")
       ->capture_default_str()
       ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--slice-views", options->slice_views,
+                 "Memory plan: let convs write their slices of a Concat's output and read their "
+                 "slices of a Split's input in place, so that neither copies (off: every Concat "
+                 "and Split copies, for comparison)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--max-streams", options->max_streams,
                  "greedy: most groups (streams) per stage; 0 = the device's default (CPU: its "
                  "cores, GPU: 8)")

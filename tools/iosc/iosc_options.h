@@ -22,9 +22,10 @@ struct IoscOptions {
   std::string timing_cache_path;
   int profile_warmup = 2;  // -1: the profiler's default (set for a CUDA device)
   int profile_repeats = 7;
-  std::string tf32 = "on";   // CUDA: fp32 convs and GEMMs may use TF32 tensor cores
-  int max_streams = 0;       // 0: the device's default (CPU: its cores; GPU: 8)
-  std::string command_line;  // recorded in the plan
+  std::string slice_views = "on";  // zero-copy Concat/Split slices in the memory plan
+  std::string tf32 = "on";         // CUDA: fp32 convs and GEMMs may use TF32 tensor cores
+  int max_streams = 0;             // 0: the device's default (CPU: its cores; GPU: 8)
+  std::string command_line;        // recorded in the plan
   int64_t batch = 1;
   int part_limit = 50;
   std::string dump_blocks_path;  // --dump-blocks: JSON of blocks, parts and units

@@ -41,7 +41,8 @@ Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure&
   IOS_ASSIGN_OR_RETURN(ScheduleOutcome outcome, BuildSchedule(options, graph, blocks));
   const Schedule& schedule = outcome.schedule;
   IOS_RETURN_IF_ERROR(ValidateSchedule(graph, schedule));
-  IOS_ASSIGN_OR_RETURN(MemoryPlan memory, PlanMemory(graph, schedule));
+  IOS_ASSIGN_OR_RETURN(MemoryPlan memory,
+                       PlanMemory(graph, schedule, /*alignment=*/256, options.slice_views == "on"));
   IOS_RETURN_IF_ERROR(CheckMemoryPlan(graph, schedule, memory));
   PlanMetadata meta;
   meta.command_line = options.command_line;
@@ -51,6 +52,7 @@ Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure&
                   {"max_groups_per_stage", std::to_string(options.max_groups_per_stage)},
                   {"endings", options.endings},
                   {"part_limit", std::to_string(options.part_limit)},
+                  {"slice_views", options.slice_views},
                   {"device", options.device}};
   if (IsCudaDevice(options.device)) meta.options["tf32"] = options.tf32;
   meta.stage_latencies = outcome.stage_latencies;

@@ -33,6 +33,12 @@ IOS_HD int64_t MapOffset(const IndexMap& map, int64_t linear) {
   return offset;
 }
 
+// The offset of element `linear` of a tensor whose batch items (`item_elements` each) lie
+// `batch_stride` elements apart: a strided view (plan/tensor_views.h).
+IOS_HD int64_t BatchSliceOffset(int64_t linear, int64_t item_elements, int64_t batch_stride) {
+  return (linear / item_elements) * batch_stride + linear % item_elements;
+}
+
 // Builds the map of reading `strides` (in input elements) while walking `dims` row-major, from
 // `base`. Size-1 dims are dropped and neighbours the input walks contiguously are merged, so a
 // plain copy becomes rank 1. False when more than kMaxIndexRank dims remain.

@@ -15,6 +15,13 @@
 // spatial kernels on outputs of at least ~12x12; gemm on plain layouts wins for 1x1 convs
 // (which need no im2col) unless the output is tiny, and for spatial kernels on tiny outputs.
 // ChooseBlocked encodes that; the reorders run through per-thread scratch buffers.
+//
+// Strided views. X or Y may be a channel slice of a wider tensor at batch > 1
+// (plan/tensor_views.h): its memory descriptor then has the wider batch stride. Reorders to and
+// from blocked layouts take any strides, so blocked convs read and write views for free. oneDNN
+// 2.6's plain-layout gemm conv does not take them: it falls back to its reference conv
+// ("ref:any", many times slower), so such a conv runs on dense scratch instead, and the reorders
+// copy between it and the view (the copy the Concat or Split would have made).
 #include <memory>
 #include <new>
 #include <optional>
@@ -35,6 +42,20 @@ using dnnl::memory;
 // Output positions below which a layout choice flips (see the table above).
 constexpr int64_t kSmallOutput = 128;
 
+// True for oneDNN's reference implementation ("ref:any"), which it picks when no optimised one
+// takes the descriptors.
+bool IsReferenceImplementation(const dnnl::convolution_forward::primitive_desc& pd) {
+  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
+}
+
+// Row-major f32, with the batch stride of a strided view when `batch_stride` is not 0.
+memory::desc PlainF32WithBatchStride(const Dims& dims, int64_t batch_stride) {
+  if (batch_stride == 0) return PlainF32(dims);
+  Dims strides = RowMajorStrides(dims);
+  strides[0] = batch_stride;
+  return memory::desc(ToDnnlDims(dims), memory::data_type::f32, ToDnnlDims(strides));
+}
+
 bool ChooseBlocked(int64_t group, const Dims& kernel, const Dims& out_spatial) {
   if (group > 1) return true;
   const int64_t out_positions = NumElements(out_spatial);
@@ -48,6 +69,8 @@ struct ConvSetup {
   Dims src;
   Dims weights;  // oneDNN's: [G, M/G, C/G, k...] when grouped, else ONNX's [M, C, k...]
   Dims dst;
+  int64_t src_batch_stride = 0;  // elements between batch items of X when it is a strided view
+  int64_t dst_batch_stride = 0;  // of Y
   memory::dims strides, dilates, pad_begin, pad_end;
   bool has_bias = false;
   bool blocked = false;
@@ -59,9 +82,11 @@ struct ConvSetup {
 class ConvCpuKernel : public CpuKernel {
  public:
   ConvCpuKernel(ConvSetup setup, dnnl::engine engine)
-      : setup_(std::move(setup)), engine_(std::move(engine)),
-        src_md_(PlainF32(setup_.src)), weights_md_(PlainF32(setup_.weights)),
-        dst_md_(PlainF32(setup_.dst)) {}
+      : setup_(std::move(setup)),
+        engine_(std::move(engine)),
+        src_md_(PlainF32WithBatchStride(setup_.src, setup_.src_batch_stride)),
+        weights_md_(PlainF32(setup_.weights)),
+        dst_md_(PlainF32WithBatchStride(setup_.dst, setup_.dst_batch_stride)) {}
 
   // Creates the one-thread variant, prepacking `weights` and keeping a copy of `bias` (each null
   // when not constant).
@@ -123,7 +148,15 @@ class ConvCpuKernel : public CpuKernel {
         return Status::Ok();
       }));
     }
-    if (!setup_.act_fused) ApplyActivationCpu(setup_.act, y, NumElements(setup_.dst), threads);
+    if (!setup_.act_fused) {
+      if (setup_.dst_batch_stride == 0) {
+        ApplyActivationCpu(setup_.act, y, NumElements(setup_.dst), threads);
+      } else {
+        const int64_t item = NumElements(setup_.dst) / setup_.dst[0];
+        for (int64_t n = 0; n < setup_.dst[0]; ++n)
+          ApplyActivationCpu(setup_.act, y + n * setup_.dst_batch_stride, item, threads);
+      }
+    }
     return Status::Ok();
   }
 
@@ -182,17 +215,33 @@ class ConvCpuKernel : public CpuKernel {
     }
     auto v = std::make_unique<Variant>();
     v->pd = dnnl::convolution_forward::primitive_desc(*desc, attr, engine_);
+    const bool strided = setup_.src_batch_stride != 0 || setup_.dst_batch_stride != 0;
+    if (!setup_.blocked && strided && IsReferenceImplementation(v->pd)) {
+      const memory::desc dense_src = PlainF32(setup_.src);
+      const memory::desc dense_dst = PlainF32(setup_.dst);
+      if (setup_.has_bias) {
+        const memory::desc bias_md({setup_.dst[1]}, f32, memory::format_tag::a);
+        desc.emplace(prop, alg, dense_src, weights_md, bias_md, dense_dst, setup_.strides,
+                     setup_.dilates, setup_.pad_begin, setup_.pad_end);
+      } else {
+        desc.emplace(prop, alg, dense_src, weights_md, dense_dst, setup_.strides, setup_.dilates,
+                     setup_.pad_begin, setup_.pad_end);
+      }
+      v->pd = dnnl::convolution_forward::primitive_desc(*desc, attr, engine_);
+    }
     v->conv = dnnl::convolution_forward(v->pd);
-    if (v->pd.src_desc() != src_md_) v->src_reorder.emplace(dnnl::reorder::primitive_desc(
-        engine_, src_md_, engine_, v->pd.src_desc()));
-    if (v->pd.dst_desc() != dst_md_) v->dst_reorder.emplace(dnnl::reorder::primitive_desc(
-        engine_, v->pd.dst_desc(), engine_, dst_md_));
+    if (v->pd.src_desc() != src_md_)
+      v->src_reorder.emplace(
+          dnnl::reorder::primitive_desc(engine_, src_md_, engine_, v->pd.src_desc()));
+    if (v->pd.dst_desc() != dst_md_)
+      v->dst_reorder.emplace(
+          dnnl::reorder::primitive_desc(engine_, v->pd.dst_desc(), engine_, dst_md_));
     if (constant_weights_ || !packed_.empty()) {
       v->weights = packed_.Get(constant_weights_ ? *constant_weights_ : memory(),
                                v->pd.weights_desc(), engine_);
     } else if (v->pd.weights_desc() != weights_md_) {
-      v->weights_reorder.emplace(dnnl::reorder::primitive_desc(engine_, weights_md_, engine_,
-                                                               v->pd.weights_desc()));
+      v->weights_reorder.emplace(
+          dnnl::reorder::primitive_desc(engine_, weights_md_, engine_, v->pd.weights_desc()));
     }
     return v;
   }
@@ -217,8 +266,8 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateConvCpuKernel(const CpuKernelContext&
     return InvalidInput("needs X, W and an output");
   const TensorType& x = context.input_types[0];
   const TensorType& w = context.input_types[1];
-  const bool has_bias = context.input_types.size() > 2 && node.inputs.size() > 2 &&
-                        node.inputs[2] != kNoValue;
+  const bool has_bias =
+      context.input_types.size() > 2 && node.inputs.size() > 2 && node.inputs[2] != kNoValue;
   if (x.dtype != DType::kFloat32 || w.dtype != DType::kFloat32 ||
       (has_bias && context.input_types[2].dtype != DType::kFloat32))
     return std::unique_ptr<CpuKernel>();  // the reference reports the dtype
@@ -231,8 +280,8 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateConvCpuKernel(const CpuKernelContext&
     return InvalidInput("input " + DimsToString(x.dims) + ", weight " + DimsToString(w.dims) +
                         " and group " + std::to_string(group) + " do not match");
   if (has_bias && context.input_types[2].dims != Dims{out_channels})
-    return InvalidInput("bias " + DimsToString(context.input_types[2].dims) +
-                        " must have shape [" + std::to_string(out_channels) + "]");
+    return InvalidInput("bias " + DimsToString(context.input_types[2].dims) + " must have shape [" +
+                        std::to_string(out_channels) + "]");
   const Dims in_spatial(x.dims.begin() + 2, x.dims.end());
   const Dims kernel(w.dims.begin() + 2, w.dims.end());
   IOS_ASSIGN_OR_RETURN(Dims kernel_attr, node.attrs.GetInts("kernel_shape", kernel));
@@ -262,6 +311,10 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateConvCpuKernel(const CpuKernelContext&
     setup.pad_end.push_back(geo.pads_end[d]);
   }
   setup.has_bias = has_bias;
+  if (!context.batch_strides.inputs.empty())
+    setup.src_batch_stride = context.batch_strides.inputs[0];
+  if (!context.batch_strides.outputs.empty())
+    setup.dst_batch_stride = context.batch_strides.outputs[0];
   setup.blocked = ChooseBlocked(group, kernel, geo.output);
   setup.act = GetFusedActivation(node.attrs);
   setup.act_fused = ActivationHasPostOps(setup.act);

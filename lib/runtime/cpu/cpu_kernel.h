@@ -1,5 +1,6 @@
 // CPU kernels: one per op, created once per plan node (weights prepacked then), run many times.
-// Buffers are dense row-major; `threads` is the intra-op share of the cores for this run.
+// Buffers are dense row-major, except strided views (context.batch_strides, taken only by the
+// kernels that plan/tensor_views.h lists); `threads` is the intra-op share of the cores.
 #pragma once
 
 #include <memory>
@@ -8,6 +9,7 @@
 #include "ir/graph.h"
 #include "ir/tensor.h"
 #include "ops/op_schema.h"
+#include "runtime/strided_views.h"
 #include "util/status.h"
 
 namespace ios {
@@ -25,6 +27,8 @@ struct CpuKernelContext {
   std::vector<TensorType> input_types;
   std::vector<TensorType> output_types;
   std::vector<const Tensor*> constants;  // per input: the constant value, or null
+  // Batch strides of strided views (runtime/strided_views.h); empty or all 0 when dense.
+  NodeBatchStrides batch_strides;
 };
 
 // The context for a node of `graph`: its types, and its constant inputs (for prepacking).

@@ -75,6 +75,10 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& con
     }
     if (kernel.value() != nullptr) return kernel;
   }
+  // The reference kernels read and write dense tensors only.
+  if (context.batch_strides.any())
+    return Internal(context.node->op_type + " '" + context.node->name +
+                    "' touches a strided view, which its CPU kernel cannot take");
   return CreateReferenceFallbackCpuKernel(context);
 }
 

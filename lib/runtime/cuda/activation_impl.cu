@@ -11,15 +11,38 @@ __global__ void ActivationKernel(Activation act, const float* x, float* y, int64
   }
 }
 
+__global__ void BatchSliceActivationKernel(Activation act, float* y, int64_t count,
+                                           int64_t item_elements, int64_t batch_stride) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
+    float& v = y[BatchSliceOffset(i, item_elements, batch_stride)];
+    v = ApplyActivation(act, v);
+  }
+}
+
+constexpr int kThreads = 256;
+
+int BlocksFor(int64_t count) {
+  const int64_t wanted = (count + kThreads - 1) / kThreads;
+  return static_cast<int>(wanted < 65535 ? wanted : 65535);
+}
+
 }  // namespace
 
 cudaError_t LaunchActivation(const Activation& act, const float* x, float* y, int64_t count,
                              cudaStream_t stream) {
   if (count <= 0) return cudaSuccess;
-  constexpr int kThreads = 256;
-  const int64_t wanted = (count + kThreads - 1) / kThreads;
-  const int blocks = static_cast<int>(wanted < 65535 ? wanted : 65535);
-  ActivationKernel<<<blocks, kThreads, 0, stream>>>(act, x, y, count);
+  ActivationKernel<<<BlocksFor(count), kThreads, 0, stream>>>(act, x, y, count);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchActivationInBatchSlices(const Activation& act, float* y, int64_t items,
+                                          int64_t item_elements, int64_t batch_stride,
+                                          cudaStream_t stream) {
+  const int64_t count = items * item_elements;
+  if (count <= 0) return cudaSuccess;
+  BatchSliceActivationKernel<<<BlocksFor(count), kThreads, 0, stream>>>(
+      act, y, count, item_elements, batch_stride);
   return cudaGetLastError();
 }
 

@@ -42,6 +42,11 @@ StatusOr<std::unique_ptr<CudaKernel>> CreateCudaKernel(const CudaKernelContext& 
     return Unsupported("node '" + context.node->name + "' (" + context.node->op_type +
                        "): the CUDA backend has no kernel for " + context.node->op_type);
   }
+  // Only Conv takes strided views (plan/tensor_views.h: TakesStridedBatchSlice).
+  if (context.batch_strides.any() && context.node->op_type != "Conv") {
+    return Internal("node '" + context.node->name + "' (" + context.node->op_type +
+                    "): its CUDA kernel cannot take a strided view");
+  }
   return entry->factory(context);
 }
 

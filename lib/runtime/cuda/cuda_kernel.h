@@ -3,8 +3,9 @@
 // work on the given stream: no allocation, no synchronising call, no default-stream use.
 //
 // Buffers are device pointers to dense row-major tensors (constants included: the session
-// uploads every constant once). A kernel that needs a constant's values on the host (a Reshape
-// shape, Pad pads, Slice starts) reads them from the context when it is created.
+// uploads every constant once), except strided views (context.batch_strides), which only the
+// kernels that plan/tensor_views.h lists take. A kernel that needs a constant's values on the host
+// (a Reshape shape, Pad pads, Slice starts) reads them from the context when it is created.
 #pragma once
 
 #include <cublas_v2.h>
@@ -20,6 +21,7 @@
 #include "ir/graph.h"
 #include "ir/tensor.h"
 #include "ops/op_schema.h"
+#include "runtime/strided_views.h"
 #include "util/status.h"
 
 namespace ios {
@@ -43,6 +45,8 @@ struct CudaKernelContext {
   // then asks cuDNN's heuristics (cudnnGetConvolutionForwardAlgorithm_v7).
   const plan::ConvAlgorithm* conv_algorithm = nullptr;
   bool allow_tf32 = false;
+  // Batch strides of strided views (runtime/strided_views.h); empty or all 0 when dense.
+  NodeBatchStrides batch_strides;
   // A cuDNN handle for queries made while creating the kernel (algorithm heuristics, workspace
   // sizes); not used for enqueueing.
   cudnnHandle_t cudnn = nullptr;

@@ -124,11 +124,15 @@ Status CudaSession::CreateKernels(cudnnHandle_t query_handle, size_t* workspace_
     conv_algorithms[static_cast<NodeId>(algorithm.op())] = &algorithm;
 
   redundant_ = OpsMadeRedundantByViews(graph, plan_.memory);
+  const std::vector<int64_t> value_strides = BatchStridesOfValues(graph, plan_.memory);
   kernels_.resize(graph.nodes.size());
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
-    if (node.dead) continue;
+    if (node.dead || redundant_[n]) continue;  // a skipped Concat or Split needs no kernel
     CudaKernelContext context = MakeCudaKernelContext(graph, node);
+    IOS_ASSIGN_OR_RETURN(context.batch_strides,
+                         BatchStridesOfNode(graph, static_cast<NodeId>(n), value_strides,
+                                            /*redundant=*/false));
     auto found = conv_algorithms.find(static_cast<NodeId>(n));
     context.conv_algorithm = found == conv_algorithms.end() ? nullptr : found->second;
     context.allow_tf32 = plan_.meta.cuda().allow_tf32();

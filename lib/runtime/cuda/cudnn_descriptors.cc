@@ -113,10 +113,15 @@ struct OutputDescriptors {
   CudnnTensorDescriptor y_crop_view;
 };
 
-StatusOr<OutputDescriptors> MakeOutputDescriptors(const CudnnWindowGeometry& g) {
+// `y_batch_stride` (0: dense) is that of ios's output; cuDNN's full output is the same tensor
+// unless cropped, when it is dense workspace.
+StatusOr<OutputDescriptors> MakeOutputDescriptors(const CudnnWindowGeometry& g,
+                                                  int64_t y_batch_stride = 0) {
   OutputDescriptors d;
-  IOS_ASSIGN_OR_RETURN(d.y_full, MakeTensorDescriptor(g.full_output));
-  IOS_ASSIGN_OR_RETURN(d.y, MakeTensorDescriptor(g.output));
+  IOS_ASSIGN_OR_RETURN(d.y_full, g.cropped()
+                                     ? MakeTensorDescriptor(g.full_output)
+                                     : MakeBatchStridedDescriptor(g.full_output, y_batch_stride));
+  IOS_ASSIGN_OR_RETURN(d.y, MakeBatchStridedDescriptor(g.output, y_batch_stride));
   if (g.cropped()) {
     IOS_ASSIGN_OR_RETURN(d.y_crop_view,
                          MakeTensorDescriptor(g.output, DenseStrides(g.full_output)));
@@ -170,6 +175,18 @@ StatusOr<CudnnTensorDescriptor> MakeTensorDescriptor(const Dims& dims, const Dim
 
 StatusOr<CudnnTensorDescriptor> MakeTensorDescriptor(const Dims& dims) {
   return MakeTensorDescriptor(dims, DenseStrides(dims));
+}
+
+StatusOr<CudnnTensorDescriptor> MakeBatchStridedDescriptor(const Dims& dims, int64_t batch_stride) {
+  Dims strides = DenseStrides(dims);
+  if (batch_stride != 0) {
+    if (dims.empty() || batch_stride < strides[0]) {
+      return Internal("tensor " + DimsToString(dims) + " cannot have a batch stride of " +
+                      std::to_string(batch_stride) + " elements (its items would overlap)");
+    }
+    strides[0] = batch_stride;
+  }
+  return MakeTensorDescriptor(dims, strides);
 }
 
 StatusOr<CudnnTensorDescriptor> MakeChannelSliceDescriptor(const Dims& dims,
@@ -287,7 +304,8 @@ StatusOr<CudnnWindowGeometry> PlanPoolWindow(const Node& node, const Dims& x, co
 }
 
 StatusOr<ConvDescriptors> BuildConvDescriptors(const Node& node, const Dims& x, const Dims& w,
-                                               const Dims& y, cudnnMathType_t math_type) {
+                                               const Dims& y, cudnnMathType_t math_type,
+                                               const ConvBatchStrides& batch_strides) {
   const std::string label = CudnnNodeLabel(node);
   ConvDescriptors d;
   IOS_ASSIGN_OR_RETURN(d.geometry, PlanConvWindow(node, x, w, y));
@@ -296,7 +314,8 @@ StatusOr<ConvDescriptors> BuildConvDescriptors(const Node& node, const Dims& x, 
   d.groups = *group;
   if (!FitsInt(d.groups) || d.groups < 1) return Unsupported(label + "group out of range");
   const CudnnWindowGeometry& g = d.geometry;
-  IOS_ASSIGN_OR_RETURN(d.x, MakeTensorDescriptor(PadToCudnnRank(x)));
+  d.batch_strides = batch_strides;
+  IOS_ASSIGN_OR_RETURN(d.x, MakeBatchStridedDescriptor(PadToCudnnRank(x), batch_strides.x));
   IOS_ASSIGN_OR_RETURN(d.w, CudnnFilterDescriptor::Make());
   IOS_ASSIGN_OR_RETURN(std::vector<int> filter, ToInts(PadToCudnnRank(w), label + "weights"));
   IOS_CUDNN_RETURN_IF_ERROR(
@@ -310,7 +329,7 @@ StatusOr<ConvDescriptors> BuildConvDescriptors(const Node& node, const Dims& x, 
   IOS_CUDNN_RETURN_IF_ERROR(
       cudnnSetConvolutionGroupCount(d.conv.get(), static_cast<int>(d.groups)));
   IOS_CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(d.conv.get(), math_type));
-  IOS_ASSIGN_OR_RETURN(OutputDescriptors out, MakeOutputDescriptors(g));
+  IOS_ASSIGN_OR_RETURN(OutputDescriptors out, MakeOutputDescriptors(g, batch_strides.y));
   d.y_full = std::move(out.y_full);
   d.y = std::move(out.y);
   d.y_crop_view = std::move(out.y_crop_view);

@@ -101,6 +101,9 @@ Dims DenseStrides(const Dims& dims);
 StatusOr<CudnnTensorDescriptor> MakeTensorDescriptor(const Dims& dims, const Dims& strides);
 // A dense float32 tensor.
 StatusOr<CudnnTensorDescriptor> MakeTensorDescriptor(const Dims& dims);
+// A dense float32 tensor, except that batch items lie `batch_stride` elements apart when it is
+// not 0 (a strided view, plan/tensor_views.h).
+StatusOr<CudnnTensorDescriptor> MakeBatchStridedDescriptor(const Dims& dims, int64_t batch_stride);
 // A tensor [N, c, spatial...] that is the channel range [c0, c0 + c) of a dense buffer
 // [N, total_channels, spatial...]: strides {total_channels * S, S, ..., 1} (S = spatial
 // product). The caller offsets the pointer by ChannelSliceOffset(dims, c0) elements.
@@ -142,12 +145,20 @@ StatusOr<CudnnWindowGeometry> PlanPoolWindow(const Node& node, const Dims& x, co
 // ---- Bundles
 // -------------------------------------------------------------------------------------
 
+// The batch strides, in elements, of a conv's X and Y when they are strided views
+// (plan/tensor_views.h): channel slices of a wider tensor. 0: dense.
+struct ConvBatchStrides {
+  int64_t x = 0;
+  int64_t y = 0;
+};
+
 // Everything a Conv needs. `y_full` is what cuDNN writes; when the geometry is cropped,
-// `y_crop_view` describes ios's output inside it (the full output's strides) and `y` the dense
-// output buffer, else y_full and y describe the same tensor.
+// `y_crop_view` describes ios's output inside it (the full output's strides) and `y` the
+// output buffer, else y_full and y describe the same tensor. x and y carry the batch strides.
 struct ConvDescriptors {
   CudnnWindowGeometry geometry;
   int64_t groups = 1;
+  ConvBatchStrides batch_strides;
   CudnnTensorDescriptor x;
   CudnnFilterDescriptor w;
   CudnnConvolutionDescriptor conv;
@@ -160,7 +171,8 @@ struct ConvDescriptors {
 // Checks float32, reads the node's attributes (pads, strides, dilations, auto_pad, group) and
 // builds every descriptor, with `math_type` on the convolution.
 StatusOr<ConvDescriptors> BuildConvDescriptors(const Node& node, const Dims& x, const Dims& w,
-                                               const Dims& y, cudnnMathType_t math_type);
+                                               const Dims& y, cudnnMathType_t math_type,
+                                               const ConvBatchStrides& batch_strides = {});
 
 struct PoolDescriptors {
   CudnnWindowGeometry geometry;

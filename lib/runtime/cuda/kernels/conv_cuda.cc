@@ -10,6 +10,13 @@
 //
 // Algorithm: the plan's (context.conv_algorithm) when recorded, else cuDNN's heuristic with
 // context.cudnn; math type per conv_algorithm.h (TF32 as onnxruntime's default).
+//
+// Strided views (plan/tensor_views.h): X or Y may be a channel slice of a wider tensor at batch
+// > 1; the descriptors then carry its batch stride, and the epilogue walks the batch slices.
+// Such a slice is an NCHW tensor packed in C, H and W, which every 2-D forward algorithm takes
+// (the FFT ones ask for "NCHW HW-packed"; only the 3-D IMPLICIT_PRECOMP_GEMM wants fully packed
+// tensors, which is why TakesStridedBatchSlice admits 1-D and 2-D convs only). So an algorithm
+// that iosc measured on dense tensors also runs on the views.
 #include <memory>
 #include <string>
 
@@ -92,8 +99,14 @@ class ConvCudaKernel : public CudaKernel {
           cudnnAddTensor(stream.cudnn, &one, d_.bias.get(), bias, &one, d_.y.get(), y));
     }
     if (activation_.kind != ActivationKind::kNone) {
-      IOS_CUDA_RETURN_IF_ERROR(
-          LaunchActivation(activation_, y, y, NumElements(d_.geometry.output), stream.stream));
+      const int64_t count = NumElements(d_.geometry.output);
+      if (d_.batch_strides.y == 0) {
+        IOS_CUDA_RETURN_IF_ERROR(LaunchActivation(activation_, y, y, count, stream.stream));
+      } else {
+        const int64_t items = d_.geometry.output[0];
+        IOS_CUDA_RETURN_IF_ERROR(LaunchActivationInBatchSlices(activation_, y, items, count / items,
+                                                               d_.batch_strides.y, stream.stream));
+      }
     }
     return Status::Ok();
   }
@@ -130,10 +143,14 @@ StatusOr<std::unique_ptr<CudaKernel>> CreateConvCudaKernel(const CudaKernelConte
   if (context.output_types[0].dtype != DType::kFloat32) {
     return Unsupported(label + "the CUDA backend runs Conv in float32 only");
   }
+  ConvBatchStrides batch_strides;
+  if (!context.batch_strides.inputs.empty()) batch_strides.x = context.batch_strides.inputs[0];
+  if (!context.batch_strides.outputs.empty()) batch_strides.y = context.batch_strides.outputs[0];
   IOS_ASSIGN_OR_RETURN(
       ConvDescriptors descriptors,
       BuildConvDescriptors(node, context.input_types[0].dims, context.input_types[1].dims,
-                           context.output_types[0].dims, ConvMathType(context.allow_tf32)));
+                           context.output_types[0].dims, ConvMathType(context.allow_tf32),
+                           batch_strides));
 
   ConvAlgorithmChoice algorithm;
   if (context.conv_algorithm != nullptr) {

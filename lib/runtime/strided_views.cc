@@ -1,0 +1,49 @@
+#include "runtime/strided_views.h"
+
+#include "plan/tensor_views.h"
+
+namespace ios {
+
+bool NodeBatchStrides::any() const {
+  for (int64_t s : inputs)
+    if (s != 0) return true;
+  for (int64_t s : outputs)
+    if (s != 0) return true;
+  return false;
+}
+
+std::vector<int64_t> BatchStridesOfValues(const Graph& graph, const MemoryPlan& memory) {
+  std::vector<int64_t> strides(graph.values.size(), 0);
+  for (const TensorPlacement& p : memory.placements) {
+    if (p.view_of == kNoValue || p.pitch == 0) continue;
+    const size_t element = DTypeSize(graph.values[p.value].dtype);
+    if (element > 0) strides[p.value] = p.pitch / static_cast<int64_t>(element);
+  }
+  return strides;
+}
+
+StatusOr<NodeBatchStrides> BatchStridesOfNode(const Graph& graph, NodeId id,
+                                              const std::vector<int64_t>& value_strides,
+                                              bool redundant) {
+  const Node& node = graph.nodes[static_cast<size_t>(id)];
+  NodeBatchStrides strides;
+  auto stride_of = [&](ValueId value) -> StatusOr<int64_t> {
+    if (value == kNoValue || value_strides[value] == 0) return int64_t{0};
+    if (!redundant && !TakesStridedBatchSlice(graph, node, value))
+      return Internal("the memory plan places '" + graph.values[value].name +
+                      "' as a strided view, which the kernel of " + graph.Describe(id) +
+                      " cannot take");
+    return value_strides[value];
+  };
+  for (ValueId in : node.inputs) {
+    IOS_ASSIGN_OR_RETURN(int64_t stride, stride_of(in));
+    strides.inputs.push_back(stride);
+  }
+  for (ValueId out : node.outputs) {
+    IOS_ASSIGN_OR_RETURN(int64_t stride, stride_of(out));
+    strides.outputs.push_back(stride);
+  }
+  return strides;
+}
+
+}  // namespace ios

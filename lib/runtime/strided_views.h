@@ -1,0 +1,31 @@
+// The batch strides that strided views (plan/tensor_views.h) give to the kernels that touch them,
+// for every backend: the memory plan goes in, per node the element stride between batch items
+// of each input and output comes out (0: dense, the case of every tensor but strided views).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/graph.h"
+#include "plan/memory_plan.h"
+#include "util/status.h"
+
+namespace ios {
+
+struct NodeBatchStrides {
+  std::vector<int64_t> inputs;   // per input, in elements; 0 when dense
+  std::vector<int64_t> outputs;  // per output
+  bool any() const;
+};
+
+// Per ValueId: the element stride between batch items of a strided view, else 0.
+std::vector<int64_t> BatchStridesOfValues(const Graph& graph, const MemoryPlan& memory);
+
+// The strides of `node`'s inputs and outputs. An error names the node when it touches a strided
+// tensor that its kernel does not take (TakesStridedBatchSlice), unless the node is `redundant`
+// (a Concat or Split that the views made a no-op, which the runtime skips).
+StatusOr<NodeBatchStrides> BatchStridesOfNode(const Graph& graph, NodeId node,
+                                              const std::vector<int64_t>& value_strides,
+                                              bool redundant);
+
+}  // namespace ios

@@ -1,0 +1,168 @@
+// Strided views on the CUDA backend, without a device: for the benchmark networks at batch 2, the
+// memory plan's strided views reach only convs (runtime/strided_views.h), the CUDA conv kernel is
+// created for each of them with descriptors that carry the view's batch stride, and cuDNN
+// accepts those descriptors and agrees on the output dims. Kernels that take no strided view
+// refuse one.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "../test_graph_builder.h"
+#include "onnx/onnx_importer.h"
+#include "passes/canonicalize.h"
+#include "plan/memory_plan.h"
+#include "plan/tensor_views.h"
+#include "runtime/cuda/conv_algorithm.h"
+#include "runtime/cuda/cuda_kernel.h"
+#include "runtime/cuda/cudnn_descriptors.h"
+#include "runtime/strided_views.h"
+#include "sched/blocks.h"
+#include "sched/schedule.h"
+
+namespace ios {
+namespace {
+
+// What iosc records after measuring (IMPLICIT_GEMM runs every 2-D conv); with no cuDNN handle,
+// the kernel factory builds its descriptors and needs no device.
+plan::ConvAlgorithm RecordedAlgorithm() {
+  plan::ConvAlgorithm recorded;
+  recorded.set_algo(CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM);
+  recorded.set_math_type(CUDNN_DEFAULT_MATH);
+  return recorded;
+}
+
+Dims StridesOf(cudnnTensorDescriptor_t descriptor) {
+  auto info = ReadTensorDescriptor(descriptor);
+  EXPECT_TRUE(info.ok()) << info.status().message();
+  return info.ok() ? info->strides : Dims{};
+}
+
+// Plans `graph` greedily with views, checks every conv that touches a strided view (and that
+// nothing else does), and returns how many such convs there are.
+int CheckConvsOnStridedViews(Graph& graph) {
+  auto blocks = PartitionIntoBlocks(graph, BlockOptions{});
+  EXPECT_TRUE(blocks.ok()) << blocks.status().message();
+  if (!blocks.ok()) return -1;
+  const Schedule schedule = GreedySchedule(*blocks, 0);
+  auto memory = PlanMemory(graph, schedule);
+  EXPECT_TRUE(memory.ok()) << memory.status().message();
+  if (!memory.ok()) return -1;
+
+  const std::vector<bool> redundant = OpsMadeRedundantByViews(graph, *memory);
+  const std::vector<int64_t> value_strides = BatchStridesOfValues(graph, *memory);
+  const plan::ConvAlgorithm recorded = RecordedAlgorithm();
+  int strided_convs = 0;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    if (node.dead) continue;
+    auto strides = BatchStridesOfNode(graph, static_cast<NodeId>(n), value_strides, redundant[n]);
+    EXPECT_TRUE(strides.ok()) << strides.status().message();
+    if (!strides.ok() || redundant[n] || !strides->any()) continue;
+    EXPECT_EQ(node.op_type, "Conv") << node.name;
+    ++strided_convs;
+
+    CudaKernelContext context = MakeCudaKernelContext(graph, node);
+    context.batch_strides = *strides;
+    context.conv_algorithm = &recorded;
+    auto kernel = CreateCudaKernel(context);
+    EXPECT_TRUE(kernel.ok()) << node.name << ": " << kernel.status().message();
+
+    const Dims& x = context.input_types[0].dims;
+    const Dims& y = context.output_types[0].dims;
+    const ConvBatchStrides batch{strides->inputs[0], strides->outputs[0]};
+    auto d =
+        BuildConvDescriptors(node, x, context.input_types[1].dims, y, ConvMathType(false), batch);
+    EXPECT_TRUE(d.ok()) << d.status().message();
+    if (!d.ok()) continue;
+    Dims x_strides = DenseStrides(PadToCudnnRank(x));
+    if (batch.x != 0) x_strides[0] = batch.x;
+    EXPECT_EQ(StridesOf(d->x.get()), x_strides) << node.name;
+    Dims y_strides = DenseStrides(d->geometry.output);
+    if (batch.y != 0) y_strides[0] = batch.y;
+    EXPECT_EQ(StridesOf(d->y.get()), y_strides) << node.name;
+    // cuDNN writes y_full: the view itself, unless a crop goes through dense workspace.
+    EXPECT_EQ(StridesOf(d->y_full.get()),
+              d->geometry.cropped() ? DenseStrides(d->geometry.full_output) : y_strides);
+    auto dims = CudnnConvOutputDims(*d, d->geometry.full_output.size());
+    EXPECT_TRUE(dims.ok()) << dims.status().message();
+    if (dims.ok()) {
+      EXPECT_EQ(*dims, d->geometry.full_output) << node.name;
+    }
+  }
+  return strided_convs;
+}
+
+class StridedViewNetworkTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StridedViewNetworkTest, EveryConvOnAStridedViewGetsStridedDescriptors) {
+  const std::string path = std::string(IOS_BINARY_DIR) + "/models/" + GetParam() + ".onnx";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing: run models.generate";
+  ImportOptions import;
+  import.batch = 2;
+  StatusOr<Graph> graph = ImportOnnxFile(path, import);
+  ASSERT_TRUE(graph.ok()) << graph.status().message();
+  CanonicalizeStats stats;
+  ASSERT_TRUE(Canonicalize(*graph, CanonicalizeOptions{}, &stats).ok());
+  graph->Compact();
+  const int strided_convs = CheckConvsOnStridedViews(*graph);
+  std::cout << "[ checked  ] " << GetParam() << " batch 2: " << strided_convs
+            << " convs on strided views\n";
+  EXPECT_GT(strided_convs, 0) << "no strided view in " << GetParam();
+}
+
+// A merged conv's Split at batch 3: the readers' X is the strided view.
+TEST(StridedViewKernelTest, ConvsReadingASplitsSlicesGetStridedInputs) {
+  testing::GraphBuilder b;
+  ValueId x = b.Input("x", {3, 3, 5, 5});
+  ValueId wide = b.Conv(x, 12, 3, 1, 1, 1, "wide");
+  std::vector<ValueId> slices = b.Split(wide, {4, 8}, 1, "split");
+  Graph graph =
+      b.Finish({b.Conv(slices[0], 2, 1, 0, 1, 1, "a"), b.Conv(slices[1], 2, 3, 1, 1, 1, "b")});
+  EXPECT_EQ(CheckConvsOnStridedViews(graph), 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Networks, StridedViewNetworkTest,
+                         ::testing::Values("inception_v3", "squeezenet", "nasnet"));
+
+TEST(StridedViewKernelTest, ACroppedConvWritesItsViewFromDenseWorkspace) {
+  testing::GraphBuilder b;
+  ValueId x = b.Input("x", {2, 3, 7, 7});
+  ValueId y = b.Conv(x, 4, 2, 0, 1, 1, "conv");  // pads set below
+  Graph graph = b.Finish({y});
+  Node& conv = graph.nodes.back();
+  conv.attrs.Set("pads", std::vector<int64_t>{0, 0, 1, 1});  // asymmetric: cropped
+  ASSERT_TRUE(InferNode(graph, static_cast<NodeId>(graph.nodes.size() - 1)).ok());
+  const Dims y_dims = graph.values[y].dims;
+  const int64_t y_stride = 3 * NumElements(y_dims) / 2;  // a slice of a 12-channel tensor
+  auto d = BuildConvDescriptors(conv, {2, 3, 7, 7}, {4, 3, 2, 2}, y_dims, ConvMathType(false),
+                                ConvBatchStrides{0, y_stride});
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ASSERT_TRUE(d->geometry.cropped());
+  EXPECT_EQ(StridesOf(d->y_full.get()), DenseStrides(d->geometry.full_output));
+  Dims y_strides = DenseStrides(PadToCudnnRank(y_dims));
+  y_strides[0] = y_stride;
+  EXPECT_EQ(StridesOf(d->y.get()), y_strides);
+  // A batch stride smaller than an item would make items overlap.
+  EXPECT_FALSE(BuildConvDescriptors(conv, {2, 3, 7, 7}, {4, 3, 2, 2}, y_dims, ConvMathType(false),
+                                    ConvBatchStrides{5, 0})
+                   .ok());
+}
+
+TEST(StridedViewKernelTest, KernelsOtherThanConvRefuseAStridedView) {
+  testing::GraphBuilder b;
+  ValueId x = b.Input("x", {2, 4, 3, 3});
+  ValueId y = b.Op("Relu", {x}, {}, "relu");
+  Graph graph = b.Finish({y});
+  CudaKernelContext context = MakeCudaKernelContext(graph, graph.nodes.back());
+  ASSERT_TRUE(CreateCudaKernel(context).ok());
+  context.batch_strides.inputs = {8 * 9};
+  context.batch_strides.outputs = {0};
+  auto kernel = CreateCudaKernel(context);
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_NE(kernel.status().message().find("strided view"), std::string::npos)
+      << kernel.status().message();
+}
+
+}  // namespace
+}  // namespace ios
