@@ -138,27 +138,48 @@ TEST(TensorViewsTest, ConcatInputsAtBatchTwoAreStridedViewsWrittenByTheirConvs) 
   EXPECT_TRUE(OpsMadeRedundantByViews(p.graph, p.memory)[FindNode(p.graph, "concat")]);
 }
 
-// A Concat input written by a kernel that cannot take a strided output, at batch 2.
-Graph ConcatOfPoolGraph(int64_t batch) {
+// x -> {conv 8ch, `branch_op` 4ch} -> Concat -> Split [4, 8] -> {MaxPool, AveragePool
+// counting padding}: a Concat input and Split slices that a pool writes or reads, or (with a
+// Relu branch) a Concat input written by a kernel that cannot take a strided view.
+Graph PoolGraph(int64_t batch, const std::string& branch_op) {
   GraphBuilder b;
   ValueId x = b.Input("x", {batch, 4, 6, 6});
   ValueId conv = b.Conv(x, 8, 3, 1, 1, 1, "conv");
-  AttributeMap pool;
-  pool.Set("kernel_shape", std::vector<int64_t>{3, 3});
-  pool.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  ValueId pooled = b.Op("MaxPool", {x}, pool, "pool");
-  ValueId cat = b.Op("Concat", {conv, pooled}, Axis(1), "concat");
-  return b.Finish({b.Conv(cat, 2, 1, 0, 1, 1, "out")});
+  AttributeMap window;
+  window.Set("kernel_shape", std::vector<int64_t>{3, 3});
+  window.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  ValueId branch = b.Op(branch_op, {x}, branch_op == "Relu" ? AttributeMap{} : window, "branch");
+  ValueId cat = b.Op("Concat", {conv, branch}, Axis(1), "concat");
+  std::vector<ValueId> slices = b.Split(cat, {4, 8}, 1, "split");
+  AttributeMap average = window;
+  average.Set("count_include_pad", int64_t{1});
+  average.Set("strides", std::vector<int64_t>{2, 2});
+  return b.Finish({b.Op("MaxPool", {slices[0]}, window, "max"),
+                   b.Op("AveragePool", {slices[1]}, average, "average")});
+}
+
+TEST(TensorViewsTest, PoolsWriteAndReadStridedViews) {
+  Planned p = PlanGraph(PoolGraph(2, "MaxPool"), /*greedy=*/true);
+  std::vector<TensorView> views = FindSliceViews(p.graph);
+  // The Concat's inputs; the Split's whole is the Concat's output, already a base.
+  ASSERT_EQ(views.size(), 2u);
+  for (const TensorView& view : views) EXPECT_EQ(view.pitch, 12 * 6 * 6 * 4);
+  ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory).ok());
 }
 
 TEST(TensorViewsTest, NoViewsWhereSlicesHaveOtherReadersOrKernelsThatNeedDenseTensors) {
   EXPECT_TRUE(FindSliceViews(ConcatGraph(1, /*extra_reader=*/true)).empty());
   EXPECT_TRUE(FindSliceViews(ConcatGraph(2, /*extra_reader=*/true)).empty());
-  EXPECT_EQ(FindSliceViews(ConcatOfPoolGraph(1)).size(), 2u);  // contiguous: any kernel
-  EXPECT_TRUE(FindSliceViews(ConcatOfPoolGraph(2)).empty());
-  Planned p = PlanGraph(ConcatOfPoolGraph(2), true);
-  for (const TensorPlacement& placement : p.memory.placements)
-    EXPECT_EQ(placement.view_of, kNoValue);
+  // A Relu branch: contiguous views at batch 1 (any kernel), none for the Concat at batch 2;
+  // the Split's slices, read by pools, still become strided views.
+  EXPECT_EQ(FindSliceViews(PoolGraph(1, "Relu")).size(), 2u);
+  Planned p = PlanGraph(PoolGraph(2, "Relu"), true);
+  const Node& concat = p.graph.nodes[FindNode(p.graph, "concat")];
+  for (ValueId input : concat.inputs) EXPECT_EQ(PlacementOf(p.memory, input).view_of, kNoValue);
+  std::vector<TensorView> views = FindSliceViews(p.graph);
+  ASSERT_EQ(views.size(), 2u);
+  EXPECT_EQ(views[0].base, concat.outputs[0]);
+  EXPECT_EQ(views[0].pitch, 12 * 6 * 6 * 4);
 }
 
 TEST(TensorViewsTest, OnlyAConvsDataInputAndOutputTakeStridedSlices) {
@@ -292,6 +313,9 @@ TEST(TensorViewsTest, PlansWithStridedViewsComputeTheSameOutputsOnTheCpu) {
   ExpectCpuMatchesReference(ConcatGraph(3), /*greedy=*/false);
   ExpectCpuMatchesReference(SplitGraph(2), /*greedy=*/true);
   ExpectCpuMatchesReference(SplitGraph(3), /*greedy=*/false);
+  ExpectCpuMatchesReference(PoolGraph(2, "MaxPool"), /*greedy=*/true);
+  ExpectCpuMatchesReference(PoolGraph(3, "AveragePool"), /*greedy=*/false);
+  ExpectCpuMatchesReference(PoolGraph(2, "Relu"), /*greedy=*/true);
 }
 
 }  // namespace

@@ -58,15 +58,24 @@ SliceOp SlicesOf(const Node& node) {
 
 }  // namespace
 
+bool OpTakesStridedBatchSlices(const std::string& op_type) {
+  return op_type == "Conv" || op_type == "MaxPool" || op_type == "AveragePool";
+}
+
 bool TakesStridedBatchSlice(const Graph& graph, const Node& node, ValueId value) {
-  if (node.dead || node.op_type != "Conv" || node.inputs.size() < 2 || node.outputs.empty())
+  if (node.dead || !OpTakesStridedBatchSlices(node.op_type) || node.inputs.empty() ||
+      node.inputs[0] == kNoValue || node.outputs.empty())
     return false;
+  if (node.op_type == "Conv" && node.inputs.size() < 2) return false;
+  // MaxPool's optional Indices output stays with the reference kernel, which is dense.
+  if (node.outputs.size() > 1 && node.outputs[1] != kNoValue) return false;
   for (ValueId in : node.inputs)
     if (in != kNoValue && graph.values[in].dtype != DType::kFloat32) return false;
   const Value& x = graph.values[node.inputs[0]];
-  // 1-D and 2-D convs: cuDNN's 3-D IMPLICIT_PRECOMP_GEMM wants fully packed tensors.
+  // 1-D and 2-D windows: cuDNN's 3-D IMPLICIT_PRECOMP_GEMM wants fully packed tensors, and
+  // cuDNN documents strides for 4-D tensors.
   if (!x.has_shape || x.dims.size() < 3 || x.dims.size() > 4) return false;
-  // X (read once, not also as the weights or bias) or Y.
+  // X (read once, not also as a conv's weights or bias) or Y.
   const bool is_x =
       node.inputs[0] == value && std::count(node.inputs.begin(), node.inputs.end(), value) == 1;
   return is_x || node.outputs[0] == value;

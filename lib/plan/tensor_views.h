@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ir/graph.h"
@@ -38,8 +39,12 @@ struct TensorView {
 };
 
 // True when `node`'s kernel, on every backend, reads (input) or writes (output) `value` as a
-// strided channel slice: a float32 1-D or 2-D Conv's data input X or its output Y.
+// strided channel slice: the data input X or the output Y of a float32 1-D or 2-D Conv, MaxPool
+// (without Indices) or AveragePool.
 bool TakesStridedBatchSlice(const Graph& graph, const Node& node, ValueId value);
+// The op types whose kernels take strided slices (some nodes of them may not, see above): what
+// the backends' kernel tables let through.
+bool OpTakesStridedBatchSlices(const std::string& op_type);
 
 // The views of every Concat and Split that qualifies (all of its slices or none).
 std::vector<TensorView> FindSliceViews(const Graph& graph);

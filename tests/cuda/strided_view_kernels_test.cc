@@ -38,29 +38,53 @@ Dims StridesOf(cudnnTensorDescriptor_t descriptor) {
   return info.ok() ? info->strides : Dims{};
 }
 
-// Plans `graph` greedily with views, checks every conv that touches a strided view (and that
-// nothing else does), and returns how many such convs there are.
-int CheckConvsOnStridedViews(Graph& graph) {
+// Descriptors must carry the batch strides: x's, y's, and y_full's, which is the view itself
+// unless a crop goes through dense workspace; cuDNN's output dims must be the planned ones.
+template <typename Descriptors>
+void ExpectStridedDescriptors(const Descriptors& d, const Dims& x, const WindowBatchStrides& batch,
+                              const StatusOr<Dims>& cudnn_dims, const std::string& name) {
+  Dims x_strides = DenseStrides(PadToCudnnRank(x));
+  if (batch.x != 0) x_strides[0] = batch.x;
+  EXPECT_EQ(StridesOf(d.x.get()), x_strides) << name;
+  Dims y_strides = DenseStrides(d.geometry.output);
+  if (batch.y != 0) y_strides[0] = batch.y;
+  EXPECT_EQ(StridesOf(d.y.get()), y_strides) << name;
+  EXPECT_EQ(StridesOf(d.y_full.get()),
+            d.geometry.cropped() ? DenseStrides(d.geometry.full_output) : y_strides)
+      << name;
+  ASSERT_TRUE(cudnn_dims.ok()) << cudnn_dims.status().message();
+  EXPECT_EQ(cudnn_dims.value(), d.geometry.full_output) << name;
+}
+
+struct StridedKernelCounts {
+  int convs = 0;
+  int pools = 0;
+};
+
+// Plans `graph` greedily with views, checks every kernel that touches a strided view (convs and
+// pools, and nothing else), and counts them.
+StridedKernelCounts CheckKernelsOnStridedViews(Graph& graph) {
+  StridedKernelCounts counts;
   auto blocks = PartitionIntoBlocks(graph, BlockOptions{});
   EXPECT_TRUE(blocks.ok()) << blocks.status().message();
-  if (!blocks.ok()) return -1;
+  if (!blocks.ok()) return counts;
   const Schedule schedule = GreedySchedule(*blocks, 0);
   auto memory = PlanMemory(graph, schedule);
   EXPECT_TRUE(memory.ok()) << memory.status().message();
-  if (!memory.ok()) return -1;
+  if (!memory.ok()) return counts;
 
   const std::vector<bool> redundant = OpsMadeRedundantByViews(graph, *memory);
   const std::vector<int64_t> value_strides = BatchStridesOfValues(graph, *memory);
   const plan::ConvAlgorithm recorded = RecordedAlgorithm();
-  int strided_convs = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
     if (node.dead) continue;
     auto strides = BatchStridesOfNode(graph, static_cast<NodeId>(n), value_strides, redundant[n]);
     EXPECT_TRUE(strides.ok()) << strides.status().message();
     if (!strides.ok() || redundant[n] || !strides->any()) continue;
-    EXPECT_EQ(node.op_type, "Conv") << node.name;
-    ++strided_convs;
+    const bool conv = node.op_type == "Conv";
+    EXPECT_TRUE(conv || node.op_type == "MaxPool" || node.op_type == "AveragePool") << node.name;
+    ++(conv ? counts.convs : counts.pools);
 
     CudaKernelContext context = MakeCudaKernelContext(graph, node);
     context.batch_strides = *strides;
@@ -70,32 +94,28 @@ int CheckConvsOnStridedViews(Graph& graph) {
 
     const Dims& x = context.input_types[0].dims;
     const Dims& y = context.output_types[0].dims;
-    const ConvBatchStrides batch{strides->inputs[0], strides->outputs[0]};
-    auto d =
-        BuildConvDescriptors(node, x, context.input_types[1].dims, y, ConvMathType(false), batch);
-    EXPECT_TRUE(d.ok()) << d.status().message();
-    if (!d.ok()) continue;
-    Dims x_strides = DenseStrides(PadToCudnnRank(x));
-    if (batch.x != 0) x_strides[0] = batch.x;
-    EXPECT_EQ(StridesOf(d->x.get()), x_strides) << node.name;
-    Dims y_strides = DenseStrides(d->geometry.output);
-    if (batch.y != 0) y_strides[0] = batch.y;
-    EXPECT_EQ(StridesOf(d->y.get()), y_strides) << node.name;
-    // cuDNN writes y_full: the view itself, unless a crop goes through dense workspace.
-    EXPECT_EQ(StridesOf(d->y_full.get()),
-              d->geometry.cropped() ? DenseStrides(d->geometry.full_output) : y_strides);
-    auto dims = CudnnConvOutputDims(*d, d->geometry.full_output.size());
-    EXPECT_TRUE(dims.ok()) << dims.status().message();
-    if (dims.ok()) {
-      EXPECT_EQ(*dims, d->geometry.full_output) << node.name;
+    const WindowBatchStrides batch{strides->inputs[0], strides->outputs[0]};
+    if (conv) {
+      auto d =
+          BuildConvDescriptors(node, x, context.input_types[1].dims, y, ConvMathType(false), batch);
+      EXPECT_TRUE(d.ok()) << d.status().message();
+      if (d.ok())
+        ExpectStridedDescriptors(*d, x, batch, CudnnConvOutputDims(*d, d->geometry.output.size()),
+                                 node.name);
+    } else {
+      auto d = BuildPoolDescriptors(node, x, y, batch);
+      EXPECT_TRUE(d.ok()) << d.status().message();
+      if (d.ok())
+        ExpectStridedDescriptors(*d, x, batch, CudnnPoolOutputDims(*d, d->geometry.output.size()),
+                                 node.name);
     }
   }
-  return strided_convs;
+  return counts;
 }
 
 class StridedViewNetworkTest : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(StridedViewNetworkTest, EveryConvOnAStridedViewGetsStridedDescriptors) {
+TEST_P(StridedViewNetworkTest, EveryKernelOnAStridedViewGetsStridedDescriptors) {
   const std::string path = std::string(IOS_BINARY_DIR) + "/models/" + GetParam() + ".onnx";
   ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing: run models.generate";
   ImportOptions import;
@@ -105,10 +125,10 @@ TEST_P(StridedViewNetworkTest, EveryConvOnAStridedViewGetsStridedDescriptors) {
   CanonicalizeStats stats;
   ASSERT_TRUE(Canonicalize(*graph, CanonicalizeOptions{}, &stats).ok());
   graph->Compact();
-  const int strided_convs = CheckConvsOnStridedViews(*graph);
-  std::cout << "[ checked  ] " << GetParam() << " batch 2: " << strided_convs
-            << " convs on strided views\n";
-  EXPECT_GT(strided_convs, 0) << "no strided view in " << GetParam();
+  const StridedKernelCounts counts = CheckKernelsOnStridedViews(*graph);
+  std::cout << "[ checked  ] " << GetParam() << " batch 2: " << counts.convs << " convs and "
+            << counts.pools << " pools on strided views\n";
+  EXPECT_GT(counts.convs, 0) << "no strided view in " << GetParam();
 }
 
 // A merged conv's Split at batch 3: the readers' X is the strided view.
@@ -119,7 +139,7 @@ TEST(StridedViewKernelTest, ConvsReadingASplitsSlicesGetStridedInputs) {
   std::vector<ValueId> slices = b.Split(wide, {4, 8}, 1, "split");
   Graph graph =
       b.Finish({b.Conv(slices[0], 2, 1, 0, 1, 1, "a"), b.Conv(slices[1], 2, 3, 1, 1, 1, "b")});
-  EXPECT_EQ(CheckConvsOnStridedViews(graph), 2);
+  EXPECT_EQ(CheckKernelsOnStridedViews(graph).convs, 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Networks, StridedViewNetworkTest,
@@ -136,7 +156,7 @@ TEST(StridedViewKernelTest, ACroppedConvWritesItsViewFromDenseWorkspace) {
   const Dims y_dims = graph.values[y].dims;
   const int64_t y_stride = 3 * NumElements(y_dims) / 2;  // a slice of a 12-channel tensor
   auto d = BuildConvDescriptors(conv, {2, 3, 7, 7}, {4, 3, 2, 2}, y_dims, ConvMathType(false),
-                                ConvBatchStrides{0, y_stride});
+                                WindowBatchStrides{0, y_stride});
   ASSERT_TRUE(d.ok()) << d.status().message();
   ASSERT_TRUE(d->geometry.cropped());
   EXPECT_EQ(StridesOf(d->y_full.get()), DenseStrides(d->geometry.full_output));
@@ -145,7 +165,7 @@ TEST(StridedViewKernelTest, ACroppedConvWritesItsViewFromDenseWorkspace) {
   EXPECT_EQ(StridesOf(d->y.get()), y_strides);
   // A batch stride smaller than an item would make items overlap.
   EXPECT_FALSE(BuildConvDescriptors(conv, {2, 3, 7, 7}, {4, 3, 2, 2}, y_dims, ConvMathType(false),
-                                    ConvBatchStrides{5, 0})
+                                    WindowBatchStrides{5, 0})
                    .ok());
 }
 

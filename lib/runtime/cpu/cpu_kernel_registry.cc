@@ -3,6 +3,7 @@
 #include <iterator>
 #include <string>
 
+#include "plan/tensor_views.h"
 #include "runtime/cpu/cpu_kernel.h"
 #include "runtime/cpu/cpu_kernel_factories.h"
 
@@ -67,6 +68,10 @@ const FastKernelEntry* FindFastKernel(const std::string& op_type) {
 
 StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& context) {
   if (context.node == nullptr) return InvalidInput("CreateCpuKernel: no node");
+  // Only some kernels take strided views (plan/tensor_views.h: TakesStridedBatchSlice).
+  if (context.batch_strides.any() && !OpTakesStridedBatchSlices(context.node->op_type))
+    return Internal(context.node->op_type + " '" + context.node->name +
+                    "' touches a strided view, which its CPU kernel cannot take");
   if (const FastKernelEntry* entry = FindFastKernel(context.node->op_type)) {
     StatusOr<std::unique_ptr<CpuKernel>> kernel = entry->create(context);
     if (!kernel.ok()) {

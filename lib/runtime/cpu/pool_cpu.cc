@@ -5,7 +5,8 @@
 // blocked layouts), and onnxruntime's count_include_pad divisor with ceil_mode (taps in
 // [-pad_begin, in + pad_end), not the whole window) has no oneDNN equivalent. Each axis gets a
 // table, per output index, of the kernel taps inside the input, so the inner loops carry no
-// bounds checks. Planes (N*C) are split over the threads.
+// bounds checks. Planes (N*C) are split over the threads. X and Y may be strided views
+// (plan/tensor_views.h): a plane's offset then uses the view's batch stride.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -59,8 +60,14 @@ enum class PoolKind { kMax, kAverageExcludePad, kAverageIncludePad };
 
 class PoolCpuKernel : public CpuKernel {
  public:
-  PoolCpuKernel(PoolKind kind, int64_t planes, std::vector<AxisWindows> axes)
-      : kind_(kind), planes_(planes), axes_(std::move(axes)) {}
+  PoolCpuKernel(PoolKind kind, int64_t batch, int64_t channels, std::vector<AxisWindows> axes,
+                int64_t x_batch_stride, int64_t y_batch_stride)
+      : kind_(kind),
+        channels_(channels),
+        planes_(batch * channels),
+        axes_(std::move(axes)),
+        x_batch_stride_(x_batch_stride),
+        y_batch_stride_(y_batch_stride) {}
 
   Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
              int threads) override {
@@ -74,8 +81,8 @@ class PoolCpuKernel : public CpuKernel {
     const int team = ThreadsForWork(threads, planes_ * (in_plane + out_plane));
     ParallelFor(planes_, team, [&](int64_t begin, int64_t end) {
       for (int64_t p = begin; p < end; ++p) {
-        const float* xp = x + p * in_plane;
-        float* yp = y + p * out_plane;
+        const float* xp = x + PlaneOffset(p, in_plane, x_batch_stride_);
+        float* yp = y + PlaneOffset(p, out_plane, y_batch_stride_);
         for (int64_t od = 0; od < ad.out; ++od) {
           for (int64_t oh = 0; oh < ah.out; ++oh) {
             for (int64_t ow = 0; ow < aw.out; ++ow) {
@@ -120,17 +127,25 @@ class PoolCpuKernel : public CpuKernel {
         for (int64_t kw = kw_begin; kw < kw_end; ++kw) sum += row[kw * aw.dilation];
       }
     }
-    const int64_t divisor =
-        kind_ == PoolKind::kAverageIncludePad
-            ? ad.padded_taps[od] * ah.padded_taps[oh] * aw.padded_taps[ow]
-            : (ad.k_end[od] - ad.k_begin[od]) * (ah.k_end[oh] - ah.k_begin[oh]) *
-                  (kw_end - kw_begin);
+    const int64_t divisor = kind_ == PoolKind::kAverageIncludePad
+                                ? ad.padded_taps[od] * ah.padded_taps[oh] * aw.padded_taps[ow]
+                                : (ad.k_end[od] - ad.k_begin[od]) *
+                                      (ah.k_end[oh] - ah.k_begin[oh]) * (kw_end - kw_begin);
     return divisor > 0 ? sum / static_cast<float>(divisor) : 0.f;
   }
 
+  // Where plane p (batch item p / C, channel p % C) starts: dense, or in a strided view.
+  int64_t PlaneOffset(int64_t p, int64_t plane, int64_t batch_stride) const {
+    if (batch_stride == 0) return p * plane;
+    return (p / channels_) * batch_stride + (p % channels_) * plane;
+  }
+
   PoolKind kind_;
+  int64_t channels_;
   int64_t planes_;
   std::vector<AxisWindows> axes_;  // D, H, W (unit axes for 1-D and 2-D pools)
+  int64_t x_batch_stride_ = 0;     // elements between batch items; 0: dense
+  int64_t y_batch_stride_ = 0;
 };
 
 StatusOr<std::unique_ptr<CpuKernel>> CreateWindowPool(const CpuKernelContext& context,
@@ -168,7 +183,10 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateWindowPool(const CpuKernelContext& co
     axes.push_back(MakeAxis(in_spatial[d], geo.output[d], geo.kernel[d], geo.strides[d],
                             geo.dilations[d], geo.pads_begin[d], geo.pads_end[d]));
   }
-  return std::unique_ptr<CpuKernel>(new PoolCpuKernel(kind, x.dims[0] * x.dims[1], std::move(axes)));
+  const NodeBatchStrides& strides = context.batch_strides;
+  return std::unique_ptr<CpuKernel>(new PoolCpuKernel(
+      kind, x.dims[0], x.dims[1], std::move(axes), strides.inputs.empty() ? 0 : strides.inputs[0],
+      strides.outputs.empty() ? 0 : strides.outputs[0]));
 }
 
 // GlobalAveragePool / GlobalMaxPool: one value per plane.

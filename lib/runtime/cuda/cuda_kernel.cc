@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "plan/tensor_views.h"
 #include "runtime/cpu/cpu_kernel.h"
 
 namespace ios {
@@ -42,8 +43,8 @@ StatusOr<std::unique_ptr<CudaKernel>> CreateCudaKernel(const CudaKernelContext& 
     return Unsupported("node '" + context.node->name + "' (" + context.node->op_type +
                        "): the CUDA backend has no kernel for " + context.node->op_type);
   }
-  // Only Conv takes strided views (plan/tensor_views.h: TakesStridedBatchSlice).
-  if (context.batch_strides.any() && context.node->op_type != "Conv") {
+  // Only some kernels take strided views (plan/tensor_views.h: TakesStridedBatchSlice).
+  if (context.batch_strides.any() && !OpTakesStridedBatchSlices(context.node->op_type)) {
     return Internal("node '" + context.node->name + "' (" + context.node->op_type +
                     "): its CUDA kernel cannot take a strided view");
   }

@@ -305,7 +305,7 @@ StatusOr<CudnnWindowGeometry> PlanPoolWindow(const Node& node, const Dims& x, co
 
 StatusOr<ConvDescriptors> BuildConvDescriptors(const Node& node, const Dims& x, const Dims& w,
                                                const Dims& y, cudnnMathType_t math_type,
-                                               const ConvBatchStrides& batch_strides) {
+                                               const WindowBatchStrides& batch_strides) {
   const std::string label = CudnnNodeLabel(node);
   ConvDescriptors d;
   IOS_ASSIGN_OR_RETURN(d.geometry, PlanConvWindow(node, x, w, y));
@@ -339,7 +339,8 @@ StatusOr<ConvDescriptors> BuildConvDescriptors(const Node& node, const Dims& x, 
   return d;
 }
 
-StatusOr<PoolDescriptors> BuildPoolDescriptors(const Node& node, const Dims& x, const Dims& y) {
+StatusOr<PoolDescriptors> BuildPoolDescriptors(const Node& node, const Dims& x, const Dims& y,
+                                               const WindowBatchStrides& batch_strides) {
   const std::string label = CudnnNodeLabel(node);
   PoolDescriptors d;
   IOS_ASSIGN_OR_RETURN(d.geometry, PlanPoolWindow(node, x, y));
@@ -356,12 +357,13 @@ StatusOr<PoolDescriptors> BuildPoolDescriptors(const Node& node, const Dims& x, 
     return Internal(label + "not a pooling op");
   }
   const CudnnWindowGeometry& g = d.geometry;
-  IOS_ASSIGN_OR_RETURN(d.x, MakeTensorDescriptor(PadToCudnnRank(x)));
+  d.batch_strides = batch_strides;
+  IOS_ASSIGN_OR_RETURN(d.x, MakeBatchStridedDescriptor(PadToCudnnRank(x), batch_strides.x));
   IOS_ASSIGN_OR_RETURN(d.pool, CudnnPoolingDescriptor::Make());
   IOS_CUDNN_RETURN_IF_ERROR(cudnnSetPoolingNdDescriptor(
       d.pool.get(), d.mode, CUDNN_NOT_PROPAGATE_NAN, static_cast<int>(g.kernel.size()),
       g.kernel.data(), g.pads.data(), g.strides.data()));
-  IOS_ASSIGN_OR_RETURN(OutputDescriptors out, MakeOutputDescriptors(g));
+  IOS_ASSIGN_OR_RETURN(OutputDescriptors out, MakeOutputDescriptors(g, batch_strides.y));
   d.y_full = std::move(out.y_full);
   d.y = std::move(out.y);
   d.y_crop_view = std::move(out.y_crop_view);

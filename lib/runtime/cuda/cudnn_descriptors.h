@@ -145,9 +145,9 @@ StatusOr<CudnnWindowGeometry> PlanPoolWindow(const Node& node, const Dims& x, co
 // ---- Bundles
 // -------------------------------------------------------------------------------------
 
-// The batch strides, in elements, of a conv's X and Y when they are strided views
+// The batch strides, in elements, of a conv's or pool's X and Y when they are strided views
 // (plan/tensor_views.h): channel slices of a wider tensor. 0: dense.
-struct ConvBatchStrides {
+struct WindowBatchStrides {
   int64_t x = 0;
   int64_t y = 0;
 };
@@ -158,7 +158,7 @@ struct ConvBatchStrides {
 struct ConvDescriptors {
   CudnnWindowGeometry geometry;
   int64_t groups = 1;
-  ConvBatchStrides batch_strides;
+  WindowBatchStrides batch_strides;
   CudnnTensorDescriptor x;
   CudnnFilterDescriptor w;
   CudnnConvolutionDescriptor conv;
@@ -172,10 +172,11 @@ struct ConvDescriptors {
 // builds every descriptor, with `math_type` on the convolution.
 StatusOr<ConvDescriptors> BuildConvDescriptors(const Node& node, const Dims& x, const Dims& w,
                                                const Dims& y, cudnnMathType_t math_type,
-                                               const ConvBatchStrides& batch_strides = {});
+                                               const WindowBatchStrides& batch_strides = {});
 
 struct PoolDescriptors {
   CudnnWindowGeometry geometry;
+  WindowBatchStrides batch_strides;
   cudnnPoolingMode_t mode = CUDNN_POOLING_MAX;
   CudnnTensorDescriptor x;
   CudnnPoolingDescriptor pool;
@@ -184,7 +185,8 @@ struct PoolDescriptors {
   CudnnTensorDescriptor y_crop_view;  // only when cropped
 };
 
-StatusOr<PoolDescriptors> BuildPoolDescriptors(const Node& node, const Dims& x, const Dims& y);
+StatusOr<PoolDescriptors> BuildPoolDescriptors(const Node& node, const Dims& x, const Dims& y,
+                                               const WindowBatchStrides& batch_strides = {});
 
 // What cuDNN computes as the output dims for these descriptors
 // (cudnnGetConvolutionNdForwardOutputDim / cudnnGetPoolingNdForwardOutputDim).

@@ -1,7 +1,7 @@
-// Strided views on a device: at batch 3, two convs write their channel slices of a Concat's
-// output in place and two convs read their slices of a Split's input in place (cuDNN descriptors
-// with the wider batch stride, plan/tensor_views.h); the outputs equal the reference evaluator's,
-// with a CUDA Graph and with replayed streams.
+// Strided views on a device: at batch 3, two convs and a max pool write their channel slices of
+// a Concat's output in place and two convs read their slices of a Split's input in place (cuDNN
+// descriptors with the wider batch stride, plan/tensor_views.h); the outputs equal the reference
+// evaluator's, with a CUDA Graph and with replayed streams.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -20,11 +20,11 @@
 namespace ios {
 namespace {
 
-// x -> {conv 8ch + Relu, conv 8ch + Sigmoid (epilogue kernel)} -> Concat -> conv 16ch -> Split
-// [8, 8] -> a conv on each slice.
+// x -> {conv 8ch + Relu, conv 8ch + Sigmoid (epilogue kernel), MaxPool 4ch} -> Concat -> conv
+// 16ch -> Split [8, 8] -> a conv on each slice.
 Graph StridedGraph() {
   testing::GraphBuilder b;
-  ValueId x = b.Input("x", {3, 3, 9, 9});
+  ValueId x = b.Input("x", {3, 4, 9, 9});
   ValueId left = b.Conv(x, 8, 3, 1, 1, 1, "left");
   ValueId right = b.Conv(x, 8, 1, 0, 1, 1, "right");
   // Producers are linked only by Finish: find the branch convs by name.
@@ -32,9 +32,13 @@ Graph StridedGraph() {
     if (node.name == "left") SetFusedActivation(node.attrs, {ActivationKind::kRelu, 0.f, 0.f});
     if (node.name == "right") SetFusedActivation(node.attrs, {ActivationKind::kSigmoid, 0.f, 0.f});
   }
+  AttributeMap window;
+  window.Set("kernel_shape", std::vector<int64_t>{3, 3});
+  window.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  ValueId pooled = b.Op("MaxPool", {x}, window, "pool");
   AttributeMap axis;
   axis.Set("axis", int64_t{1});
-  ValueId cat = b.Op("Concat", {left, right}, axis, "concat");
+  ValueId cat = b.Op("Concat", {left, right, pooled}, axis, "concat");
   ValueId wide = b.Conv(cat, 16, 1, 0, 1, 1, "wide");
   std::vector<ValueId> slices = b.Split(wide, {8, 8}, 1, "split");
   return b.Finish({b.Conv(slices[0], 4, 3, 1, 1, 1, "a"), b.Conv(slices[1], 4, 1, 0, 1, 1, "c")});
@@ -50,11 +54,11 @@ TEST(StridedViewsGpuTest, PlanWithStridedViewsMatchesTheReference) {
   ASSERT_TRUE(memory.ok()) << memory.status().message();
   int strided = 0;
   for (const TensorPlacement& p : memory->placements) strided += p.pitch != 0;
-  ASSERT_EQ(strided, 4) << "both branches of the Concat and both slices of the Split";
+  ASSERT_EQ(strided, 5) << "the three branches of the Concat and both slices of the Split";
 
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  Tensor input(DType::kFloat32, {3, 3, 9, 9});
+  Tensor input(DType::kFloat32, {3, 4, 9, 9});
   for (int64_t i = 0; i < input.num_elements(); ++i) input.data<float>()[i] = dist(rng);
   auto expected = EvaluateGraphReference(graph, {input});
   ASSERT_TRUE(expected.ok()) << expected.status().message();

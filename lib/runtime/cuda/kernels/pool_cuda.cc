@@ -1,7 +1,8 @@
 // MaxPool, AveragePool, GlobalMaxPool and GlobalAveragePool through cuDNN pooling (fp32, 1-D to
 // 3-D windows). auto_pad, asymmetric pads and ceil_mode become cuDNN's symmetric padding and,
 // where that gives a larger output, a crop copied out of workspace (cudnn_descriptors.h, which
-// also lists what is refused).
+// also lists what is refused). X and Y may be strided views (plan/tensor_views.h): their
+// descriptors then carry the batch stride, which cuDNN takes for the 4-D tensors it pools.
 #include <memory>
 #include <string>
 
@@ -69,9 +70,12 @@ StatusOr<std::unique_ptr<CudaKernel>> CreatePoolCudaKernel(const CudaKernelConte
       context.output_types[0].dtype != DType::kFloat32) {
     return Unsupported(label + "the CUDA backend runs " + node.op_type + " in float32 only");
   }
-  IOS_ASSIGN_OR_RETURN(
-      PoolDescriptors descriptors,
-      BuildPoolDescriptors(node, context.input_types[0].dims, context.output_types[0].dims));
+  WindowBatchStrides batch_strides;
+  if (!context.batch_strides.inputs.empty()) batch_strides.x = context.batch_strides.inputs[0];
+  if (!context.batch_strides.outputs.empty()) batch_strides.y = context.batch_strides.outputs[0];
+  IOS_ASSIGN_OR_RETURN(PoolDescriptors descriptors,
+                       BuildPoolDescriptors(node, context.input_types[0].dims,
+                                            context.output_types[0].dims, batch_strides));
   return std::unique_ptr<CudaKernel>(
       std::make_unique<PoolCudaKernel>(label, std::move(descriptors)));
 }
