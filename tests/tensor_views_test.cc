@@ -158,6 +158,33 @@ Graph PoolGraph(int64_t batch, const std::string& branch_op) {
                    b.Op("AveragePool", {slices[1]}, average, "average")});
 }
 
+// x -> {Add(conv 8ch, conv 8ch), conv 4ch} -> Concat -> conv 12ch -> Split [6, 6] ->
+// Sum(slice 0, slice 1, slice 0): elementwise ops writing a Concat's slice and reading a Split's.
+Graph ElementwiseGraph(int64_t batch) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {batch, 3, 6, 6});
+  ValueId added = b.Op("Add", {b.Conv(x, 8, 3, 1), b.Conv(x, 8, 1)}, {}, "add");
+  ValueId cat = b.Op("Concat", {added, b.Conv(x, 4, 1)}, Axis(1), "concat");
+  std::vector<ValueId> slices = b.Split(b.Conv(cat, 12, 1), {6, 6}, 1, "split");
+  return b.Finish({b.Op("Sum", {slices[0], slices[1], slices[0]}, {}, "sum")});
+}
+
+TEST(TensorViewsTest, ElementwiseOpsOfSameShapeOperandsTakeStridedViews) {
+  Graph graph = ElementwiseGraph(2);
+  std::vector<TensorView> views = FindSliceViews(graph);
+  ASSERT_EQ(views.size(), 4u);  // the Concat's two inputs, the Split's two outputs
+  for (const TensorView& view : views) EXPECT_GT(view.pitch, 0);
+  const Node& sum = graph.nodes[FindNode(graph, "sum")];
+  EXPECT_TRUE(TakesStridedBatchSlice(graph, sum, sum.inputs[0]));
+  // A broadcasting Add does not take them.
+  GraphBuilder b;
+  ValueId x = b.Input("x", {2, 4, 3, 3});
+  ValueId bias = b.Constant("bias", b.Random({1, 4, 1, 1}));
+  ValueId y = b.Op("Add", {x, bias}, {}, "add");
+  Graph broadcast = b.Finish({y});
+  EXPECT_FALSE(TakesStridedBatchSlice(broadcast, broadcast.nodes.back(), y));
+}
+
 TEST(TensorViewsTest, PoolsWriteAndReadStridedViews) {
   Planned p = PlanGraph(PoolGraph(2, "MaxPool"), /*greedy=*/true);
   std::vector<TensorView> views = FindSliceViews(p.graph);
@@ -316,6 +343,8 @@ TEST(TensorViewsTest, PlansWithStridedViewsComputeTheSameOutputsOnTheCpu) {
   ExpectCpuMatchesReference(PoolGraph(2, "MaxPool"), /*greedy=*/true);
   ExpectCpuMatchesReference(PoolGraph(3, "AveragePool"), /*greedy=*/false);
   ExpectCpuMatchesReference(PoolGraph(2, "Relu"), /*greedy=*/true);
+  ExpectCpuMatchesReference(ElementwiseGraph(2), /*greedy=*/true);
+  ExpectCpuMatchesReference(ElementwiseGraph(3), /*greedy=*/false);
 }
 
 }  // namespace

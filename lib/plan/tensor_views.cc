@@ -58,8 +58,32 @@ SliceOp SlicesOf(const Node& node) {
 
 }  // namespace
 
-bool OpTakesStridedBatchSlices(const std::string& op_type) {
+namespace {
+
+bool IsWindowOp(const std::string& op_type) {
   return op_type == "Conv" || op_type == "MaxPool" || op_type == "AveragePool";
+}
+
+// The binary elementwise ops both backends run with their own float32 kernels (Pow runs the
+// CPU's reference kernel).
+bool IsElementwiseOp(const std::string& op_type) {
+  return op_type == "Add" || op_type == "Sub" || op_type == "Mul" || op_type == "Div" ||
+         op_type == "Max" || op_type == "Min" || op_type == "Sum";
+}
+
+// Elementwise, with at least two inputs that all have the output's shape (no broadcasting).
+bool TakesStridedElementwise(const Graph& graph, const Node& node) {
+  if (node.inputs.size() < 2 || node.outputs.size() != 1) return false;
+  const Dims& out = graph.values[node.outputs[0]].dims;
+  for (ValueId in : node.inputs)
+    if (in == kNoValue || graph.values[in].dims != out) return false;
+  return true;
+}
+
+}  // namespace
+
+bool OpTakesStridedBatchSlices(const std::string& op_type) {
+  return IsWindowOp(op_type) || IsElementwiseOp(op_type);
 }
 
 bool TakesStridedBatchSlice(const Graph& graph, const Node& node, ValueId value) {
@@ -67,6 +91,7 @@ bool TakesStridedBatchSlice(const Graph& graph, const Node& node, ValueId value)
       node.inputs[0] == kNoValue || node.outputs.empty())
     return false;
   if (node.op_type == "Conv" && node.inputs.size() < 2) return false;
+  if (IsElementwiseOp(node.op_type) && !TakesStridedElementwise(graph, node)) return false;
   // MaxPool's optional Indices output stays with the reference kernel, which is dense.
   if (node.outputs.size() > 1 && node.outputs[1] != kNoValue) return false;
   for (ValueId in : node.inputs)
@@ -75,6 +100,10 @@ bool TakesStridedBatchSlice(const Graph& graph, const Node& node, ValueId value)
   // 1-D and 2-D windows: cuDNN's 3-D IMPLICIT_PRECOMP_GEMM wants fully packed tensors, and
   // cuDNN documents strides for 4-D tensors.
   if (!x.has_shape || x.dims.size() < 3 || x.dims.size() > 4) return false;
+  if (IsElementwiseOp(node.op_type)) {
+    return node.outputs[0] == value ||
+           std::find(node.inputs.begin(), node.inputs.end(), value) != node.inputs.end();
+  }
   // X (read once, not also as a conv's weights or bias) or Y.
   const bool is_x =
       node.inputs[0] == value && std::count(node.inputs.begin(), node.inputs.end(), value) == 1;

@@ -40,7 +40,8 @@ struct TensorView {
 
 // True when `node`'s kernel, on every backend, reads (input) or writes (output) `value` as a
 // strided channel slice: the data input X or the output Y of a float32 1-D or 2-D Conv, MaxPool
-// (without Indices) or AveragePool.
+// (without Indices) or AveragePool; any input or the output of a float32 Add, Sub, Mul, Div,
+// Max, Min or Sum of two or more inputs of the output's shape (rank 3 or 4).
 bool TakesStridedBatchSlice(const Graph& graph, const Node& node, ValueId value);
 // The op types whose kernels take strided slices (some nodes of them may not, see above): what
 // the backends' kernel tables let through.

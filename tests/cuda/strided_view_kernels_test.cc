@@ -59,10 +59,11 @@ void ExpectStridedDescriptors(const Descriptors& d, const Dims& x, const WindowB
 struct StridedKernelCounts {
   int convs = 0;
   int pools = 0;
+  int elementwise = 0;
 };
 
-// Plans `graph` greedily with views, checks every kernel that touches a strided view (convs and
-// pools, and nothing else), and counts them.
+// Plans `graph` greedily with views, checks every kernel that touches a strided view (convs,
+// pools and elementwise ops, and nothing else), and counts them.
 StridedKernelCounts CheckKernelsOnStridedViews(Graph& graph) {
   StridedKernelCounts counts;
   auto blocks = PartitionIntoBlocks(graph, BlockOptions{});
@@ -83,8 +84,9 @@ StridedKernelCounts CheckKernelsOnStridedViews(Graph& graph) {
     EXPECT_TRUE(strides.ok()) << strides.status().message();
     if (!strides.ok() || redundant[n] || !strides->any()) continue;
     const bool conv = node.op_type == "Conv";
-    EXPECT_TRUE(conv || node.op_type == "MaxPool" || node.op_type == "AveragePool") << node.name;
-    ++(conv ? counts.convs : counts.pools);
+    const bool pool = node.op_type == "MaxPool" || node.op_type == "AveragePool";
+    EXPECT_TRUE(OpTakesStridedBatchSlices(node.op_type)) << node.name;
+    ++(conv ? counts.convs : pool ? counts.pools : counts.elementwise);
 
     CudaKernelContext context = MakeCudaKernelContext(graph, node);
     context.batch_strides = *strides;
@@ -92,6 +94,7 @@ StridedKernelCounts CheckKernelsOnStridedViews(Graph& graph) {
     auto kernel = CreateCudaKernel(context);
     EXPECT_TRUE(kernel.ok()) << node.name << ": " << kernel.status().message();
 
+    if (!conv && !pool) continue;  // elementwise kernels have no descriptors
     const Dims& x = context.input_types[0].dims;
     const Dims& y = context.output_types[0].dims;
     const WindowBatchStrides batch{strides->inputs[0], strides->outputs[0]};
@@ -126,8 +129,9 @@ TEST_P(StridedViewNetworkTest, EveryKernelOnAStridedViewGetsStridedDescriptors) 
   ASSERT_TRUE(Canonicalize(*graph, CanonicalizeOptions{}, &stats).ok());
   graph->Compact();
   const StridedKernelCounts counts = CheckKernelsOnStridedViews(*graph);
-  std::cout << "[ checked  ] " << GetParam() << " batch 2: " << counts.convs << " convs and "
-            << counts.pools << " pools on strided views\n";
+  std::cout << "[ checked  ] " << GetParam() << " batch 2: " << counts.convs << " convs, "
+            << counts.pools << " pools and " << counts.elementwise
+            << " elementwise ops on strided views\n";
   EXPECT_GT(counts.convs, 0) << "no strided view in " << GetParam();
 }
 
@@ -169,7 +173,21 @@ TEST(StridedViewKernelTest, ACroppedConvWritesItsViewFromDenseWorkspace) {
                    .ok());
 }
 
-TEST(StridedViewKernelTest, KernelsOtherThanConvRefuseAStridedView) {
+TEST(StridedViewKernelTest, ElementwiseKernelsRefuseAStridedViewWithBroadcasting) {
+  testing::GraphBuilder b;
+  ValueId x = b.Input("x", {2, 4, 3, 3});
+  ValueId bias = b.Constant("bias", b.Random({1, 4, 1, 1}));
+  Graph graph = b.Finish({b.Op("Add", {x, bias}, {}, "add")});
+  CudaKernelContext context = MakeCudaKernelContext(graph, graph.nodes.back());
+  context.batch_strides.inputs = {8 * 9, 0};
+  context.batch_strides.outputs = {0};
+  auto kernel = CreateCudaKernel(context);
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_NE(kernel.status().message().find("broadcasting"), std::string::npos)
+      << kernel.status().message();
+}
+
+TEST(StridedViewKernelTest, KernelsThatTakeNoStridedViewRefuseOne) {
   testing::GraphBuilder b;
   ValueId x = b.Input("x", {2, 4, 3, 3});
   ValueId y = b.Op("Relu", {x}, {}, "relu");

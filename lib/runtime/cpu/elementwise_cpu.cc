@@ -6,6 +6,10 @@
 // is one flat loop and the per-channel [1,C,1,1] case is N*C rows of "x op scalar". Variadic
 // ops fold left to right, out = op(out, input i), like the reference (which matters for the NaN
 // behaviour of Max/Min).
+//
+// Strided views (plan/tensor_views.h): an operand or the output may be a channel slice of a
+// wider tensor at batch > 1. The plan then walks each tensor with its own strides (the batch
+// dim's is the view's), which keeps it from merging the batch dim into the rest.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -46,47 +50,66 @@ void InnerLoop(const float* a, int64_t a_step, const float* b, int64_t b_step, f
   }
 }
 
-// One step out = op(a, b): collapsed output dims and each operand's strides over them.
+// One step out = op(a, b): collapsed output dims and each tensor's strides over them.
 struct BroadcastPlan {
   Dims dims;       // at least one dim; the last is the inner loop
   Dims a_strides;  // elements; 0 where the operand is broadcast
   Dims b_strides;
+  Dims out_strides;  // the inner loop's is 1
 };
 
+// A tensor's dims and the element strides it is stored with.
+struct StridedDims {
+  Dims dims;
+  Dims strides;
+};
+
+// Row-major, except for dim 0 of a strided view (`batch_stride` not 0).
+StridedDims Stored(const Dims& dims, int64_t batch_stride) {
+  StridedDims t{dims, RowMajorStrides(dims)};
+  if (batch_stride != 0 && !dims.empty()) t.strides[0] = batch_stride;
+  return t;
+}
+
 // Strides of `in` read along `out` (aligned from the right, 0 for broadcast dims).
-Dims AlignedStrides(const Dims& in, const Dims& out) {
+Dims AlignedStrides(const StridedDims& in, const Dims& out) {
   Dims strides(out.size(), 0);
-  const Dims own = RowMajorStrides(in);
-  const size_t shift = out.size() - in.size();
-  for (size_t i = 0; i < in.size(); ++i) strides[shift + i] = in[i] == 1 ? 0 : own[i];
+  const size_t shift = out.size() - in.dims.size();
+  for (size_t i = 0; i < in.dims.size(); ++i)
+    strides[shift + i] = in.dims[i] == 1 ? 0 : in.strides[i];
   return strides;
 }
 
-BroadcastPlan PlanBroadcast(const Dims& out, const Dims& a, const Dims& b) {
-  const Dims a_full = AlignedStrides(a, out);
-  const Dims b_full = AlignedStrides(b, out);
+BroadcastPlan PlanBroadcast(const StridedDims& out, const StridedDims& a, const StridedDims& b) {
+  const Dims a_full = AlignedStrides(a, out.dims);
+  const Dims b_full = AlignedStrides(b, out.dims);
+  const Dims& o_full = out.strides;
   BroadcastPlan plan;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (out[i] == 1) continue;
+  for (size_t i = 0; i < out.dims.size(); ++i) {
+    const int64_t n = out.dims[i];
+    if (n == 1) continue;
     if (!plan.dims.empty()) {
-      // Merge into the previous dim when both operands continue contiguously (or stay put).
+      // Merge into the previous dim when every tensor continues contiguously (or stays put).
       const int64_t last = static_cast<int64_t>(plan.dims.size()) - 1;
-      if (plan.a_strides[last] == a_full[i] * out[i] &&
-          plan.b_strides[last] == b_full[i] * out[i]) {
-        plan.dims[last] *= out[i];
+      if (plan.a_strides[last] == a_full[i] * n && plan.b_strides[last] == b_full[i] * n &&
+          plan.out_strides[last] == o_full[i] * n) {
+        plan.dims[last] *= n;
         plan.a_strides[last] = a_full[i];
         plan.b_strides[last] = b_full[i];
+        plan.out_strides[last] = o_full[i];
         continue;
       }
     }
-    plan.dims.push_back(out[i]);
+    plan.dims.push_back(n);
     plan.a_strides.push_back(a_full[i]);
     plan.b_strides.push_back(b_full[i]);
+    plan.out_strides.push_back(o_full[i]);
   }
   if (plan.dims.empty()) {  // a single element
     plan.dims = {1};
     plan.a_strides = {0};
     plan.b_strides = {0};
+    plan.out_strides = {1};
   }
   return plan;
 }
@@ -109,17 +132,19 @@ void RunPlan(const BroadcastPlan& plan, const float* a, const float* b, float* o
       if (count <= 0) continue;
       int64_t a_offset = 0;
       int64_t b_offset = 0;
+      int64_t out_offset = 0;
       int64_t rest = row;
       for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
         const int64_t index = rest % plan.dims[d];
         rest /= plan.dims[d];
         a_offset += index * plan.a_strides[d];
         b_offset += index * plan.b_strides[d];
+        out_offset += index * plan.out_strides[d];
       }
       const int64_t a_step = plan.a_strides[rank - 1];
       const int64_t b_step = plan.b_strides[rank - 1];
       InnerLoop<kOp>(a + a_offset + from * a_step, a_step, b + b_offset + from * b_step, b_step,
-                     out + row * inner + from, count);
+                     out + out_offset + from, count);
     }
   });
 }
@@ -185,11 +210,20 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateElementwiseCpuKernel(const CpuKernelC
   const Dims& out = context.output_types[0].dims;
 
   // Plan each step (step 0: inputs 0 and 1; step i: the output so far and input i + 1).
+  const NodeBatchStrides& batch = context.batch_strides;
+  auto input = [&](size_t i) {
+    return Stored(context.input_types[i].dims, i < batch.inputs.size() ? batch.inputs[i] : 0);
+  };
+  const StridedDims stored_out = Stored(out, batch.outputs.empty() ? 0 : batch.outputs[0]);
+  if (count == 1 && batch.any())
+    return Internal("a one-input " + node.op_type + " cannot copy a strided view");
   std::vector<BroadcastPlan> plans;
-  if (count >= 2)
-    plans.push_back(PlanBroadcast(out, context.input_types[0].dims, context.input_types[1].dims));
+  if (count >= 2) plans.push_back(PlanBroadcast(stored_out, input(0), input(1)));
   for (size_t i = 2; i < count; ++i)
-    plans.push_back(PlanBroadcast(out, out, context.input_types[i].dims));
+    plans.push_back(PlanBroadcast(stored_out, stored_out, input(i)));
+  for (const BroadcastPlan& plan : plans)
+    if (plan.out_strides.back() != 1)
+      return Internal(node.op_type + " '" + node.name + "': its output's inner dim is strided");
   return std::unique_ptr<CpuKernel>(
       new ElementwiseCpuKernel(op.op, std::move(plans), NumElements(out)));
 }

@@ -1,5 +1,6 @@
 // Strided views on a device: at batch 3, two convs and a max pool write their channel slices of
-// a Concat's output in place and two convs read their slices of a Split's input in place (cuDNN
+// a Concat's output in place, and two convs and a Sum read their slices of a Split's input in
+// place (cuDNN
 // descriptors with the wider batch stride, plan/tensor_views.h); the outputs equal the reference
 // evaluator's, with a CUDA Graph and with replayed streams.
 #include <gtest/gtest.h>
@@ -21,7 +22,7 @@ namespace ios {
 namespace {
 
 // x -> {conv 8ch + Relu, conv 8ch + Sigmoid (epilogue kernel), MaxPool 4ch} -> Concat -> conv
-// 16ch -> Split [8, 8] -> a conv on each slice.
+// 16ch -> Split [8, 8] -> a conv on each slice, and a Sum of the slices.
 Graph StridedGraph() {
   testing::GraphBuilder b;
   ValueId x = b.Input("x", {3, 4, 9, 9});
@@ -41,7 +42,8 @@ Graph StridedGraph() {
   ValueId cat = b.Op("Concat", {left, right, pooled}, axis, "concat");
   ValueId wide = b.Conv(cat, 16, 1, 0, 1, 1, "wide");
   std::vector<ValueId> slices = b.Split(wide, {8, 8}, 1, "split");
-  return b.Finish({b.Conv(slices[0], 4, 3, 1, 1, 1, "a"), b.Conv(slices[1], 4, 1, 0, 1, 1, "c")});
+  return b.Finish({b.Conv(slices[0], 4, 3, 1, 1, 1, "a"), b.Conv(slices[1], 4, 1, 0, 1, 1, "c"),
+                   b.Op("Sum", {slices[0], slices[1], slices[0]}, {}, "sum")});
 }
 
 TEST(StridedViewsGpuTest, PlanWithStridedViewsMatchesTheReference) {

@@ -2,6 +2,10 @@
 // planned once at creation (kernels/math/broadcast_math.h), so the same-shape and per-channel
 // cases cost no general index math. The variadic Sum, Max and Min fold left to right in the
 // output, out = op(out, input i), like the reference.
+//
+// Strided views (plan/tensor_views.h): with same-shape operands, any of them and the output may
+// be a channel slice of a wider tensor at batch > 1; each launch then walks every tensor with its
+// own batch stride (LaunchBatchSlicedBinary).
 #include <cstring>
 #include <string>
 #include <vector>
@@ -21,12 +25,22 @@ struct BinaryStep {
   int b_input = 1;
   OperandMap a_map;
   OperandMap b_map;
+  int64_t a_batch_stride = 0;  // with strided views: every tensor's batch stride in elements
+  int64_t b_batch_stride = 0;
+};
+
+// Set when some tensor is a strided view: the output's batch layout.
+struct BatchSlices {
+  int64_t items = 0;  // 0: every tensor is dense
+  int64_t item_elements = 0;
+  int64_t out_stride = 0;
 };
 
 class BinaryCudaKernel : public CudaKernel {
  public:
-  BinaryCudaKernel(BinaryOpKind op, std::vector<BinaryStep> steps, int64_t count)
-      : op_(op), steps_(std::move(steps)), count_(count) {}
+  BinaryCudaKernel(BinaryOpKind op, std::vector<BinaryStep> steps, int64_t count,
+                   BatchSlices slices)
+      : op_(op), steps_(std::move(steps)), count_(count), slices_(slices) {}
 
   Status Enqueue(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
                  const CudaStreamContext& stream) override {
@@ -41,8 +55,14 @@ class BinaryCudaKernel : public CudaKernel {
     for (const BinaryStep& step : steps_) {
       const float* a = step.a_input < 0 ? out : static_cast<const float*>(inputs[step.a_input]);
       const float* b = static_cast<const float*>(inputs[step.b_input]);
-      IOS_CUDA_RETURN_IF_ERROR(
-          LaunchBinary(op_, step.a_map, a, step.b_map, b, out, count_, stream.stream));
+      if (slices_.items > 0) {
+        IOS_CUDA_RETURN_IF_ERROR(LaunchBatchSlicedBinary(
+            op_, a, step.a_batch_stride, b, step.b_batch_stride, out, slices_.out_stride,
+            slices_.items, slices_.item_elements, stream.stream));
+      } else {
+        IOS_CUDA_RETURN_IF_ERROR(
+            LaunchBinary(op_, step.a_map, a, step.b_map, b, out, count_, stream.stream));
+      }
     }
     return Status::Ok();
   }
@@ -51,6 +71,7 @@ class BinaryCudaKernel : public CudaKernel {
   BinaryOpKind op_;
   std::vector<BinaryStep> steps_;
   int64_t count_;
+  BatchSlices slices_;
 };
 
 class UnaryCudaKernel : public CudaKernel {
@@ -98,6 +119,25 @@ CudaKernelOr CreateBinaryCudaKernel(const CudaKernelContext& context) {
   if (context.output_types[0].dtype != DType::kFloat32)
     return RefuseOnCuda(node, "output type " + DTypeName(context.output_types[0].dtype));
   const Dims& out = context.output_types[0].dims;
+  // Strided views come only with same-shape operands (plan/tensor_views.h).
+  const NodeBatchStrides& batch = context.batch_strides;
+  BatchSlices slices;
+  std::vector<int64_t> input_strides(count, 0);
+  if (batch.any()) {
+    if (count < 2 || out.empty() || out[0] <= 0)
+      return InvalidOnCuda(node, "a strided view needs two or more inputs with a batch");
+    slices.items = out[0];
+    slices.item_elements = NumElements(out) / out[0];
+    auto stride_of = [&](const std::vector<int64_t>& strides, size_t i) {
+      return i < strides.size() && strides[i] != 0 ? strides[i] : slices.item_elements;
+    };
+    slices.out_stride = stride_of(batch.outputs, 0);
+    for (size_t i = 0; i < count; ++i) {
+      if (context.input_types[i].dims != out)
+        return InvalidOnCuda(node, "a strided view with broadcasting");
+      input_strides[i] = stride_of(batch.inputs, i);
+    }
+  }
   std::vector<BinaryStep> steps;
   for (size_t i = 1; i < count; ++i) {
     BinaryStep step;
@@ -108,10 +148,12 @@ CudaKernelOr CreateBinaryCudaKernel(const CudaKernelContext& context) {
         !BuildOperandMap(context.input_types[i].dims, out, &step.b_map))
       return RefuseOnCuda(
           node, "broadcasting over more than " + std::to_string(kMaxIndexRank) + " dimensions");
+    step.a_batch_stride = i == 1 ? input_strides[0] : slices.out_stride;
+    step.b_batch_stride = input_strides[i];
     steps.push_back(step);
   }
   return CudaKernelOr(
-      std::make_unique<BinaryCudaKernel>(op.op, std::move(steps), NumElements(out)));
+      std::make_unique<BinaryCudaKernel>(op.op, std::move(steps), NumElements(out), slices));
 }
 
 CudaKernelOr CreateUnaryCudaKernel(const CudaKernelContext& context) {

@@ -19,6 +19,15 @@ __global__ void SameShapeBinaryKernel(BinaryOpKind op, const float* a, const flo
   for (int64_t i = GridStart(); i < count; i += GridStride()) out[i] = ApplyBinary(op, a[i], b[i]);
 }
 
+__global__ void BatchSlicedBinaryKernel(BinaryOpKind op, const float* a, int64_t a_stride,
+                                        const float* b, int64_t b_stride, float* out,
+                                        int64_t out_stride, int64_t item, int64_t count) {
+  for (int64_t i = GridStart(); i < count; i += GridStride()) {
+    out[BatchSliceOffset(i, item, out_stride)] = ApplyBinary(
+        op, a[BatchSliceOffset(i, item, a_stride)], b[BatchSliceOffset(i, item, b_stride)]);
+  }
+}
+
 __global__ void UnaryKernel(UnaryOpKind op, const float* x, float* y, int64_t count) {
   for (int64_t i = GridStart(); i < count; i += GridStride()) y[i] = ApplyUnary(op, x[i]);
 }
@@ -45,6 +54,17 @@ cudaError_t LaunchBinary(BinaryOpKind op, const OperandMap& a_map, const float* 
     BinaryKernel<<<BlocksFor(count), kThreadsPerBlock, 0, stream>>>(op, a_map, a, b_map, b, out,
                                                                     count);
   }
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchBatchSlicedBinary(BinaryOpKind op, const float* a, int64_t a_stride,
+                                    const float* b, int64_t b_stride, float* out,
+                                    int64_t out_stride, int64_t items, int64_t item_elements,
+                                    cudaStream_t stream) {
+  const int64_t count = items * item_elements;
+  if (count <= 0) return cudaSuccess;
+  BatchSlicedBinaryKernel<<<BlocksFor(count), kThreadsPerBlock, 0, stream>>>(
+      op, a, a_stride, b, b_stride, out, out_stride, item_elements, count);
   return cudaGetLastError();
 }
 
