@@ -83,7 +83,7 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& con
   // The reference kernels read and write dense tensors only.
   if (context.batch_strides.any())
     return Internal(context.node->op_type + " '" + context.node->name +
-                    "' touches a strided view, which its CPU kernel cannot take");
+                    "' touches a strided view, but runs the reference kernel, which cannot");
   return CreateReferenceFallbackCpuKernel(context);
 }
 
