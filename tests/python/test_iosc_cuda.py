@@ -33,6 +33,15 @@ def check_without_device(args, tally, model, tmp):
         tally.check(f"{schedule}: says 'no CUDA device'", "no CUDA device" in result.stderr,
                     result.stderr)
         tally.check(f"{schedule}: no plan file", not os.path.exists(plan))
+    # The other spellings iosrun also takes name the same device.
+    for device in ("cuda", "cuda:0"):
+        result = run([args.iosc, model, "--device", device, "-o", os.path.join(tmp, "x.iosplan")])
+        tally.check(f"--device {device}: exit status 2, 'no CUDA device'",
+                    result.returncode == 2 and "no CUDA device" in result.stderr, result.stderr)
+    # An ordinal too long to be one is a bad --device value, not a crash.
+    result = run([args.iosc, model, "--device", "99999999999", "-o", os.path.join(tmp, "x.iosplan")])
+    tally.check("--device 99999999999: exit status 2, names the value",
+                result.returncode == 2 and "99999999999" in result.stderr, result.stderr)
     existing = os.path.join(tmp, "existing.iosplan")
     with open(existing, "w") as f:
         f.write("precious")

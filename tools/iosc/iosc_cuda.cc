@@ -7,6 +7,7 @@
 #include "runtime/cuda/cuda_fingerprint.h"
 #include "runtime/cuda/cuda_session.h"
 #include "runtime/cuda/cuda_stage_profiler.h"
+#include "util/device_name.h"
 
 namespace ios {
 
@@ -20,7 +21,7 @@ Status CheckGraphRunsOnCuda(const Graph& graph) { return CheckCudaSupportsGraph(
 StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const IoscOptions& options,
                                                               const Graph& graph) {
   CudaProfilerOptions profiler;
-  profiler.device = std::stoi(options.device);
+  profiler.device = CudaOrdinalOf(options.device);
   if (options.profile_warmup >= 0) profiler.warmup_launches = options.profile_warmup;
   profiler.repeats = options.profile_repeats;
   if (options.max_streams > 0) profiler.max_streams = options.max_streams;
@@ -34,7 +35,7 @@ StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const IoscOptions&
 StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const IoscOptions& options,
                                                      const Graph& graph) {
   ConvAlgorithmSelectionOptions selection;
-  selection.device = std::stoi(options.device);
+  selection.device = CudaOrdinalOf(options.device);
   selection.allow_tf32 = options.tf32 == "on";
   return SelectConvAlgorithms(graph, selection);
 }

@@ -6,13 +6,11 @@
 #include <thread>
 
 #include "iosc/op_support_table.h"
+#include "util/device_name.h"
 
 namespace ios {
 
-bool IsCudaDevice(const std::string& device) {
-  return !device.empty() &&
-         std::all_of(device.begin(), device.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
+bool IsCudaDevice(const std::string& device) { return CudaOrdinalOf(device) >= 0; }
 
 int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   CLI::App app{"iosc: compile an ONNX CNN into an inter-operator schedule for ios"};
@@ -32,7 +30,7 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
                  "Write the plan (weights, schedule, memory plan, device fingerprint) here");
   app.add_option("--device", options->device,
                  "Target device: cpu (stage costs measured on this CPU), sim:V100|A100|H100 "
-                 "(analytic GPU model), or a CUDA device ordinal such as 0")
+                 "(analytic GPU model), or a CUDA device: an ordinal such as 0, cuda or cuda:N")
       ->capture_default_str();
   app.add_option("--schedule", options->schedule,
                  "ios (IOS search, both strategies), ios-parallel (concurrent execution only), "

@@ -14,6 +14,7 @@
 #include "runtime/cpu/cpu_device.h"
 #include "sched/ios_scheduler.h"
 #include "search_stats.pb.h"
+#include "util/device_name.h"
 #include "util/file_util.h"
 #include "util/json_print.h"
 #ifdef IOS_HAVE_CUDA
@@ -212,12 +213,12 @@ StatusOr<plan::DeviceFingerprint> TargetDevice(const std::string& device) {
     return sim->Fingerprint();
   }
   if (!IsCudaDevice(device)) {
-    return InvalidInput("--device must be cpu, sim:NAME or a CUDA device ordinal, got '" + device +
-                        "'");
+    return InvalidInput(
+        "--device must be cpu, sim:NAME, a CUDA device ordinal, cuda or cuda:N, got '" + device +
+        "'");
   }
 #ifdef IOS_HAVE_CUDA
-  if (device.size() > 4) return InvalidInput("no CUDA device " + device);  // not an int
-  return CudaTargetFingerprint(std::stoi(device));
+  return CudaTargetFingerprint(CudaOrdinalOf(device));
 #else
   return InvalidInput("no CUDA device: this build of ios has no CUDA backend");
 #endif

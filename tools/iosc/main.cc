@@ -1,7 +1,7 @@
 // iosc: the ios compiler. Exceptions and exit codes live here, at the CLI boundary only.
-#include <cstdio>
-
 #include <spdlog/spdlog.h>
+
+#include <cstdio>
 
 #include "iosc/iosc_options.h"
 #include "iosc/iosc_runner.h"

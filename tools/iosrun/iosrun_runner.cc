@@ -13,6 +13,7 @@
 #include "plan/plan_loader.h"
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/cpu_session.h"
+#include "util/device_name.h"
 #include "util/file_util.h"
 #include "util/openmp_spin.h"
 #ifdef IOS_HAVE_CUDA
@@ -21,17 +22,6 @@
 
 namespace ios {
 namespace {
-
-// The CUDA ordinal that `device` names ("cuda", "cuda:N" or "N"), or -1 for another device.
-int CudaOrdinal(const std::string& device) {
-  std::string digits = device;
-  if (device == "cuda") return 0;
-  if (device.rfind("cuda:", 0) == 0) digits = device.substr(5);
-  if (digits.empty() || digits.size() > 6 ||
-      !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
-    return -1;
-  return std::stoi(digits);
-}
 
 // Refuses what cannot run on the CPU; `device` is the --device value or the plan's kind.
 Status CheckCpuDevice(const IosrunOptions& options, const plan::Plan& plan,
@@ -75,7 +65,7 @@ StatusOr<int> RunIosrun(const IosrunOptions& options) {
   if (only_info) return 0;
 
   const std::string device = options.device.empty() ? plan.device().kind() : options.device;
-  const int cuda_ordinal = CudaOrdinal(device);
+  const int cuda_ordinal = CudaOrdinalOf(device);
   if (cuda_ordinal >= 0) {
 #ifdef IOS_HAVE_CUDA
     return RunOnCuda(options, std::move(plan), cuda_ordinal);
