@@ -75,6 +75,22 @@ def main():
             tally.check("randwire: capped parts never exceed the cap",
                         all(int(p["transitions"]) <= 100000 for p in capped), str(capped))
 
+        # The ablations: ios-merge runs no groups concurrently (every stage one group, merged
+        # or not), ios-parallel merges nothing.
+        for schedule, check in (("ios-merge", lambda stage: len(stage["groups"]) == 1),
+                                ("ios-parallel", lambda stage: stage.get("strategy") != "MERGE")):
+            plan = os.path.join(tmp, schedule + ".iosplan")
+            info = os.path.join(tmp, schedule + ".json")
+            result = run([args.iosc, models["inception_v3"], "--device", "sim:V100", "--schedule",
+                          schedule, "-o", plan])
+            if not tally.check(f"inception {schedule}: plan", result.returncode == 0, result.stderr):
+                continue
+            run([args.iosrun, plan, "--info-json", info])
+            with open(info) as f:
+                stages = [s for b in json.load(f)["schedule"]["blocks"] for s in b["stages"]]
+            bad = [s for s in stages if not check(s)]
+            tally.check(f"inception {schedule}: every stage obeys the ablation", not bad, str(bad[:2]))
+
         for name in NETWORKS:
             ref = os.path.join(tmp, name + "_ref")
             result = run([sys.executable, os.path.join(args.source_dir, "scripts", "ort_reference.py"),

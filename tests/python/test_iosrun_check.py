@@ -1,7 +1,7 @@
 """End to end against something no one here wrote: onnxruntime runs the original ONNX file,
 iosc compiles it, and iosrun --check compares, for the four benchmark networks at batch 1 and 2
-under the sequential and greedy schedules and under IOS (analytic costs, so with operator
-merges). At batch 2 the concats and merged convs become strided views (plan/tensor_views.h):
+under the sequential and greedy schedules and under IOS and its merge-only ablation (analytic
+costs; ios-merge plans are full of merged convs and their Splits). At batch 2 the concats and merged convs become strided views (plan/tensor_views.h):
 the test also checks that the plans have them."""
 import os
 import re
@@ -14,7 +14,8 @@ NETWORKS = ["inception_v3", "squeezenet", "randwire", "nasnet"]
 # (schedule, extra iosc flags, extra iosrun flags): an IOS plan on the analytic model is meant
 # for a GPU, so iosrun runs it on this CPU with --force.
 SCHEDULES = [("sequential", [], []), ("greedy", [], []),
-             ("ios", ["--device", "sim:V100"], ["--force"])]
+             ("ios", ["--device", "sim:V100"], ["--force"]),
+             ("ios-merge", ["--device", "sim:V100"], ["--force"])]
 # Networks whose concats at batch 2 all have conv inputs somewhere (RandWire's have none).
 STRIDED_VIEWS_EXPECTED = {"inception_v3", "squeezenet", "nasnet"}
 BATCHES = ["1", "2"]

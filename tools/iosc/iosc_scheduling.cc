@@ -88,7 +88,8 @@ Status WriteStats(const std::string& path, const proto::SearchStats& stats) {
 // The DP is optimal within each block part, but greedy stages may span part boundaries, so a
 // block's greedy stages can be predicted faster than the parts' optima put together. Such a block
 // keeps its greedy stages: the written schedule is never predicted slower than greedy. Returns
-// the number of blocks replaced.
+// the number of blocks replaced. Not for --schedule ios-merge: greedy stages run groups
+// concurrently, which that ablation excludes.
 int KeepGreedyWhereFaster(const Schedule& greedy, const std::vector<double>& greedy_stages,
                           IosSearchResult* result) {
   int replaced = 0;
@@ -134,7 +135,9 @@ StatusOr<ScheduleOutcome> SearchIos(const IoscOptions& options, Graph& graph,
   std::vector<double> greedy_stages;
   IOS_ASSIGN_OR_RETURN(
       double greedy, PredictScheduleLatency(graph, blocks, greedy_schedule, cost, &greedy_stages));
-  int greedy_blocks = KeepGreedyWhereFaster(greedy_schedule, greedy_stages, &result);
+  const bool concurrent_allowed = search.strategies != IosStrategies::kMergeOnly;
+  const int greedy_blocks =
+      concurrent_allowed ? KeepGreedyWhereFaster(greedy_schedule, greedy_stages, &result) : 0;
   if (!options.timing_cache_path.empty())
     IOS_RETURN_IF_ERROR(cost.SaveTimingCache(options.timing_cache_path));
 
