@@ -194,18 +194,31 @@ TEST(TensorViewsTest, PoolsWriteAndReadStridedViews) {
   ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory).ok());
 }
 
-TEST(TensorViewsTest, NoViewsWhereSlicesHaveOtherReadersOrKernelsThatNeedDenseTensors) {
-  EXPECT_TRUE(FindSliceViews(ConcatGraph(1, /*extra_reader=*/true)).empty());
-  EXPECT_TRUE(FindSliceViews(ConcatGraph(2, /*extra_reader=*/true)).empty());
-  // A Relu branch: contiguous views at batch 1 (any kernel), none for the Concat at batch 2;
-  // the Split's slices, read by pools, still become strided views.
+// Slices with another reader, or touched by a kernel that needs dense tensors, are no views; the
+// op's other slices still are (a partial view), and the op copies only the former.
+TEST(TensorViewsTest, PartialViewsWhereSomeSlicesCannotBeViews) {
+  for (int64_t batch : {1, 2}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    Planned p = PlanGraph(ConcatGraph(batch, /*extra_reader=*/true), true);
+    const Node& concat = p.graph.nodes[FindNode(p.graph, "concat")];
+    std::vector<TensorView> views = FindSliceViews(p.graph);
+    ASSERT_EQ(views.size(), 1u);  // the branch that only the Concat reads
+    EXPECT_EQ(views[0].value, concat.inputs[1]);
+    EXPECT_EQ(views[0].byte_offset, 8 * 6 * 6 * 4);
+    ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory).ok());
+    const NodeId id = FindNode(p.graph, "concat");
+    EXPECT_EQ(SlicesInPlace(p.graph, p.memory)[id], (std::vector<bool>{false, true}));
+    EXPECT_FALSE(OpsMadeRedundantByViews(p.graph, p.memory)[id]);
+  }
+  // A Relu branch at batch 2: the conv's slice is a strided view, the Relu's is copied; the
+  // Split's whole is then a base already, so its slices are copied too.
   EXPECT_EQ(FindSliceViews(PoolGraph(1, "Relu")).size(), 2u);
   Planned p = PlanGraph(PoolGraph(2, "Relu"), true);
   const Node& concat = p.graph.nodes[FindNode(p.graph, "concat")];
-  for (ValueId input : concat.inputs) EXPECT_EQ(PlacementOf(p.memory, input).view_of, kNoValue);
+  EXPECT_EQ(PlacementOf(p.memory, concat.inputs[0]).view_of, concat.outputs[0]);
+  EXPECT_EQ(PlacementOf(p.memory, concat.inputs[1]).view_of, kNoValue);
   std::vector<TensorView> views = FindSliceViews(p.graph);
-  ASSERT_EQ(views.size(), 2u);
-  EXPECT_EQ(views[0].base, concat.outputs[0]);
+  ASSERT_EQ(views.size(), 1u);
   EXPECT_EQ(views[0].pitch, 12 * 6 * 6 * 4);
 }
 
@@ -345,6 +358,13 @@ TEST(TensorViewsTest, PlansWithStridedViewsComputeTheSameOutputsOnTheCpu) {
   ExpectCpuMatchesReference(PoolGraph(2, "Relu"), /*greedy=*/true);
   ExpectCpuMatchesReference(ElementwiseGraph(2), /*greedy=*/true);
   ExpectCpuMatchesReference(ElementwiseGraph(3), /*greedy=*/false);
+}
+
+// Partial views: the Concat copies only the slice that is not in place, contiguous and strided.
+TEST(TensorViewsTest, PlansWithPartialViewsComputeTheSameOutputsOnTheCpu) {
+  ExpectCpuMatchesReference(ConcatGraph(1, /*extra_reader=*/true), /*greedy=*/true);
+  ExpectCpuMatchesReference(ConcatGraph(2, /*extra_reader=*/true), /*greedy=*/false);
+  ExpectCpuMatchesReference(PoolGraph(3, "Relu"), /*greedy=*/true);
 }
 
 }  // namespace

@@ -131,29 +131,27 @@ std::vector<TensorView> FindSliceViews(const Graph& graph) {
     const int64_t pitch = contiguous ? 0 : ValueBytes(whole) / items;
     if (pitch % kViewAlignment != 0) continue;
 
+    // Each slice that qualifies becomes a view; the op then copies only the others.
     std::vector<TensorView> candidate;
     int64_t offset = 0;
-    bool ok = true;
+    bool tiles = true;
     for (ValueId slice : op.slices) {
-      if (slice == kNoValue || role[slice] != Role::kNone || slice == op.whole) {
-        ok = false;
+      if (slice == kNoValue || slice == op.whole) {
+        tiles = false;
         break;
       }
       const Value& value = graph.values[slice];
       const bool sole_reader = node.op_type != "Concat" ||
                                (value.consumers.size() == 1 &&
                                 std::count(node.inputs.begin(), node.inputs.end(), slice) == 1);
-      if (!IsPlainIntermediate(value) || !sole_reader || value.dtype != whole.dtype ||
-          offset % kViewAlignment != 0 ||
-          (!contiguous && !KernelsTakeStridedSlice(graph, slice, static_cast<NodeId>(n)))) {
-        ok = false;
-        break;
-      }
-      candidate.push_back({slice, op.whole, offset, pitch});
+      if (role[slice] == Role::kNone && IsPlainIntermediate(value) && sole_reader &&
+          value.dtype == whole.dtype && offset % kViewAlignment == 0 &&
+          (contiguous || KernelsTakeStridedSlice(graph, slice, static_cast<NodeId>(n))))
+        candidate.push_back({slice, op.whole, offset, pitch});
       offset += ValueBytes(value) / items;  // one batch item's share of the slice
     }
     // The slices must tile the whole exactly (shape inference guarantees it; checked anyway).
-    if (!ok || offset * items != ValueBytes(whole)) continue;
+    if (!tiles || candidate.empty() || offset * items != ValueBytes(whole)) continue;
     role[op.whole] = Role::kBase;
     for (const TensorView& view : candidate) {
       role[view.value] = Role::kView;
@@ -163,7 +161,7 @@ std::vector<TensorView> FindSliceViews(const Graph& graph) {
   return views;
 }
 
-std::vector<bool> OpsMadeRedundantByViews(const Graph& graph, const MemoryPlan& memory) {
+std::vector<std::vector<bool>> SlicesInPlace(const Graph& graph, const MemoryPlan& memory) {
   std::vector<ValueId> view_of(graph.values.size(), kNoValue);
   std::vector<int64_t> view_offset(graph.values.size(), -1);  // relative to the base
   std::vector<int64_t> view_pitch(graph.values.size(), 0);
@@ -175,30 +173,41 @@ std::vector<bool> OpsMadeRedundantByViews(const Graph& graph, const MemoryPlan& 
     view_offset[p.value] = p.offset - offset_of[p.view_of];
     view_pitch[p.value] = p.pitch;
   }
-  std::vector<bool> redundant(graph.nodes.size(), false);
+  std::vector<std::vector<bool>> in_place(graph.nodes.size());
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
     if (node.dead) continue;
     SliceOp op = SlicesOf(node);
     if (op.whole == kNoValue || op.slices.empty()) continue;
-    // The slices must tile the whole as the op would have copied them: in order, each batch
-    // item's share after the previous slice's, all with the whole's pitch (or none).
+    in_place[n].assign(op.slices.size(), false);
     const Value& whole = graph.values[op.whole];
-    const int64_t pitch = op.slices[0] == kNoValue ? 0 : view_pitch[op.slices[0]];
-    const int64_t items = pitch > 0 && !whole.dims.empty() ? whole.dims[0] : 1;
-    bool all_views = pitch == 0 || pitch * items == ValueBytes(whole);
+    const int64_t axis = SliceAxis(node, whole.dims.size());
+    if (axis < 0) continue;
+    // Where the op copies slice i: for each of the `outer` rows (the dims before the axis), at
+    // the running offset within the row; a view lies there when it starts at that offset and,
+    // with more than one row, its pitch is the whole's row.
+    int64_t outer = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= whole.dims[static_cast<size_t>(d)];
+    if (outer <= 0) continue;
+    const int64_t row_pitch = outer == 1 ? 0 : ValueBytes(whole) / outer;
     int64_t offset = 0;
-    for (ValueId slice : op.slices) {
-      if (!all_views) break;
-      if (slice == kNoValue || view_of[slice] != op.whole || view_offset[slice] != offset ||
-          view_pitch[slice] != pitch) {
-        all_views = false;
-        break;
-      }
-      offset += ValueBytes(graph.values[slice]) / items;
+    for (size_t i = 0; i < op.slices.size(); ++i) {
+      const ValueId slice = op.slices[i];
+      if (slice == kNoValue) break;
+      in_place[n][i] = view_of[slice] == op.whole && view_offset[slice] == offset &&
+                       view_pitch[slice] == row_pitch;
+      offset += ValueBytes(graph.values[slice]) / outer;
     }
-    redundant[n] = all_views;
   }
+  return in_place;
+}
+
+std::vector<bool> OpsMadeRedundantByViews(const Graph& graph, const MemoryPlan& memory) {
+  const std::vector<std::vector<bool>> in_place = SlicesInPlace(graph, memory);
+  std::vector<bool> redundant(graph.nodes.size(), false);
+  for (size_t n = 0; n < in_place.size(); ++n)
+    redundant[n] = !in_place[n].empty() &&
+                   std::all_of(in_place[n].begin(), in_place[n].end(), [](bool b) { return b; });
   return redundant;
 }
 

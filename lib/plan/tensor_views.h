@@ -47,11 +47,19 @@ bool TakesStridedBatchSlice(const Graph& graph, const Node& node, ValueId value)
 // the backends' kernel tables let through.
 bool OpTakesStridedBatchSlices(const std::string& op_type);
 
-// The views of every Concat and Split that qualifies (all of its slices or none).
+// The views of every Concat's and Split's slices that qualify. A slice that does not (another
+// op's view already, or touched by a kernel that cannot take a strided view) is still copied by
+// the op, which then copies only such slices.
 std::vector<TensorView> FindSliceViews(const Graph& graph);
 
-// Per NodeId: true for a Concat or Split whose slices are all placed as views of its whole at
-// their own offsets (and pitch) in `memory`. Such an op copies nothing and the runtime skips it.
+// Per NodeId: for a Concat or Split, per slice (its inputs, or its outputs), whether `memory`
+// places the slice in its whole exactly where the op would copy it: a view at the slice's own
+// offset and pitch. The op's kernels skip such slices (their source and destination are the
+// same bytes). Empty for other ops.
+std::vector<std::vector<bool>> SlicesInPlace(const Graph& graph, const MemoryPlan& memory);
+
+// Per NodeId: true for a Concat or Split whose slices are all in place. Such an op copies
+// nothing and the runtime skips it.
 std::vector<bool> OpsMadeRedundantByViews(const Graph& graph, const MemoryPlan& memory);
 
 }  // namespace ios

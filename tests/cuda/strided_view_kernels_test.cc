@@ -75,12 +75,13 @@ StridedKernelCounts CheckKernelsOnStridedViews(Graph& graph) {
   if (!memory.ok()) return counts;
 
   const std::vector<bool> redundant = OpsMadeRedundantByViews(graph, *memory);
+  const std::vector<std::vector<bool>> in_place = SlicesInPlace(graph, *memory);
   const std::vector<int64_t> value_strides = BatchStridesOfValues(graph, *memory);
   const plan::ConvAlgorithm recorded = RecordedAlgorithm();
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
     if (node.dead) continue;
-    auto strides = BatchStridesOfNode(graph, static_cast<NodeId>(n), value_strides, redundant[n]);
+    auto strides = BatchStridesOfNode(graph, static_cast<NodeId>(n), value_strides, in_place[n]);
     EXPECT_TRUE(strides.ok()) << strides.status().message();
     if (!strides.ok() || redundant[n] || !strides->any()) continue;
     const bool conv = node.op_type == "Conv";

@@ -44,6 +44,7 @@ Status CpuSession::Init(const CpuSessionOptions& options) {
 
   // Each op's buffers, resolved once so that running an op does no lookups.
   IOS_ASSIGN_OR_RETURN(op_buffers_, ResolveNodeBuffers(graph, value_ptr_));
+  const std::vector<std::vector<bool>> in_place = SlicesInPlace(graph, memory);
   redundant_ = OpsMadeRedundantByViews(graph, memory);
   const std::vector<int64_t> value_strides = BatchStridesOfValues(graph, memory);
   kernels_.resize(graph.nodes.size());
@@ -52,7 +53,7 @@ Status CpuSession::Init(const CpuSessionOptions& options) {
     if (node.dead) continue;
     CpuKernelContext context = MakeCpuKernelContext(graph, node);
     IOS_ASSIGN_OR_RETURN(context.batch_strides, BatchStridesOfNode(graph, static_cast<NodeId>(n),
-                                                                   value_strides, redundant_[n]));
+                                                                   value_strides, in_place[n]));
     if (redundant_[n]) continue;  // skipped at run time: no kernel needed
     IOS_ASSIGN_OR_RETURN(kernels_[n], CreateCpuKernel(context));
   }

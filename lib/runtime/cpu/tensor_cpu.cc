@@ -146,6 +146,10 @@ class CopyCpuKernel : public CpuKernel {
 
 // ---- Concat, Split --------------------------------------------------------------------------
 
+// Concat and Split skip a slice that already lies where they would copy it: a view of the whole
+// at its own offset (plan/tensor_views.h: SlicesInPlace), whose source and destination are the
+// same bytes. With partial views the op then copies only the other slices.
+
 // Concat: for each outer index, each input's block dims[axis:] in turn.
 class ConcatCpuKernel : public CpuKernel {
  public:
@@ -157,10 +161,16 @@ class ConcatCpuKernel : public CpuKernel {
   Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
              int threads) override {
     uint8_t* out = static_cast<uint8_t*>(outputs[0]);
+    std::vector<bool> in_place(chunks_.size());
+    size_t offset = 0;
+    for (size_t i = 0; i < chunks_.size(); ++i) {
+      in_place[i] = inputs[i] == out + offset;
+      offset += chunks_[i];
+    }
     if (outer_ == 1) {  // one block per input
-      size_t offset = 0;
+      offset = 0;
       for (size_t i = 0; i < chunks_.size(); ++i) {
-        ParallelCopy(out + offset, inputs[i], chunks_[i], threads);
+        if (!in_place[i]) ParallelCopy(out + offset, inputs[i], chunks_[i], threads);
         offset += chunks_[i];
       }
       return Status::Ok();
@@ -170,7 +180,8 @@ class ConcatCpuKernel : public CpuKernel {
       for (int64_t o = begin; o < end; ++o) {
         uint8_t* dst = out + o * out_chunk_;
         for (size_t i = 0; i < chunks_.size(); ++i) {
-          std::memcpy(dst, static_cast<const uint8_t*>(inputs[i]) + o * chunks_[i], chunks_[i]);
+          if (!in_place[i])
+            std::memcpy(dst, static_cast<const uint8_t*>(inputs[i]) + o * chunks_[i], chunks_[i]);
           dst += chunks_[i];
         }
       }
@@ -195,12 +206,18 @@ class SplitCpuKernel : public CpuKernel {
   Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
              int threads) override {
     const uint8_t* in = static_cast<const uint8_t*>(inputs[0]);
+    std::vector<bool> skip(chunks_.size());  // omitted, or already in place
+    size_t offset = 0;
+    for (size_t i = 0; i < chunks_.size(); ++i) {
+      skip[i] = outputs[i] == nullptr || outputs[i] == in + offset;
+      offset += chunks_[i];
+    }
     const int team = ThreadsForWork(threads, static_cast<int64_t>(outer_ * in_chunk_ / 4));
     ParallelFor(outer_, team, [&](int64_t begin, int64_t end) {
       for (int64_t o = begin; o < end; ++o) {
         const uint8_t* src = in + o * in_chunk_;
         for (size_t i = 0; i < chunks_.size(); ++i) {
-          if (outputs[i] != nullptr)
+          if (!skip[i])
             std::memcpy(static_cast<uint8_t*>(outputs[i]) + o * chunks_[i], src, chunks_[i]);
           src += chunks_[i];
         }

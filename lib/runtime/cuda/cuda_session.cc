@@ -123,6 +123,7 @@ Status CudaSession::CreateKernels(cudnnHandle_t query_handle, size_t* workspace_
   for (const plan::ConvAlgorithm& algorithm : plan_.meta.cuda().conv_algorithms())
     conv_algorithms[static_cast<NodeId>(algorithm.op())] = &algorithm;
 
+  const std::vector<std::vector<bool>> in_place = SlicesInPlace(graph, plan_.memory);
   redundant_ = OpsMadeRedundantByViews(graph, plan_.memory);
   const std::vector<int64_t> value_strides = BatchStridesOfValues(graph, plan_.memory);
   kernels_.resize(graph.nodes.size());
@@ -130,9 +131,8 @@ Status CudaSession::CreateKernels(cudnnHandle_t query_handle, size_t* workspace_
     const Node& node = graph.nodes[n];
     if (node.dead || redundant_[n]) continue;  // a skipped Concat or Split needs no kernel
     CudaKernelContext context = MakeCudaKernelContext(graph, node);
-    IOS_ASSIGN_OR_RETURN(context.batch_strides,
-                         BatchStridesOfNode(graph, static_cast<NodeId>(n), value_strides,
-                                            /*redundant=*/false));
+    IOS_ASSIGN_OR_RETURN(context.batch_strides, BatchStridesOfNode(graph, static_cast<NodeId>(n),
+                                                                   value_strides, in_place[n]));
     auto found = conv_algorithms.find(static_cast<NodeId>(n));
     context.conv_algorithm = found == conv_algorithms.end() ? nullptr : found->second;
     context.allow_tf32 = plan_.meta.cuda().allow_tf32();

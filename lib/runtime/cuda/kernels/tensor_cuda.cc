@@ -70,7 +70,8 @@ Status EnqueueRowCopy(const RowCopy& elements, size_t elem, const void* src, voi
 }
 
 // Concat (gather = true: input i goes to the output at offsets[i]) and Split (the reverse;
-// an omitted, null, output is skipped).
+// an omitted, null, output is skipped). A slice that already lies where it would be copied (a
+// view of the whole at its own offset, plan/tensor_views.h: SlicesInPlace) is skipped too.
 class RowCopyCudaKernel : public CudaKernel {
  public:
   RowCopyCudaKernel(bool concat, int64_t outer, int64_t whole_chunk, std::vector<int64_t> chunks,
@@ -91,13 +92,15 @@ class RowCopyCudaKernel : public CudaKernel {
       copy.rows = outer_;
       copy.width = chunks_[i];
       if (concat_) {
+        uint8_t* dst = static_cast<uint8_t*>(outputs[0]) + byte_offset;
+        if (inputs[i] == dst) continue;  // in place
         copy.src_pitch = chunks_[i];
         copy.dst_pitch = whole_chunk_;
-        IOS_RETURN_IF_ERROR(EnqueueRowCopy(copy, elem_, inputs[i],
-                                           static_cast<uint8_t*>(outputs[0]) + byte_offset,
-                                           stream.stream));
+        IOS_RETURN_IF_ERROR(EnqueueRowCopy(copy, elem_, inputs[i], dst, stream.stream));
       } else {
-        if (outputs[i] == nullptr) continue;
+        if (outputs[i] == nullptr ||
+            outputs[i] == static_cast<const uint8_t*>(inputs[0]) + byte_offset)
+          continue;  // omitted, or in place
         copy.src_pitch = whole_chunk_;
         copy.dst_pitch = chunks_[i];
         IOS_RETURN_IF_ERROR(EnqueueRowCopy(copy, elem_,
