@@ -9,133 +9,21 @@
 #include <string>
 #include <vector>
 
-#include "../../kernel_math_test_util.h"
-#include "../own_kernel_test_graph.h"
-#include "gpu_test_util.h"
-#include "kernels/reference/reference_kernels.h"
-#include "runtime/cuda/cuda_kernel.h"
+#include "own_kernel_gpu_check.h"
 
 namespace ios {
 namespace {
 
-using testing::ExpectTensorsNear;
+using testing::CheckOnGpu;
+using testing::Ints;
+using testing::kExact;
 using testing::OneNodeGraph;
+using testing::Options;
 using testing::RandomFloats;
+using testing::Tolerance;
 
-#define ASSERT_CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
-
-struct Tolerance {
-  double abs;
-  double rel;
-};
-constexpr Tolerance kExact{0.0, 0.0};
 // Float math against the reference's (sometimes double) formula: a few ulps.
 constexpr Tolerance kFloatMath{1e-6, 2e-5};
-
-// Device memory freed on scope exit.
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(size_t bytes) {
-    ok_ = cudaMalloc(&ptr_, bytes > 0 ? bytes : 1) == cudaSuccess;
-  }
-  ~DeviceBuffer() {
-    if (ptr_ != nullptr) cudaFree(ptr_);
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  void* get() const { return ptr_; }
-  bool ok() const { return ok_; }
-
- private:
-  void* ptr_ = nullptr;
-  bool ok_ = false;
-};
-
-// Runs the node through its CUDA kernel (enqueued directly, or captured into a CUDA Graph and
-// launched) and through the reference kernel, and compares every output.
-// `runtime_input` (when >= 0) names a constant input that the kernel must treat as computed at
-// run time (shape inference wants such inputs constant, so the graph cannot say so itself).
-void CheckOnGpu(OneNodeGraph& g, Tolerance tolerance, bool through_graph = false,
-                int runtime_input = -1) {
-  Status built = g.Build();
-  ASSERT_TRUE(built.ok()) << built.message();
-  const Node& node = g.node();
-  SCOPED_TRACE(node.op_type + " opset " + std::to_string(node.opset));
-  std::vector<const Tensor*> reference_inputs;
-  for (size_t i = 0; i < node.inputs.size(); ++i)
-    reference_inputs.push_back(node.inputs[i] == kNoValue ? nullptr : &g.values()[i]);
-  std::vector<Tensor> expected(node.outputs.size());
-  Status reference = EvaluateReference(node, reference_inputs, &expected);
-  ASSERT_TRUE(reference.ok()) << reference.message();
-
-  CudaKernelContext context = g.Context();
-  if (runtime_input >= 0) context.constants.at(runtime_input) = nullptr;
-  auto kernel = CreateCudaKernel(context);
-  ASSERT_TRUE(kernel.ok()) << kernel.status().message();
-  // Everything above needs no device, so it is checked on every machine.
-  IOS_SKIP_WITHOUT_GPU();
-
-  std::vector<std::unique_ptr<DeviceBuffer>> buffers;
-  std::vector<const void*> inputs;
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    if (node.inputs[i] == kNoValue) {
-      inputs.push_back(nullptr);
-      continue;
-    }
-    const Tensor& value = g.values()[i];
-    buffers.push_back(std::make_unique<DeviceBuffer>(value.num_bytes()));
-    ASSERT_TRUE(buffers.back()->ok());
-    if (value.num_bytes() > 0) {
-      ASSERT_CUDA_OK(cudaMemcpy(buffers.back()->get(), value.raw(), value.num_bytes(),
-                                cudaMemcpyHostToDevice));
-    }
-    inputs.push_back(buffers.back()->get());
-  }
-  std::vector<Tensor> got;
-  std::vector<void*> outputs;
-  for (const TensorType& type : context.output_types) {
-    got.emplace_back(type.dtype, type.dims);
-    buffers.push_back(std::make_unique<DeviceBuffer>(got.back().num_bytes()));
-    ASSERT_TRUE(buffers.back()->ok());
-    ASSERT_CUDA_OK(cudaMemset(buffers.back()->get(), 0xff, got.back().num_bytes()));
-    outputs.push_back(buffers.back()->get());
-  }
-
-  cudaStream_t stream = nullptr;
-  ASSERT_CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  CudaStreamContext stream_context;
-  stream_context.stream = stream;
-  if (through_graph) {
-    cudaGraph_t graph = nullptr;
-    ASSERT_CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    Status enqueued = kernel.value()->Enqueue(inputs, outputs, stream_context);
-    ASSERT_CUDA_OK(cudaStreamEndCapture(stream, &graph));
-    ASSERT_TRUE(enqueued.ok()) << enqueued.message();
-    cudaGraphExec_t exec = nullptr;
-    ASSERT_CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
-    ASSERT_CUDA_OK(cudaGraphLaunch(exec, stream));
-    ASSERT_CUDA_OK(cudaStreamSynchronize(stream));
-    ASSERT_CUDA_OK(cudaGraphExecDestroy(exec));
-    ASSERT_CUDA_OK(cudaGraphDestroy(graph));
-  } else {
-    Status enqueued = kernel.value()->Enqueue(inputs, outputs, stream_context);
-    ASSERT_TRUE(enqueued.ok()) << enqueued.message();
-    ASSERT_CUDA_OK(cudaStreamSynchronize(stream));
-  }
-  ASSERT_CUDA_OK(cudaStreamDestroy(stream));
-  for (size_t o = 0; o < got.size(); ++o) {
-    if (got[o].num_bytes() > 0) {
-      ASSERT_CUDA_OK(
-          cudaMemcpy(got[o].raw(), outputs[o], got[o].num_bytes(), cudaMemcpyDeviceToHost));
-    }
-    SCOPED_TRACE("output " + std::to_string(o));
-    ExpectTensorsNear(expected[o], got[o], tolerance.abs, tolerance.rel);
-  }
-}
-
-Tensor Ints(const std::vector<int64_t>& values) {
-  return Tensor::FromInt64(values, {static_cast<int64_t>(values.size())});
-}
 
 Tensor RandomInts(std::mt19937& rng, Dims dims) {
   Tensor t(DType::kInt64, std::move(dims));
@@ -168,7 +56,7 @@ TEST(OwnKernelsGpuTest, Activations) {
   CheckOnGpu(constant_bounds, kExact);
   OneNodeGraph runtime_bounds("Clip", 13);
   runtime_bounds.Input(RandomFloats(rng, dims, -3.f, 3.f)).Constant(scalar(-1.f)).Omitted();
-  CheckOnGpu(runtime_bounds, kExact, /*through_graph=*/false, /*runtime_input=*/1);
+  CheckOnGpu(runtime_bounds, kExact, Options(/*through_graph=*/false, /*runtime_input=*/1));
   OneNodeGraph attribute_bounds("Clip", 6);
   attribute_bounds.Input(RandomFloats(rng, dims, -8.f, 8.f)).Attr("min", 0.f).Attr("max", 6.f);
   CheckOnGpu(attribute_bounds, kExact);
@@ -279,7 +167,7 @@ TEST(OwnKernelsGpuTest, PadEveryMode) {
   runtime_value.Input(RandomFloats(rng, {2, 3}))
       .Constant(Ints({1, 1, 1, 1}))
       .Constant(Tensor::FromFloat({-7.f}, {}));
-  CheckOnGpu(runtime_value, kExact, /*through_graph=*/false, /*runtime_input=*/2);
+  CheckOnGpu(runtime_value, kExact, Options(/*through_graph=*/false, /*runtime_input=*/2));
   OneNodeGraph old("Pad", 2);
   old.Input(RandomFloats(rng, {2, 3}))
       .Attr("pads", std::vector<int64_t>{0, 1, 0, 2})
@@ -291,13 +179,13 @@ TEST(OwnKernelsGpuTest, CopiesAndDropoutMask) {
   std::mt19937 rng(6);
   OneNodeGraph reshape("Reshape", 13);
   reshape.Input(RandomFloats(rng, {2, 3, 4})).Constant(Ints({6, -1}));
-  CheckOnGpu(reshape, kExact, /*through_graph=*/true);
+  CheckOnGpu(reshape, kExact, Options(/*through_graph=*/true));
   OneNodeGraph flatten("Flatten", 13);
   flatten.Input(RandomInts(rng, {2, 3, 4}));
   CheckOnGpu(flatten, kExact);
   OneNodeGraph dropout("Dropout", 13);
   dropout.Input(RandomFloats(rng, {5, 5})).Outputs(2);
-  CheckOnGpu(dropout, kExact, /*through_graph=*/true);
+  CheckOnGpu(dropout, kExact, Options(/*through_graph=*/true));
 }
 
 TEST(OwnKernelsGpuTest, SoftmaxReduceMeanBatchNorm) {
@@ -330,7 +218,7 @@ TEST(OwnKernelsGpuTest, SoftmaxReduceMeanBatchNorm) {
       .Constant(RandomFloats(rng, {6}))
       .Constant(RandomFloats(rng, {6}))
       .Constant(RandomFloats(rng, {6}, 0.1f, 2.f));
-  CheckOnGpu(bn, kFloatMath, /*through_graph=*/true);
+  CheckOnGpu(bn, kFloatMath, Options(/*through_graph=*/true));
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ namespace {
 
 class CompareCudaKernel : public CudaKernel {
  public:
-  CompareCudaKernel(CompareOpKind op, CompareElementType type, OperandMap a_map, OperandMap b_map,
+  CompareCudaKernel(CompareOpKind op, CastType type, OperandMap a_map, OperandMap b_map,
                     int64_t count)
       : op_(op), type_(type), a_map_(a_map), b_map_(b_map), count_(count) {}
 
@@ -31,7 +31,7 @@ class CompareCudaKernel : public CudaKernel {
 
  private:
   CompareOpKind op_;
-  CompareElementType type_;
+  CastType type_;
   OperandMap a_map_;
   OperandMap b_map_;
   int64_t count_;
@@ -115,31 +115,6 @@ Status BuildBroadcastMaps(const CudaKernelContext& context, size_t count,
   return Status::Ok();
 }
 
-bool CompareTypeOf(DType dtype, CompareElementType* type) {
-  switch (dtype) {
-    case DType::kFloat32:
-      *type = CompareElementType::kFloat32;
-      return true;
-    case DType::kFloat64:
-      *type = CompareElementType::kFloat64;
-      return true;
-    case DType::kInt64:
-      *type = CompareElementType::kInt64;
-      return true;
-    case DType::kInt32:
-      *type = CompareElementType::kInt32;
-      return true;
-    case DType::kInt8:
-      *type = CompareElementType::kInt8;
-      return true;
-    case DType::kUint8:
-      *type = CompareElementType::kUint8;
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 CudaKernelOr CreateCompareCudaKernel(const CudaKernelContext& context) {
@@ -155,9 +130,11 @@ CudaKernelOr CreateCompareCudaKernel(const CudaKernelContext& context) {
   if (context.output_types[0].dtype != DType::kBool)
     return InvalidOnCuda(node, "output type " + DTypeName(context.output_types[0].dtype) +
                                    " (comparisons give bool)");
-  CompareElementType type = CompareElementType::kUint8;
-  const bool bool_equal = dtype == DType::kBool && entry->op == CompareOpKind::kEqual;
-  if (!bool_equal && !CompareTypeOf(dtype, &type))
+  // Every element type the device kernels load but float16; bool for Equal only.
+  CastType type = CastType::kUint8;
+  const bool refused = !CastTypeOf(dtype, &type) || type == CastType::kFloat16 ||
+                       (type == CastType::kBool && entry->op != CompareOpKind::kEqual);
+  if (refused)
     return RefuseOnCuda(node, "input type " + DTypeName(dtype) +
                                   " (float32, float64, int64, int32, int8, uint8; bool for Equal)");
   std::vector<OperandMap> maps;

@@ -44,23 +44,26 @@ cudaError_t Where(const OperandMap& c_map, const uint8_t* c, const OperandMap& x
 
 }  // namespace
 
-cudaError_t LaunchCompare(CompareOpKind op, CompareElementType type, const OperandMap& a_map,
-                          const void* a, const OperandMap& b_map, const void* b, uint8_t* out,
-                          int64_t count, cudaStream_t stream) {
+cudaError_t LaunchCompare(CompareOpKind op, CastType type, const OperandMap& a_map, const void* a,
+                          const OperandMap& b_map, const void* b, uint8_t* out, int64_t count,
+                          cudaStream_t stream) {
   if (count <= 0) return cudaSuccess;
   switch (type) {
-    case CompareElementType::kFloat32:
+    case CastType::kFloat32:
       return Compare<float>(op, a_map, a, b_map, b, out, count, stream);
-    case CompareElementType::kFloat64:
+    case CastType::kFloat64:
       return Compare<double>(op, a_map, a, b_map, b, out, count, stream);
-    case CompareElementType::kInt64:
+    case CastType::kInt64:
       return Compare<int64_t>(op, a_map, a, b_map, b, out, count, stream);
-    case CompareElementType::kInt32:
+    case CastType::kInt32:
       return Compare<int32_t>(op, a_map, a, b_map, b, out, count, stream);
-    case CompareElementType::kInt8:
+    case CastType::kInt8:
       return Compare<int8_t>(op, a_map, a, b_map, b, out, count, stream);
-    case CompareElementType::kUint8:
+    case CastType::kUint8:
+    case CastType::kBool:
       return Compare<uint8_t>(op, a_map, a, b_map, b, out, count, stream);
+    case CastType::kFloat16:
+      break;
   }
   return cudaErrorInvalidValue;
 }

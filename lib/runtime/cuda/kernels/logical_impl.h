@@ -10,17 +10,16 @@
 #include <cstdint>
 
 #include "kernels/math/broadcast_math.h"
+#include "kernels/math/cast_math.h"
 #include "kernels/math/compare_math.h"
 
 namespace ios {
 
-// The element types the comparisons read (bool is read as kUint8).
-enum class CompareElementType : int32_t { kFloat32, kFloat64, kInt64, kInt32, kInt8, kUint8 };
-
-// out[i] = ApplyCompare(op, a[OperandOffset(a_map, i)], b[OperandOffset(b_map, i)]).
-cudaError_t LaunchCompare(CompareOpKind op, CompareElementType type, const OperandMap& a_map,
-                          const void* a, const OperandMap& b_map, const void* b, uint8_t* out,
-                          int64_t count, cudaStream_t stream);
+// out[i] = ApplyCompare(op, a[OperandOffset(a_map, i)], b[OperandOffset(b_map, i)]) for every
+// element type but float16 (cudaErrorInvalidValue); bool is compared as its bytes.
+cudaError_t LaunchCompare(CompareOpKind op, CastType type, const OperandMap& a_map, const void* a,
+                          const OperandMap& b_map, const void* b, uint8_t* out, int64_t count,
+                          cudaStream_t stream);
 
 // y[i] = ApplyNot(x[i]).
 cudaError_t LaunchNot(const uint8_t* x, uint8_t* y, int64_t count, cudaStream_t stream);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ir/dtype.h"
+#include "kernels/math/cast_math.h"
 #include "ops/op_params.h"
 #include "runtime/cuda/cuda_kernel.h"
 #include "util/status.h"
@@ -30,5 +31,9 @@ Status ParamsErrorOnCuda(const Node& node, const Status& status);
 
 // Refuses unless input 0 and output 0 exist and both have `dtype`.
 Status RequireMainDType(const CudaKernelContext& context, DType dtype);
+
+// The element type the device kernels load and store for `dtype` (Cast, the comparisons); false
+// for a dtype they do not handle.
+bool CastTypeOf(DType dtype, CastType* type);
 
 }  // namespace ios
