@@ -1,7 +1,6 @@
 #include "runtime/cuda/conv_transpose_descriptors.h"
 
 #include <algorithm>
-#include <limits>
 #include <string>
 
 #include "ops/op_util.h"
@@ -11,15 +10,6 @@ namespace ios {
 namespace {
 
 constexpr size_t kMaxSpatialAxes = 3;  // cuDNN's Nd convolutions: 2-D and 3-D windows
-
-bool FitsInt(int64_t value) {
-  return value >= std::numeric_limits<int>::min() && value <= std::numeric_limits<int>::max();
-}
-
-Status WithLabel(const std::string& label, Status status) {
-  if (status.ok()) return status;
-  return Status(status.code(), label + status.message());
-}
 
 // floor(a / b) for b > 0.
 int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
@@ -33,13 +23,7 @@ struct TransposeAxis {
 
 }  // namespace
 
-int64_t ConvTransposeGeometry::CropOffset() const {
-  const Dims strides = DenseStrides(full_output);
-  int64_t offset = 0;
-  for (size_t i = 0; i < crop_begin.size() && 2 + i < strides.size(); ++i)
-    offset += crop_begin[i] * strides[2 + i];
-  return offset;
-}
+int64_t ConvTransposeGeometry::CropOffset() const { return CropOffsetIn(full_output, crop_begin); }
 
 StatusOr<ConvTransposeGeometry> PlanConvTransposeWindow(const Node& node, const Dims& x,
                                                         const Dims& w, const Dims& y) {
@@ -169,30 +153,16 @@ StatusOr<ConvTransposeDescriptors> BuildConvTransposeDescriptors(const Node& nod
     }
   }
   IOS_ASSIGN_OR_RETURN(d.x, MakeTensorDescriptor(g.input));
-  IOS_ASSIGN_OR_RETURN(d.w, CudnnFilterDescriptor::Make());
-  std::vector<int> filter;
-  for (int64_t v : PadToCudnnRank(w)) {
-    if (!FitsInt(v)) return Unsupported(label + "weights " + DimsToString(w) + " exceed int32");
-    filter.push_back(static_cast<int>(v));
-  }
-  // The forward filter layout [K, C/group, k...] with K = X's channels, C = the output's.
-  IOS_CUDNN_RETURN_IF_ERROR(
-      cudnnSetFilterNdDescriptor(d.w.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
-                                 static_cast<int>(filter.size()), filter.data()));
-  IOS_ASSIGN_OR_RETURN(d.conv, CudnnConvolutionDescriptor::Make());
-  // ONNX's Conv is a cross-correlation; ConvTranspose is its data gradient. float32 accumulation.
-  IOS_CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionNdDescriptor(
-      d.conv.get(), static_cast<int>(g.pads.size()), g.pads.data(), g.strides.data(),
-      g.dilations.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-  IOS_CUDNN_RETURN_IF_ERROR(
-      cudnnSetConvolutionGroupCount(d.conv.get(), static_cast<int>(d.groups)));
-  IOS_CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(d.conv.get(), math_type));
-  IOS_ASSIGN_OR_RETURN(d.y_full, MakeTensorDescriptor(g.full_output));
-  IOS_ASSIGN_OR_RETURN(d.y, MakeTensorDescriptor(g.output));
-  if (g.cropped()) {
-    IOS_ASSIGN_OR_RETURN(d.y_crop_view,
-                         MakeTensorDescriptor(g.output, DenseStrides(g.full_output)));
-  }
+  // The forward filter layout [K, C/group, k...] with K = X's channels, C = the output's: ONNX's
+  // ConvTranspose weights as they are. ConvTranspose is the data gradient of that conv.
+  IOS_ASSIGN_OR_RETURN(d.w, MakeFilterDescriptor(w, label));
+  auto conv = MakeConvolutionDescriptor(g.pads, g.strides, g.dilations, d.groups, math_type);
+  if (!conv.ok()) return WithLabel(label, conv.status());
+  d.conv = std::move(conv).value();
+  IOS_ASSIGN_OR_RETURN(CudnnOutputDescriptors out, MakeOutputDescriptors(g.full_output, g.output));
+  d.y_full = std::move(out.y_full);
+  d.y = std::move(out.y);
+  d.y_crop_view = std::move(out.y_crop_view);
   Dims bias_dims(g.output.size(), 1);
   bias_dims[1] = g.output[1];
   IOS_ASSIGN_OR_RETURN(d.bias, MakeTensorDescriptor(bias_dims));

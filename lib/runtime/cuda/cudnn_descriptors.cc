@@ -11,10 +11,6 @@ namespace {
 
 constexpr size_t kMaxSpatialAxes = 3;  // cuDNN's Nd conv and pooling: 2-D and 3-D windows
 
-bool FitsInt(int64_t value) {
-  return value >= std::numeric_limits<int>::min() && value <= std::numeric_limits<int>::max();
-}
-
 StatusOr<std::vector<int>> ToInts(const Dims& dims, const std::string& what) {
   std::vector<int> out;
   out.reserve(dims.size());
@@ -106,35 +102,63 @@ Status RequireFloat(const std::string& label, const std::vector<DType>& dtypes) 
   return Status::Ok();
 }
 
-// The tensor descriptors shared by conv and pool: x, y_full, y and (cropped) y_crop_view.
-struct OutputDescriptors {
-  CudnnTensorDescriptor y_full;
-  CudnnTensorDescriptor y;
-  CudnnTensorDescriptor y_crop_view;
-};
+}  // namespace
 
-// `y_batch_stride` (0: dense) is that of ios's output; cuDNN's full output is the same tensor
-// unless cropped, when it is dense workspace.
-StatusOr<OutputDescriptors> MakeOutputDescriptors(const CudnnWindowGeometry& g,
-                                                  int64_t y_batch_stride = 0) {
-  OutputDescriptors d;
-  IOS_ASSIGN_OR_RETURN(d.y_full, g.cropped()
-                                     ? MakeTensorDescriptor(g.full_output)
-                                     : MakeBatchStridedDescriptor(g.full_output, y_batch_stride));
-  IOS_ASSIGN_OR_RETURN(d.y, MakeBatchStridedDescriptor(g.output, y_batch_stride));
-  if (g.cropped()) {
-    IOS_ASSIGN_OR_RETURN(d.y_crop_view,
-                         MakeTensorDescriptor(g.output, DenseStrides(g.full_output)));
+StatusOr<CudnnOutputDescriptors> MakeOutputDescriptors(const Dims& full_output, const Dims& output,
+                                                       int64_t y_batch_stride) {
+  CudnnOutputDescriptors d;
+  const bool cropped = full_output != output;
+  IOS_ASSIGN_OR_RETURN(d.y_full, cropped ? MakeTensorDescriptor(full_output)
+                                         : MakeBatchStridedDescriptor(full_output, y_batch_stride));
+  IOS_ASSIGN_OR_RETURN(d.y, MakeBatchStridedDescriptor(output, y_batch_stride));
+  if (cropped) {
+    IOS_ASSIGN_OR_RETURN(d.y_crop_view, MakeTensorDescriptor(output, DenseStrides(full_output)));
   }
   return d;
+}
+
+StatusOr<CudnnFilterDescriptor> MakeFilterDescriptor(const Dims& w, const std::string& label) {
+  IOS_ASSIGN_OR_RETURN(std::vector<int> filter, ToInts(PadToCudnnRank(w), label + "weights"));
+  IOS_ASSIGN_OR_RETURN(CudnnFilterDescriptor descriptor, CudnnFilterDescriptor::Make());
+  IOS_CUDNN_RETURN_IF_ERROR(
+      cudnnSetFilterNdDescriptor(descriptor.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+                                 static_cast<int>(filter.size()), filter.data()));
+  return descriptor;
+}
+
+StatusOr<CudnnConvolutionDescriptor> MakeConvolutionDescriptor(const std::vector<int>& pads,
+                                                               const std::vector<int>& strides,
+                                                               const std::vector<int>& dilations,
+                                                               int64_t groups,
+                                                               cudnnMathType_t math_type) {
+  if (!FitsInt(groups) || groups < 1)
+    return Unsupported("group " + std::to_string(groups) + " out of range");
+  IOS_ASSIGN_OR_RETURN(CudnnConvolutionDescriptor conv, CudnnConvolutionDescriptor::Make());
+  // ONNX Conv is a cross-correlation (no kernel flip); float32 accumulation.
+  IOS_CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionNdDescriptor(
+      conv.get(), static_cast<int>(pads.size()), pads.data(), strides.data(), dilations.data(),
+      CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  IOS_CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionGroupCount(conv.get(), static_cast<int>(groups)));
+  IOS_CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(conv.get(), math_type));
+  return conv;
+}
+
+int64_t CropOffsetIn(const Dims& full_output, const std::vector<int64_t>& crop_begin) {
+  const Dims strides = DenseStrides(full_output);
+  int64_t offset = 0;
+  for (size_t i = 0; i < crop_begin.size() && 2 + i < strides.size(); ++i)
+    offset += crop_begin[i] * strides[2 + i];
+  return offset;
+}
+
+bool FitsInt(int64_t value) {
+  return value >= std::numeric_limits<int>::min() && value <= std::numeric_limits<int>::max();
 }
 
 Status WithLabel(const std::string& label, Status status) {
   if (status.ok()) return status;
   return Status(status.code(), label + status.message());
 }
-
-}  // namespace
 
 std::string CudnnNodeLabel(const Node& node) {
   return "node '" + node.name + "' (" + node.op_type + "): ";
@@ -221,13 +245,7 @@ StatusOr<TensorDescriptorInfo> ReadTensorDescriptor(cudnnTensorDescriptor_t desc
   return info;
 }
 
-int64_t CudnnWindowGeometry::CropOffset() const {
-  const Dims strides = DenseStrides(full_output);
-  int64_t offset = 0;
-  for (size_t i = 0; i < crop_begin.size() && 2 + i < strides.size(); ++i)
-    offset += crop_begin[i] * strides[2 + i];
-  return offset;
-}
+int64_t CudnnWindowGeometry::CropOffset() const { return CropOffsetIn(full_output, crop_begin); }
 
 StatusOr<CudnnWindowGeometry> PlanConvWindow(const Node& node, const Dims& x, const Dims& w,
                                              const Dims& y) {
@@ -312,24 +330,15 @@ StatusOr<ConvDescriptors> BuildConvDescriptors(const Node& node, const Dims& x, 
   auto group = node.attrs.GetInt("group", 1);
   if (!group.ok()) return WithLabel(label, group.status());
   d.groups = *group;
-  if (!FitsInt(d.groups) || d.groups < 1) return Unsupported(label + "group out of range");
   const CudnnWindowGeometry& g = d.geometry;
   d.batch_strides = batch_strides;
   IOS_ASSIGN_OR_RETURN(d.x, MakeBatchStridedDescriptor(PadToCudnnRank(x), batch_strides.x));
-  IOS_ASSIGN_OR_RETURN(d.w, CudnnFilterDescriptor::Make());
-  IOS_ASSIGN_OR_RETURN(std::vector<int> filter, ToInts(PadToCudnnRank(w), label + "weights"));
-  IOS_CUDNN_RETURN_IF_ERROR(
-      cudnnSetFilterNdDescriptor(d.w.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
-                                 static_cast<int>(filter.size()), filter.data()));
-  IOS_ASSIGN_OR_RETURN(d.conv, CudnnConvolutionDescriptor::Make());
-  // ONNX Conv is a cross-correlation (no kernel flip); float32 accumulation.
-  IOS_CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionNdDescriptor(
-      d.conv.get(), static_cast<int>(g.pads.size()), g.pads.data(), g.strides.data(),
-      g.dilations.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-  IOS_CUDNN_RETURN_IF_ERROR(
-      cudnnSetConvolutionGroupCount(d.conv.get(), static_cast<int>(d.groups)));
-  IOS_CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(d.conv.get(), math_type));
-  IOS_ASSIGN_OR_RETURN(OutputDescriptors out, MakeOutputDescriptors(g, batch_strides.y));
+  IOS_ASSIGN_OR_RETURN(d.w, MakeFilterDescriptor(w, label));
+  auto conv = MakeConvolutionDescriptor(g.pads, g.strides, g.dilations, d.groups, math_type);
+  if (!conv.ok()) return WithLabel(label, conv.status());
+  d.conv = std::move(conv).value();
+  IOS_ASSIGN_OR_RETURN(CudnnOutputDescriptors out,
+                       MakeOutputDescriptors(g.full_output, g.output, batch_strides.y));
   d.y_full = std::move(out.y_full);
   d.y = std::move(out.y);
   d.y_crop_view = std::move(out.y_crop_view);
@@ -363,7 +372,8 @@ StatusOr<PoolDescriptors> BuildPoolDescriptors(const Node& node, const Dims& x, 
   IOS_CUDNN_RETURN_IF_ERROR(cudnnSetPoolingNdDescriptor(
       d.pool.get(), d.mode, CUDNN_NOT_PROPAGATE_NAN, static_cast<int>(g.kernel.size()),
       g.kernel.data(), g.pads.data(), g.strides.data()));
-  IOS_ASSIGN_OR_RETURN(OutputDescriptors out, MakeOutputDescriptors(g, batch_strides.y));
+  IOS_ASSIGN_OR_RETURN(CudnnOutputDescriptors out,
+                       MakeOutputDescriptors(g.full_output, g.output, batch_strides.y));
   d.y_full = std::move(out.y_full);
   d.y = std::move(out.y);
   d.y_crop_view = std::move(out.y_crop_view);

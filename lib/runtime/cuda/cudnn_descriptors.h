@@ -111,6 +111,35 @@ StatusOr<CudnnTensorDescriptor> MakeChannelSliceDescriptor(const Dims& dims,
                                                            int64_t total_channels);
 int64_t ChannelSliceOffset(const Dims& dims, int64_t first_channel);
 
+// What a conv-like op writes: `y_full` (cuDNN's output), `y` (ios's, with the batch stride of a
+// strided view when `y_batch_stride` is not 0) and, when they differ, `y_crop_view` (ios's output
+// inside cuDNN's dense one); y_full is y itself when nothing is cropped, else dense workspace.
+struct CudnnOutputDescriptors {
+  CudnnTensorDescriptor y_full;
+  CudnnTensorDescriptor y;
+  CudnnTensorDescriptor y_crop_view;
+};
+StatusOr<CudnnOutputDescriptors> MakeOutputDescriptors(const Dims& full_output, const Dims& output,
+                                                       int64_t y_batch_stride = 0);
+
+// A float32 filter of ONNX's weight dims (padded to rank 4); `label` prefixes errors.
+StatusOr<CudnnFilterDescriptor> MakeFilterDescriptor(const Dims& w, const std::string& label);
+// A float32 cross-correlation (ONNX's Conv, no kernel flip) with these per-axis parameters,
+// `groups` and `math_type`.
+StatusOr<CudnnConvolutionDescriptor> MakeConvolutionDescriptor(const std::vector<int>& pads,
+                                                               const std::vector<int>& strides,
+                                                               const std::vector<int>& dilations,
+                                                               int64_t groups,
+                                                               cudnnMathType_t math_type);
+
+// Element offset of the crop starting at `crop_begin` (per spatial axis) in a dense tensor.
+int64_t CropOffsetIn(const Dims& full_output, const std::vector<int64_t>& crop_begin);
+
+// True when `value` fits cuDNN's int parameters.
+bool FitsInt(int64_t value);
+// `status` with `label` ("node 'x' (Op): ") before its message.
+Status WithLabel(const std::string& label, Status status);
+
 // The dims and strides a tensor descriptor holds (cudnnGetTensorNdDescriptor).
 struct TensorDescriptorInfo {
   Dims dims;
