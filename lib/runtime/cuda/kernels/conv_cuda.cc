@@ -40,10 +40,7 @@ class ConvCudaKernel : public CudaKernel {
         activation_(activation),
         has_bias_(has_bias),
         fused_activation_(std::move(fused_activation)) {
-    crop_bytes_ = d_.geometry.cropped()
-                      ? AlignWorkspace(static_cast<size_t>(NumElements(d_.geometry.full_output)) *
-                                       sizeof(float))
-                      : 0;
+    crop_bytes_ = CropWorkspaceBytes(d_.geometry.full_output, d_.geometry.cropped());
   }
 
   size_t WorkspaceBytes() const override { return crop_bytes_ + algorithm_.workspace_bytes; }
@@ -55,12 +52,7 @@ class ConvCudaKernel : public CudaKernel {
         outputs[0] == nullptr) {
       return Internal(label_ + "missing input or output buffer");
     }
-    if (stream.workspace_bytes < WorkspaceBytes() ||
-        (WorkspaceBytes() > 0 && stream.workspace == nullptr)) {
-      return Internal(label_ + "needs " + std::to_string(WorkspaceBytes()) +
-                      " bytes of workspace, the stream has " +
-                      std::to_string(stream.workspace_bytes));
-    }
+    IOS_RETURN_IF_ERROR(CheckStreamWorkspace(label_, stream, WorkspaceBytes()));
     const void* x = inputs[0];
     const void* w = inputs[1];
     const void* bias = has_bias_ ? inputs[2] : nullptr;

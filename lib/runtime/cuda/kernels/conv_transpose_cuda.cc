@@ -27,10 +27,7 @@ class ConvTransposeCudaKernel : public CudaKernel {
         d_(std::move(descriptors)),
         algorithm_(algorithm),
         has_bias_(has_bias) {
-    crop_bytes_ = d_.geometry.cropped()
-                      ? AlignWorkspace(static_cast<size_t>(NumElements(d_.geometry.full_output)) *
-                                       sizeof(float))
-                      : 0;
+    crop_bytes_ = CropWorkspaceBytes(d_.geometry.full_output, d_.geometry.cropped());
   }
 
   size_t WorkspaceBytes() const override { return crop_bytes_ + algorithm_.workspace_bytes; }
@@ -42,12 +39,7 @@ class ConvTransposeCudaKernel : public CudaKernel {
         outputs[0] == nullptr) {
       return Internal(label_ + "missing input or output buffer");
     }
-    if (stream.workspace_bytes < WorkspaceBytes() ||
-        (WorkspaceBytes() > 0 && stream.workspace == nullptr)) {
-      return Internal(label_ + "needs " + std::to_string(WorkspaceBytes()) +
-                      " bytes of workspace, the stream has " +
-                      std::to_string(stream.workspace_bytes));
-    }
+    IOS_RETURN_IF_ERROR(CheckStreamWorkspace(label_, stream, WorkspaceBytes()));
     float* y = static_cast<float*>(outputs[0]);
     char* scratch = static_cast<char*>(stream.workspace);
     void* cudnn_workspace = algorithm_.workspace_bytes > 0 ? scratch + crop_bytes_ : nullptr;

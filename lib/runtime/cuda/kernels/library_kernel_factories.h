@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "runtime/cuda/cuda_kernel.h"
 
@@ -21,5 +22,21 @@ StatusOr<std::unique_ptr<CudaKernel>> CreateMatMulCudaKernel(const CudaKernelCon
 // Splits a kernel's workspace: a 256-byte aligned region of `bytes` for the kernel's own use
 // (a cropped output, see cudnn_descriptors.h), then the library's workspace.
 inline size_t AlignWorkspace(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+// The own region of a conv-like kernel whose output is cropped out of cuDNN's full float32
+// output (`full_output`): room for that output; 0 when nothing is cropped.
+inline size_t CropWorkspaceBytes(const Dims& full_output, bool cropped) {
+  return cropped ? AlignWorkspace(static_cast<size_t>(NumElements(full_output)) * sizeof(float))
+                 : 0;
+}
+
+// Internal, naming the kernel (`label`), when the stream's workspace cannot hold `needed` bytes.
+inline Status CheckStreamWorkspace(const std::string& label, const CudaStreamContext& stream,
+                                   size_t needed) {
+  if (stream.workspace_bytes >= needed && (needed == 0 || stream.workspace != nullptr))
+    return Status::Ok();
+  return Internal(label + "needs " + std::to_string(needed) +
+                  " bytes of workspace, the stream has " + std::to_string(stream.workspace_bytes));
+}
 
 }  // namespace ios

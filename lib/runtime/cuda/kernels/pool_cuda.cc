@@ -19,10 +19,7 @@ class PoolCudaKernel : public CudaKernel {
       : label_(std::move(label)), d_(std::move(descriptors)) {}
 
   size_t WorkspaceBytes() const override {
-    return d_.geometry.cropped()
-               ? AlignWorkspace(static_cast<size_t>(NumElements(d_.geometry.full_output)) *
-                                sizeof(float))
-               : 0;
+    return CropWorkspaceBytes(d_.geometry.full_output, d_.geometry.cropped());
   }
 
   Status Enqueue(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
@@ -30,12 +27,7 @@ class PoolCudaKernel : public CudaKernel {
     if (inputs.empty() || inputs[0] == nullptr || outputs.empty() || outputs[0] == nullptr) {
       return Internal(label_ + "missing input or output buffer");
     }
-    if (stream.workspace_bytes < WorkspaceBytes() ||
-        (WorkspaceBytes() > 0 && stream.workspace == nullptr)) {
-      return Internal(label_ + "needs " + std::to_string(WorkspaceBytes()) +
-                      " bytes of workspace, the stream has " +
-                      std::to_string(stream.workspace_bytes));
-    }
+    IOS_RETURN_IF_ERROR(CheckStreamWorkspace(label_, stream, WorkspaceBytes()));
     const float one = 1.f;
     const float zero = 0.f;
     float* y = static_cast<float*>(outputs[0]);
