@@ -39,24 +39,6 @@ class GatherIndicesCudaKernel : public CudaKernel {
   size_t elem_;
 };
 
-class TileCudaKernel : public CudaKernel {
- public:
-  TileCudaKernel(IndexMap map, int64_t count, size_t elem)
-      : map_(map), count_(count), elem_(elem) {}
-
-  Status Enqueue(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
-                 const CudaStreamContext& stream) override {
-    IOS_CUDA_RETURN_IF_ERROR(
-        LaunchGather(map_, inputs[0], outputs[0], count_, elem_, stream.stream));
-    return Status::Ok();
-  }
-
- private:
-  IndexMap map_;
-  int64_t count_;
-  size_t elem_;
-};
-
 // Refuses unless inputs 0 and 1 are present, input 0 has an element size the kernels move and
 // the output has input 0's type.
 Status RequireData(const CudaKernelContext& context) {
@@ -136,11 +118,8 @@ CudaKernelOr CreateTileCudaKernel(const CudaKernelContext& context) {
                                      DimsToString(in) + " into " + DimsToString(out));
   }
   IndexMap map;
-  if (!BuildTileMap(in, repeats, &map))
-    return RefuseOnCuda(node,
-                        "more than " + std::to_string(kMaxIndexRank) + " non-trivial dimensions");
-  return CudaKernelOr(std::make_unique<TileCudaKernel>(map, NumElements(out),
-                                                       DTypeSize(context.input_types[0].dtype)));
+  const bool built = BuildTileMap(in, repeats, &map);
+  return IndexMapGatherKernel(node, &map, built, out, DTypeSize(context.input_types[0].dtype));
 }
 
 }  // namespace ios

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "ir/dtype.h"
 #include "kernels/math/cast_math.h"
+#include "kernels/math/index_math.h"
 #include "ops/op_params.h"
 #include "runtime/cuda/cuda_kernel.h"
 #include "util/status.h"
@@ -31,6 +33,13 @@ Status ParamsErrorOnCuda(const Node& node, const Status& status);
 
 // Refuses unless input 0 and output 0 exist and both have `dtype`.
 Status RequireMainDType(const CudaKernelContext& context, DType dtype);
+
+// A kernel computing out[i] = in[MapOffset(*map, i)] for the `out` dims, elements of `elem`
+// bytes (Slice, Transpose, Expand, Tile); refuses the node when the map could not be `built`
+// (too many dimensions). Defined in tensor_cuda.cc.
+StatusOr<std::unique_ptr<CudaKernel>> IndexMapGatherKernel(const Node& node, const IndexMap* map,
+                                                           bool built, const Dims& out,
+                                                           size_t elem);
 
 // The element type the device kernels load and store for `dtype` (Cast, the comparisons); false
 // for a dtype they do not handle.

@@ -162,15 +162,15 @@ class PadCudaKernel : public CudaKernel {
   bool value_from_input_;
 };
 
-CudaKernelOr GatherKernel(const Node& node, const IndexMap* map, bool built, const Dims& out,
-                          size_t elem) {
+}  // namespace
+
+CudaKernelOr IndexMapGatherKernel(const Node& node, const IndexMap* map, bool built,
+                                  const Dims& out, size_t elem) {
   if (!built)
     return RefuseOnCuda(node,
                         "more than " + std::to_string(kMaxIndexRank) + " non-trivial dimensions");
   return CudaKernelOr(std::make_unique<GatherCudaKernel>(*map, NumElements(out), elem));
 }
-
-}  // namespace
 
 CudaKernelOr CreateConcatCudaKernel(const CudaKernelContext& context) {
   const Node& node = *context.node;
@@ -202,7 +202,8 @@ CudaKernelOr CreateSliceCudaKernel(const CudaKernelContext& context) {
   IndexMap map;
   const bool built =
       BuildSliceMap(context.input_types[0].dims, slice->begin, slice->step, slice->out_dims, &map);
-  return GatherKernel(node, &map, built, slice->out_dims, DTypeSize(context.input_types[0].dtype));
+  return IndexMapGatherKernel(node, &map, built, slice->out_dims,
+                              DTypeSize(context.input_types[0].dtype));
 }
 
 CudaKernelOr CreateTransposeCudaKernel(const CudaKernelContext& context) {
@@ -215,8 +216,8 @@ CudaKernelOr CreateTransposeCudaKernel(const CudaKernelContext& context) {
       node, CheckPlannedOutput(transpose->out_dims, context.output_types[0].dims)));
   IndexMap map;
   const bool built = BuildTransposeMap(x, transpose->perm, &map);
-  return GatherKernel(node, &map, built, transpose->out_dims,
-                      DTypeSize(context.input_types[0].dtype));
+  return IndexMapGatherKernel(node, &map, built, transpose->out_dims,
+                              DTypeSize(context.input_types[0].dtype));
 }
 
 CudaKernelOr CreateExpandCudaKernel(const CudaKernelContext& context) {
@@ -230,7 +231,7 @@ CudaKernelOr CreateExpandCudaKernel(const CudaKernelContext& context) {
     return InvalidOnCuda(node, DimsToString(x) + " does not expand to " + DimsToString(out));
   IndexMap map;
   const bool built = BuildIndexMap(out, BroadcastReadStrides(x, out), 0, &map);
-  return GatherKernel(node, &map, built, out, DTypeSize(context.input_types[0].dtype));
+  return IndexMapGatherKernel(node, &map, built, out, DTypeSize(context.input_types[0].dtype));
 }
 
 CudaKernelOr CreatePadCudaKernel(const CudaKernelContext& context) {
