@@ -110,7 +110,7 @@ TEST(TensorViewsTest, ConcatInputsAtBatchOneAreViewsOfTheOutput) {
   const TensorPlacement& second = PlacementOf(p.memory, concat.inputs[1]);
   EXPECT_EQ(second.view_of, concat.outputs[0]);
   EXPECT_EQ(second.offset, whole.offset + 8 * 6 * 6 * 4);
-  std::vector<bool> redundant = OpsMadeRedundantByViews(p.graph, p.memory);
+  std::vector<bool> redundant = OpsMadeRedundantByViews(SlicesInPlace(p.graph, p.memory));
   EXPECT_TRUE(redundant[FindNode(p.graph, "concat")]);
   EXPECT_FALSE(redundant[FindNode(p.graph, "left")]);
 }
@@ -135,7 +135,8 @@ TEST(TensorViewsTest, ConcatInputsAtBatchTwoAreStridedViewsWrittenByTheirConvs) 
   ASSERT_EQ(ranges.size(), 2u);
   EXPECT_EQ(ranges[1].begin, whole.offset + pitch + 8 * 6 * 6 * 4);
   EXPECT_EQ(ranges[1].end, whole.offset + 2 * pitch);
-  EXPECT_TRUE(OpsMadeRedundantByViews(p.graph, p.memory)[FindNode(p.graph, "concat")]);
+  EXPECT_TRUE(
+      OpsMadeRedundantByViews(SlicesInPlace(p.graph, p.memory))[FindNode(p.graph, "concat")]);
 }
 
 // x -> {conv 8ch, `branch_op` 4ch} -> Concat -> Split [4, 8] -> {MaxPool, AveragePool
@@ -208,7 +209,7 @@ TEST(TensorViewsTest, PartialViewsWhereSomeSlicesCannotBeViews) {
     ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory).ok());
     const NodeId id = FindNode(p.graph, "concat");
     EXPECT_EQ(SlicesInPlace(p.graph, p.memory)[id], (std::vector<bool>{false, true}));
-    EXPECT_FALSE(OpsMadeRedundantByViews(p.graph, p.memory)[id]);
+    EXPECT_FALSE(OpsMadeRedundantByViews(SlicesInPlace(p.graph, p.memory))[id]);
   }
   // A Relu branch at batch 2: the conv's slice is a strided view, the Relu's is copied; the
   // Split's whole is then a base already, so its slices are copied too.
@@ -240,7 +241,8 @@ TEST(TensorViewsTest, SplitOutputsAreViewsOfTheInput) {
     EXPECT_EQ(views[1].byte_offset, 4 * 5 * 5 * 4);
     EXPECT_EQ(views[1].pitch, batch == 1 ? 0 : 12 * 5 * 5 * 4);
     ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory).ok());
-    EXPECT_TRUE(OpsMadeRedundantByViews(p.graph, p.memory)[FindNode(p.graph, "split")]);
+    EXPECT_TRUE(
+        OpsMadeRedundantByViews(SlicesInPlace(p.graph, p.memory))[FindNode(p.graph, "split")]);
   }
 }
 

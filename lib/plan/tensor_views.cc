@@ -202,9 +202,8 @@ std::vector<std::vector<bool>> SlicesInPlace(const Graph& graph, const MemoryPla
   return in_place;
 }
 
-std::vector<bool> OpsMadeRedundantByViews(const Graph& graph, const MemoryPlan& memory) {
-  const std::vector<std::vector<bool>> in_place = SlicesInPlace(graph, memory);
-  std::vector<bool> redundant(graph.nodes.size(), false);
+std::vector<bool> OpsMadeRedundantByViews(const std::vector<std::vector<bool>>& in_place) {
+  std::vector<bool> redundant(in_place.size(), false);
   for (size_t n = 0; n < in_place.size(); ++n)
     redundant[n] = !in_place[n].empty() &&
                    std::all_of(in_place[n].begin(), in_place[n].end(), [](bool b) { return b; });

@@ -58,8 +58,8 @@ std::vector<TensorView> FindSliceViews(const Graph& graph);
 // same bytes). Empty for other ops.
 std::vector<std::vector<bool>> SlicesInPlace(const Graph& graph, const MemoryPlan& memory);
 
-// Per NodeId: true for a Concat or Split whose slices are all in place. Such an op copies
-// nothing and the runtime skips it.
-std::vector<bool> OpsMadeRedundantByViews(const Graph& graph, const MemoryPlan& memory);
+// Per NodeId: true for a Concat or Split whose slices are all in place (`slices_in_place` is
+// SlicesInPlace's answer). Such an op copies nothing and the runtime skips it.
+std::vector<bool> OpsMadeRedundantByViews(const std::vector<std::vector<bool>>& slices_in_place);
 
 }  // namespace ios

@@ -74,8 +74,8 @@ StridedKernelCounts CheckKernelsOnStridedViews(Graph& graph) {
   EXPECT_TRUE(memory.ok()) << memory.status().message();
   if (!memory.ok()) return counts;
 
-  const std::vector<bool> redundant = OpsMadeRedundantByViews(graph, *memory);
   const std::vector<std::vector<bool>> in_place = SlicesInPlace(graph, *memory);
+  const std::vector<bool> redundant = OpsMadeRedundantByViews(in_place);
   const std::vector<int64_t> value_strides = BatchStridesOfValues(graph, *memory);
   const plan::ConvAlgorithm recorded = RecordedAlgorithm();
   for (size_t n = 0; n < graph.nodes.size(); ++n) {

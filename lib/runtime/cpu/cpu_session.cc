@@ -45,7 +45,7 @@ Status CpuSession::Init(const CpuSessionOptions& options) {
   // Each op's buffers, resolved once so that running an op does no lookups.
   IOS_ASSIGN_OR_RETURN(op_buffers_, ResolveNodeBuffers(graph, value_ptr_));
   const std::vector<std::vector<bool>> in_place = SlicesInPlace(graph, memory);
-  redundant_ = OpsMadeRedundantByViews(graph, memory);
+  redundant_ = OpsMadeRedundantByViews(in_place);
   const std::vector<int64_t> value_strides = BatchStridesOfValues(graph, memory);
   kernels_.resize(graph.nodes.size());
   for (size_t n = 0; n < graph.nodes.size(); ++n) {

@@ -150,39 +150,41 @@ class CopyCpuKernel : public CpuKernel {
 // at its own offset (plan/tensor_views.h: SlicesInPlace), whose source and destination are the
 // same bytes. With partial views the op then copies only the other slices.
 
+// Byte offset of each part within one outer index of the whole.
+std::vector<size_t> PartOffsets(const std::vector<size_t>& chunks) {
+  std::vector<size_t> offsets;
+  size_t offset = 0;
+  for (size_t chunk : chunks) {
+    offsets.push_back(offset);
+    offset += chunk;
+  }
+  return offsets;
+}
+
 // Concat: for each outer index, each input's block dims[axis:] in turn.
 class ConcatCpuKernel : public CpuKernel {
  public:
   ConcatCpuKernel(int64_t outer, std::vector<size_t> chunks)
-      : outer_(outer), chunks_(std::move(chunks)) {
+      : outer_(outer), chunks_(std::move(chunks)), offsets_(PartOffsets(chunks_)) {
     for (size_t chunk : chunks_) out_chunk_ += chunk;
   }
 
   Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
              int threads) override {
     uint8_t* out = static_cast<uint8_t*>(outputs[0]);
-    std::vector<bool> in_place(chunks_.size());
-    size_t offset = 0;
-    for (size_t i = 0; i < chunks_.size(); ++i) {
-      in_place[i] = inputs[i] == out + offset;
-      offset += chunks_[i];
-    }
+    auto in_place = [&](size_t i) { return inputs[i] == out + offsets_[i]; };
     if (outer_ == 1) {  // one block per input
-      offset = 0;
-      for (size_t i = 0; i < chunks_.size(); ++i) {
-        if (!in_place[i]) ParallelCopy(out + offset, inputs[i], chunks_[i], threads);
-        offset += chunks_[i];
-      }
+      for (size_t i = 0; i < chunks_.size(); ++i)
+        if (!in_place(i)) ParallelCopy(out + offsets_[i], inputs[i], chunks_[i], threads);
       return Status::Ok();
     }
     const int team = ThreadsForWork(threads, static_cast<int64_t>(outer_ * out_chunk_ / 4));
     ParallelFor(outer_, team, [&](int64_t begin, int64_t end) {
       for (int64_t o = begin; o < end; ++o) {
-        uint8_t* dst = out + o * out_chunk_;
         for (size_t i = 0; i < chunks_.size(); ++i) {
-          if (!in_place[i])
-            std::memcpy(dst, static_cast<const uint8_t*>(inputs[i]) + o * chunks_[i], chunks_[i]);
-          dst += chunks_[i];
+          if (in_place(i)) continue;
+          std::memcpy(out + o * out_chunk_ + offsets_[i],
+                      static_cast<const uint8_t*>(inputs[i]) + o * chunks_[i], chunks_[i]);
         }
       }
     });
@@ -191,7 +193,8 @@ class ConcatCpuKernel : public CpuKernel {
 
  private:
   int64_t outer_;
-  std::vector<size_t> chunks_;  // bytes per outer index, per input
+  std::vector<size_t> chunks_;   // bytes per outer index, per input
+  std::vector<size_t> offsets_;  // where each input starts within an outer index of the output
   size_t out_chunk_ = 0;
 };
 
@@ -199,27 +202,22 @@ class ConcatCpuKernel : public CpuKernel {
 class SplitCpuKernel : public CpuKernel {
  public:
   SplitCpuKernel(int64_t outer, std::vector<size_t> chunks)
-      : outer_(outer), chunks_(std::move(chunks)) {
+      : outer_(outer), chunks_(std::move(chunks)), offsets_(PartOffsets(chunks_)) {
     for (size_t chunk : chunks_) in_chunk_ += chunk;
   }
 
   Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
              int threads) override {
     const uint8_t* in = static_cast<const uint8_t*>(inputs[0]);
-    std::vector<bool> skip(chunks_.size());  // omitted, or already in place
-    size_t offset = 0;
-    for (size_t i = 0; i < chunks_.size(); ++i) {
-      skip[i] = outputs[i] == nullptr || outputs[i] == in + offset;
-      offset += chunks_[i];
-    }
+    // Omitted, or already in place.
+    auto skip = [&](size_t i) { return outputs[i] == nullptr || outputs[i] == in + offsets_[i]; };
     const int team = ThreadsForWork(threads, static_cast<int64_t>(outer_ * in_chunk_ / 4));
     ParallelFor(outer_, team, [&](int64_t begin, int64_t end) {
       for (int64_t o = begin; o < end; ++o) {
-        const uint8_t* src = in + o * in_chunk_;
         for (size_t i = 0; i < chunks_.size(); ++i) {
-          if (!skip[i])
-            std::memcpy(static_cast<uint8_t*>(outputs[i]) + o * chunks_[i], src, chunks_[i]);
-          src += chunks_[i];
+          if (skip(i)) continue;
+          std::memcpy(static_cast<uint8_t*>(outputs[i]) + o * chunks_[i],
+                      in + o * in_chunk_ + offsets_[i], chunks_[i]);
         }
       }
     });
@@ -228,7 +226,8 @@ class SplitCpuKernel : public CpuKernel {
 
  private:
   int64_t outer_;
-  std::vector<size_t> chunks_;  // bytes per outer index, per output
+  std::vector<size_t> chunks_;   // bytes per outer index, per output
+  std::vector<size_t> offsets_;  // where each output starts within an outer index of the input
   size_t in_chunk_ = 0;
 };
 

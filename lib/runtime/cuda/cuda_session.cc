@@ -124,7 +124,7 @@ Status CudaSession::CreateKernels(cudnnHandle_t query_handle, size_t* workspace_
     conv_algorithms[static_cast<NodeId>(algorithm.op())] = &algorithm;
 
   const std::vector<std::vector<bool>> in_place = SlicesInPlace(graph, plan_.memory);
-  redundant_ = OpsMadeRedundantByViews(graph, plan_.memory);
+  redundant_ = OpsMadeRedundantByViews(in_place);
   const std::vector<int64_t> value_strides = BatchStridesOfValues(graph, plan_.memory);
   kernels_.resize(graph.nodes.size());
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
