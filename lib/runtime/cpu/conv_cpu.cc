@@ -206,33 +206,26 @@ class ConvCpuKernel : public CpuKernel {
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     attr.set_post_ops(ops);
-    const auto prop = dnnl::prop_kind::forward_inference;
-    const auto alg = dnnl::algorithm::convolution_direct;
-    std::optional<dnnl::convolution_forward::desc> desc;
-    if (setup_.has_bias) {
-      const memory::desc bias_md({setup_.dst[1]}, f32, memory::format_tag::a);
-      desc.emplace(prop, alg, src_md, weights_md, bias_md, dst_md, setup_.strides, setup_.dilates,
-                   setup_.pad_begin, setup_.pad_end);
-    } else {
-      desc.emplace(prop, alg, src_md, weights_md, dst_md, setup_.strides, setup_.dilates,
-                   setup_.pad_begin, setup_.pad_end);
-    }
-    auto v = std::make_unique<Variant>();
-    v->pd = dnnl::convolution_forward::primitive_desc(*desc, attr, engine_);
-    const bool strided = setup_.src_batch_stride != 0 || setup_.dst_batch_stride != 0;
-    if (!setup_.blocked && strided && IsReferenceImplementation(v->pd)) {
-      const memory::desc dense_src = PlainF32(setup_.src);
-      const memory::desc dense_dst = PlainF32(setup_.dst);
+    // The primitive for these src/dst descriptors (the weights' and bias' are fixed).
+    auto make_pd = [&](const memory::desc& src, const memory::desc& dst) {
+      const auto prop = dnnl::prop_kind::forward_inference;
+      const auto alg = dnnl::algorithm::convolution_direct;
+      std::optional<dnnl::convolution_forward::desc> desc;
       if (setup_.has_bias) {
         const memory::desc bias_md({setup_.dst[1]}, f32, memory::format_tag::a);
-        desc.emplace(prop, alg, dense_src, weights_md, bias_md, dense_dst, setup_.strides,
-                     setup_.dilates, setup_.pad_begin, setup_.pad_end);
+        desc.emplace(prop, alg, src, weights_md, bias_md, dst, setup_.strides, setup_.dilates,
+                     setup_.pad_begin, setup_.pad_end);
       } else {
-        desc.emplace(prop, alg, dense_src, weights_md, dense_dst, setup_.strides, setup_.dilates,
+        desc.emplace(prop, alg, src, weights_md, dst, setup_.strides, setup_.dilates,
                      setup_.pad_begin, setup_.pad_end);
       }
-      v->pd = dnnl::convolution_forward::primitive_desc(*desc, attr, engine_);
-    }
+      return dnnl::convolution_forward::primitive_desc(*desc, attr, engine_);
+    };
+    auto v = std::make_unique<Variant>();
+    v->pd = make_pd(src_md, dst_md);
+    const bool strided = setup_.src_batch_stride != 0 || setup_.dst_batch_stride != 0;
+    if (!setup_.blocked && strided && IsReferenceImplementation(v->pd))
+      v->pd = make_pd(PlainF32(setup_.src), PlainF32(setup_.dst));  // see the file comment
     v->conv = dnnl::convolution_forward(v->pd);
     if (v->pd.src_desc() != src_md_)
       v->src_reorder.emplace(
