@@ -23,8 +23,6 @@ struct TransposeAxis {
 
 }  // namespace
 
-int64_t ConvTransposeGeometry::CropOffset() const { return CropOffsetIn(full_output, crop_begin); }
-
 StatusOr<ConvTransposeGeometry> PlanConvTransposeWindow(const Node& node, const Dims& x,
                                                         const Dims& w, const Dims& y) {
   const std::string label = CudnnNodeLabel(node);
@@ -118,13 +116,7 @@ StatusOr<ConvTransposeGeometry> PlanConvTransposeWindow(const Node& node, const 
     g.crop_begin.push_back(axis.crop_begin);
     full.push_back(axis.full_output);
   }
-  if (n == 1) {  // a unit axis, as cuDNN's Nd calls want rank 4 (cudnn_descriptors.h)
-    g.kernel.push_back(1);
-    g.pads.push_back(0);
-    g.strides.push_back(1);
-    g.dilations.push_back(1);
-    g.crop_begin.push_back(0);
-  }
+  if (n == 1) AppendUnitWindowAxis(&g);  // cuDNN's Nd calls want rank 4 (cudnn_descriptors.h)
   g.full_output = PadToCudnnRank(full);
   g.output = PadToCudnnRank(y);
   return g;

@@ -37,20 +37,11 @@
 
 namespace ios {
 
-// The backward-data problem for one ConvTranspose. Every vector has one entry per spatial axis
-// after padding to rank 4 (a 1-D ConvTranspose gains a unit axis, as Conv does).
-struct ConvTransposeGeometry {
-  std::vector<int> kernel;
-  std::vector<int> pads;  // symmetric: the same before and after
-  std::vector<int> strides;
-  std::vector<int> dilations;
-  Dims input;                       // X [N, C, spatial...]: cuDNN's dy, padded to rank 4
-  Dims full_output;                 // [N, M, spatial...]: cuDNN's dx, padded to rank 4
-  Dims output;                      // ios's output, padded to rank 4 like full_output
-  std::vector<int64_t> crop_begin;  // per spatial axis: dx's index of ios's first output
-  bool cropped() const { return full_output != output; }
-  // Element offset of ios's first output inside the dense dx.
-  int64_t CropOffset() const;
+// The backward-data problem for one ConvTranspose: the window of the forward conv whose data
+// gradient it is, where `full_output` is cuDNN's dx and `crop_begin` indexes dx (a 1-D
+// ConvTranspose gains a unit axis, as Conv does), plus that conv's output, cuDNN's dy.
+struct ConvTransposeGeometry : CudnnWindowGeometry {
+  Dims input;  // X [N, C, spatial...]: cuDNN's dy, padded to rank 4
 };
 
 // Resolves the node's pads (see the file comment) for input x, weights w and ios's output y

@@ -80,14 +80,7 @@ StatusOr<CudnnWindowGeometry> PlanWindow(const Dims& x, const Dims& y, int64_t o
     full.push_back(axis.full_output);
     if (overruns != nullptr) overruns->push_back(axis.overruns_end_pad);
   }
-  // A 1-D window gains a unit axis (see the header).
-  if (n == 1) {
-    g.kernel.push_back(1);
-    g.pads.push_back(0);
-    g.strides.push_back(1);
-    g.dilations.push_back(1);
-    g.crop_begin.push_back(0);
-  }
+  if (n == 1) AppendUnitWindowAxis(&g);  // a 1-D window gains a unit axis (see the header)
   g.full_output = PadToCudnnRank(full);
   g.output = PadToCudnnRank(y);
   return g;
@@ -141,14 +134,6 @@ StatusOr<CudnnConvolutionDescriptor> MakeConvolutionDescriptor(const std::vector
   IOS_CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionGroupCount(conv.get(), static_cast<int>(groups)));
   IOS_CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(conv.get(), math_type));
   return conv;
-}
-
-int64_t CropOffsetIn(const Dims& full_output, const std::vector<int64_t>& crop_begin) {
-  const Dims strides = DenseStrides(full_output);
-  int64_t offset = 0;
-  for (size_t i = 0; i < crop_begin.size() && 2 + i < strides.size(); ++i)
-    offset += crop_begin[i] * strides[2 + i];
-  return offset;
 }
 
 bool FitsInt(int64_t value) {
@@ -245,7 +230,21 @@ StatusOr<TensorDescriptorInfo> ReadTensorDescriptor(cudnnTensorDescriptor_t desc
   return info;
 }
 
-int64_t CudnnWindowGeometry::CropOffset() const { return CropOffsetIn(full_output, crop_begin); }
+int64_t CudnnWindowGeometry::CropOffset() const {
+  const Dims strides = DenseStrides(full_output);
+  int64_t offset = 0;
+  for (size_t i = 0; i < crop_begin.size() && 2 + i < strides.size(); ++i)
+    offset += crop_begin[i] * strides[2 + i];
+  return offset;
+}
+
+void AppendUnitWindowAxis(CudnnWindowGeometry* g) {
+  g->kernel.push_back(1);
+  g->pads.push_back(0);
+  g->strides.push_back(1);
+  g->dilations.push_back(1);
+  g->crop_begin.push_back(0);
+}
 
 StatusOr<CudnnWindowGeometry> PlanConvWindow(const Node& node, const Dims& x, const Dims& w,
                                              const Dims& y) {

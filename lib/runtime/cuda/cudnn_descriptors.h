@@ -132,9 +132,6 @@ StatusOr<CudnnConvolutionDescriptor> MakeConvolutionDescriptor(const std::vector
                                                                int64_t groups,
                                                                cudnnMathType_t math_type);
 
-// Element offset of the crop starting at `crop_begin` (per spatial axis) in a dense tensor.
-int64_t CropOffsetIn(const Dims& full_output, const std::vector<int64_t>& crop_begin);
-
 // True when `value` fits cuDNN's int parameters.
 bool FitsInt(int64_t value);
 // `status` with `label` ("node 'x' (Op): ") before its message.
@@ -164,6 +161,10 @@ struct CudnnWindowGeometry {
   // Element offset of ios's first output inside the dense full output.
   int64_t CropOffset() const;
 };
+
+// Adds a spatial axis of kernel 1, stride 1, no pad and no crop: how a 1-D window reaches
+// cuDNN's rank 4 without moving any element.
+void AppendUnitWindowAxis(CudnnWindowGeometry* g);
 
 // The window of a Conv node with input dims x, weights w and ios's output y.
 StatusOr<CudnnWindowGeometry> PlanConvWindow(const Node& node, const Dims& x, const Dims& w,
