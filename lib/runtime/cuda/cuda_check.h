@@ -31,6 +31,12 @@ inline Status CudnnStatus(cudnnStatus_t status, const char* call, const char* fi
   return Internal(CudaCallPlace(call, file, line) + cudnnGetErrorString(status));
 }
 
+// cuDNN 9 says "not supported" with sub-codes (CUDNN_STATUS_NOT_SUPPORTED_SHAPE, _LAYOUT, ...,
+// 3001-3014) as well as the bare code; its category (CUDNN_STATUS_CATEGORY) is what tells.
+inline bool IsCudnnNotSupported(cudnnStatus_t status) {
+  return CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED;
+}
+
 inline Status CublasStatus(cublasStatus_t status, const char* call, const char* file, int line) {
   if (status == CUBLAS_STATUS_SUCCESS) return Status::Ok();
   return Internal(CudaCallPlace(call, file, line) + cublasGetStatusName(status) + " (" +

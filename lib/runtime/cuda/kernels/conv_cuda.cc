@@ -69,8 +69,9 @@ class ConvCudaKernel : public CudaKernel {
           cudnn_workspace, algorithm_.workspace_bytes, &zero, d_.y.get(), y, d_.bias.get(), bias,
           fused_activation_.get(), d_.y.get(), y);
       // cuDNN declines some configurations of the fused call: fall back to the separate steps,
-      // for this and every later run.
-      if (status != CUDNN_STATUS_NOT_SUPPORTED) {
+      // for this and every later run. The session and the profiler run every command list once
+      // before capturing it, so this happens outside a capture.
+      if (!IsCudnnNotSupported(status)) {
         IOS_CUDNN_RETURN_IF_ERROR(status);
         return Status::Ok();
       }
