@@ -64,6 +64,19 @@ Status IssueInOrder(const std::vector<IssuedCommand>& order, CommandSink& sink) 
   return Status::Ok();
 }
 
+// After a failed capture: every stream of the set must have left capture mode, or none of them
+// can be used again (their work would be captured into a sequence that no longer ends).
+Status CheckNoStreamCapturing(const CudaStreamSet& streams) {
+  for (int s = 0; s < streams.num_streams(); ++s) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    IOS_CUDA_RETURN_IF_ERROR(cudaStreamIsCapturing(streams.stream(s).stream, &capture));
+    if (capture != cudaStreamCaptureStatusNone)
+      return Internal("stream " + std::to_string(s) + " is still in capture mode after a " +
+                      "failed capture");
+  }
+  return Status::Ok();
+}
+
 void LogIfFailed(cudaError_t error, const char* call) {
   Status status = CudaStatus(error, call, __FILE__, __LINE__);
   if (!status.ok()) spdlog::warn("releasing a CUDA graph: {}", status.message());
@@ -125,6 +138,7 @@ StatusOr<CudaGraphExec> CaptureCommands(const CommandList& commands, CudaStreamS
     // The failure goes back as a Status; clear the thread's last error so that a later kernel
     // launch, which checks cudaGetLastError, does not report it again.
     (void)cudaGetLastError();
+    IOS_RETURN_IF_ERROR(CheckNoStreamCapturing(streams));
     if (!issued.ok()) return issued.WithContext("while capturing the command list");
     IOS_CUDA_RETURN_IF_ERROR(ended);
     return Internal("the CUDA stream capture was invalidated");
@@ -132,6 +146,28 @@ StatusOr<CudaGraphExec> CaptureCommands(const CommandList& commands, CudaStreamS
   IOS_CUDA_RETURN_IF_ERROR(cudaGraphInstantiate(&result.exec_, result.graph_, 0));
   // Uploading now moves the one-time setup out of the first launch.
   IOS_CUDA_RETURN_IF_ERROR(cudaGraphUpload(result.exec_, origin));
+  return result;
+}
+
+Status RunCommandsAndWait(const CommandList& commands, CudaStreamSet& streams,
+                          CudaOpLauncher& ops) {
+  IOS_RETURN_IF_ERROR(ReplayCommands(commands, streams, ops));
+  for (int s = 0; s < streams.num_streams(); ++s)
+    IOS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(streams.stream(s).stream));
+  return Status::Ok();
+}
+
+StatusOr<CapturedCommands> RunOnceThenCapture(const CommandList& commands,
+                                              CudaStreamSet& streams, CudaOpLauncher& ops) {
+  IOS_RETURN_IF_ERROR(RunCommandsAndWait(commands, streams, ops)
+                          .WithContext("running the command list once before capturing it"));
+  CapturedCommands result;
+  StatusOr<CudaGraphExec> graph = CaptureCommands(commands, streams, ops);
+  if (graph.ok()) {
+    result.graph = std::move(graph).value();
+  } else {
+    result.capture_status = graph.status();  // no stream is left capturing (CaptureCommands)
+  }
   return result;
 }
 

@@ -7,6 +7,11 @@
 //     origin's fork events and are joined back before the capture ends (the list's shape,
 //     checked by CheckCaptureSequence). No default-stream use and no synchronising call happen
 //     inside the capture.
+//   - RunOnceThenCapture is what the session and the stage profiler use: the list runs once,
+//     directly, and is waited for before it is captured. cuDNN, cuBLAS and the CUDA runtime do
+//     one-time work on first use (loading kernel modules lazily, building heuristics caches,
+//     a fused conv that cuDNN declines and that falls back to separate calls), and such work
+//     inside a capture invalidates it.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -47,8 +52,26 @@ class CudaGraphExec {
 };
 
 // Captures the whole list from the origin stream (cudaStreamCaptureModeThreadLocal) and
-// instantiates it. On any failure the capture is ended and discarded before returning.
+// instantiates it. On any failure the capture is ended and discarded before returning, and an
+// error is returned if a stream of the set were left in capture mode (then none can be used).
 StatusOr<CudaGraphExec> CaptureCommands(const CommandList& commands, CudaStreamSet& streams,
                                         CudaOpLauncher& ops);
+
+// Issues the list directly (ReplayCommands) and waits for every stream of the set.
+Status RunCommandsAndWait(const CommandList& commands, CudaStreamSet& streams,
+                          CudaOpLauncher& ops);
+
+// The result of RunOnceThenCapture: the instantiated graph, or, when the capture failed, an
+// invalid `graph` and the reason in `capture_status`; the streams are then usable and the
+// caller replays the list instead (CaptureCommands leaves none in capture mode).
+struct CapturedCommands {
+  CudaGraphExec graph;
+  Status capture_status;
+};
+
+// RunCommandsAndWait, then CaptureCommands. A failure of the direct run is returned as an
+// error (the commands themselves fail); a failure of the capture is not (see CapturedCommands).
+StatusOr<CapturedCommands> RunOnceThenCapture(const CommandList& commands,
+                                              CudaStreamSet& streams, CudaOpLauncher& ops);
 
 }  // namespace ios

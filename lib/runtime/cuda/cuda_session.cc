@@ -106,14 +106,21 @@ Status CudaSession::Init(const CudaSessionOptions& options) {
   IOS_CUDA_RETURN_IF_ERROR(cudaEventCreate(&compute_start_));
   IOS_CUDA_RETURN_IF_ERROR(cudaEventCreate(&compute_stop_));
 
-  if (options.use_cuda_graph) {
-    StatusOr<CudaGraphExec> captured = CaptureCommands(commands_, *streams_, *this);
-    if (!captured.ok()) {
-      return captured.status().WithContext(
-          "capturing the plan into a CUDA Graph (--no-cuda-graph replays it instead)");
-    }
-    graph_exec_ = std::move(captured).value();
+  // The plan runs once now, on the zeroed arena, whether or not it is captured: the libraries'
+  // first-use setup happens outside the capture, and a kernel that cannot run fails here.
+  if (!options.use_cuda_graph)
+    return RunCommandsAndWait(commands_, *streams_, *this).WithContext("the plan's first run");
+  IOS_ASSIGN_OR_RETURN(CapturedCommands captured,
+                       RunOnceThenCapture(commands_, *streams_, *this));
+  if (!captured.capture_status.ok()) {
+    capture_fallback_ = captured.capture_status.message();
+    spdlog::warn(
+        "the plan could not be captured into a CUDA Graph ({}); its commands are replayed on the "
+        "streams at every run instead, as with --no-cuda-graph",
+        capture_fallback_);
+    return Status::Ok();
   }
+  graph_exec_ = std::move(captured.graph);
   return Status::Ok();
 }
 

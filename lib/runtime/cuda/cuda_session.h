@@ -1,7 +1,9 @@
 // Runs a loaded plan on one CUDA device: one device arena from the memory plan, every constant
 // uploaded once into one weights buffer, one kernel per op, the schedule lowered once into
 // per-stream commands and either captured into a CUDA Graph (launched once per inference) or
-// replayed onto the streams each time. The CUDA counterpart of CpuSession.
+// replayed onto the streams each time. Create runs the plan once (RunOnceThenCapture,
+// cuda_replay.h) before capturing it; a capture that fails leaves the session replaying, with a
+// warning (capture_fallback()). The CUDA counterpart of CpuSession.
 //
 // Everything runs in order on the origin stream: input copies, the inference (whose other
 // streams fork from and join back into the origin), output copies. Use a session from one host
@@ -12,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "plan/plan_loader.h"
@@ -71,6 +74,8 @@ class CudaSession : public CudaOpLauncher {
   const CommandList& commands() const { return commands_; }
   int64_t batch() const { return plan_.meta.batch(); }
   bool uses_cuda_graph() const { return graph_exec_.valid(); }
+  // Why the plan runs without its CUDA Graph although one was asked for (empty otherwise).
+  const std::string& capture_fallback() const { return capture_fallback_; }
   int device() const { return device_; }
 
   // CudaOpLauncher: the node's kernel on its buffers.
@@ -96,6 +101,7 @@ class CudaSession : public CudaOpLauncher {
   std::vector<bool> redundant_;  // per NodeId: skipped, its slices are views (tensor_views.h)
   std::vector<NodeBuffers> op_buffers_;  // per NodeId, resolved once
   CudaGraphExec graph_exec_;
+  std::string capture_fallback_;
   cudaEvent_t compute_start_ = nullptr;  // timing enabled, unlike the stream set's events
   cudaEvent_t compute_stop_ = nullptr;
 };

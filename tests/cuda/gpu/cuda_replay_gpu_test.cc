@@ -1,7 +1,8 @@
 // ReplayCommands and CaptureCommands on a real device, with "ops" that are plain async copies
 // (no kernel library involved): a two-stream fork/join list gives the right data whether it is
 // replayed or captured and launched, each op goes to its stream, and a failing or malformed
-// capture leaves every stream out of capture mode and the set usable.
+// capture leaves every stream out of capture mode and the set usable; RunOnceThenCapture runs the
+// list directly first and falls back (without a graph) when only the capture fails.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -47,6 +48,9 @@ class CopyOps : public CudaOpLauncher {
   Status Enqueue(NodeId op, const CudaStreamContext& stream) override {
     streams_used.push_back({op, stream.stream});
     if (op == fail_op) return Internal("op " + std::to_string(op) + " failed on purpose");
+    // Legal when run directly, illegal inside a capture (which it invalidates), as a library's
+    // first-use setup would be; the op itself does not notice.
+    if (synchronize_in_op) (void)cudaStreamSynchronize(stream.stream);
     auto copy = [&](void* to, const void* from) {
       return CudaStatus(cudaMemcpyAsync(to, from, kBytes, cudaMemcpyDeviceToDevice, stream.stream),
                         "cudaMemcpyAsync", __FILE__, __LINE__);
@@ -69,6 +73,7 @@ class CopyOps : public CudaOpLauncher {
   DeviceBuffer src, a, b, c, out;
   std::vector<std::pair<NodeId, cudaStream_t>> streams_used;
   NodeId fail_op = -1;
+  bool synchronize_in_op = false;
 };
 
 std::unique_ptr<CudaStreamSet> MakeStreams() {
@@ -184,6 +189,58 @@ TEST(CudaReplayGpuTest, AFailingOpEndsTheCaptureAndLeavesTheStreamsUsable) {
   ops.fail_op = -1;
   const CommandList list = TwoStreamForkJoin();
   ExpectRunCopies(*streams, ops, 7.f, [&] { return ReplayCommands(list, *streams, ops); });
+}
+
+TEST(CudaReplayGpuTest, RunOnceThenCaptureRunsTheListDirectlyBeforeCapturingIt) {
+  IOS_SKIP_WITHOUT_GPU();
+  std::unique_ptr<CudaStreamSet> streams = MakeStreams();
+  ASSERT_NE(streams, nullptr);
+  CopyOps ops;
+  ASSERT_TRUE(ops.Init().ok());
+  StatusOr<CapturedCommands> captured = Status::Ok();
+  // The direct run alone fills `out`: the check runs before any launch.
+  ExpectRunCopies(*streams, ops, 2.5f, [&] {
+    captured = RunOnceThenCapture(TwoStreamForkJoin(), *streams, ops);
+    return captured.status();
+  });
+  ASSERT_TRUE(captured.ok());
+  EXPECT_TRUE(captured->capture_status.ok()) << captured->capture_status.message();
+  ASSERT_TRUE(captured->graph.valid());
+  EXPECT_EQ(ops.streams_used.size(), 8u);  // four ops run directly, then four captured
+  ExpectNotCapturing(*streams);
+  ExpectRunCopies(*streams, ops, 6.f, [&] { return captured->graph.Launch(streams->origin()); });
+}
+
+TEST(CudaReplayGpuTest, ACaptureThatFailsAfterAGoodDirectRunFallsBackToReplay) {
+  IOS_SKIP_WITHOUT_GPU();
+  std::unique_ptr<CudaStreamSet> streams = MakeStreams();
+  ASSERT_NE(streams, nullptr);
+  CopyOps ops;
+  ASSERT_TRUE(ops.Init().ok());
+  ops.synchronize_in_op = true;
+  auto captured = RunOnceThenCapture(TwoStreamForkJoin(), *streams, ops);
+  ASSERT_TRUE(captured.ok()) << captured.status().message();
+  EXPECT_FALSE(captured->graph.valid());
+  EXPECT_FALSE(captured->capture_status.ok());
+  ExpectNotCapturing(*streams);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  const CommandList list = TwoStreamForkJoin();
+  ExpectRunCopies(*streams, ops, 8.f, [&] { return ReplayCommands(list, *streams, ops); });
+}
+
+TEST(CudaReplayGpuTest, AnOpFailingInTheDirectRunIsAnErrorAndNothingIsCaptured) {
+  IOS_SKIP_WITHOUT_GPU();
+  std::unique_ptr<CudaStreamSet> streams = MakeStreams();
+  ASSERT_NE(streams, nullptr);
+  CopyOps ops;
+  ASSERT_TRUE(ops.Init().ok());
+  ops.fail_op = 1;
+  auto captured = RunOnceThenCapture(TwoStreamForkJoin(), *streams, ops);
+  ASSERT_FALSE(captured.ok());
+  EXPECT_NE(captured.status().message().find("failed on purpose"), std::string::npos)
+      << captured.status().message();
+  ExpectNotCapturing(*streams);
+  for (const auto& used : ops.streams_used) EXPECT_NE(used.first, 3) << "the list went on";
 }
 
 TEST(CudaReplayGpuTest, RefusesAMalformedListBeforeCapturing) {
