@@ -18,11 +18,17 @@
 //   - Merge stages (StageStrategy::kMerge) are costed on a scratch graph exactly as the CPU
 //     profiler does it (cost/profiled_stage.h): the convs merged there into one conv + Split.
 //
-// Timing: `warmup_launches` untimed launches, then `repeats` samples; a sample records a
-// timing-enabled CUDA event on the origin, launches the graph `launches_per_repeat` times back
-// to back, records a second event, waits for it, and divides cudaEventElapsedTime by the launch
-// count. The result is RobustMedian of the samples (median after dropping samples beyond 3
-// median absolute deviations). Defaults:
+// Timing: the stage's command list runs once directly and is waited for (so that cuDNN's and
+// cuBLAS's first-use setup stays out of the capture), then it is captured; `warmup_launches`
+// untimed launches follow, then `repeats` samples. A sample holds the origin stream with a
+// StreamBlocker (stream_blocker.h), records a timing-enabled CUDA event, queues
+// `launches_per_repeat` graph launches and a second event, releases the stream, waits for the
+// second event, and divides cudaEventElapsedTime by the launch count. Held so, the launches run
+// back to back on the device: without it, a stage shorter than the host's launch call (a few
+// microseconds) would measure the host's launch rate. The result is RobustMedian of the samples
+// (median after dropping samples beyond 3 median absolute deviations). Should a stage fail to
+// capture, it is timed as replayed commands behind the same blocker, with a warning
+// (counters().capture_fallbacks). Defaults:
 //   - warmup 3: the first launch of a new graph uploads it to the device and the first runs of
 //     cuDNN/cuBLAS kernels load their modules lazily (CUDA_MODULE_LOADING=LAZY is the default
 //     since CUDA 12.2); two more settle clocks and caches.
@@ -31,12 +37,12 @@
 //     launches put the resolution below 1% of such a stage's time.
 //   - repeats 7: as the CPU profiler, enough for the MAD filter to drop one or two samples
 //     disturbed by another process on the GPU and keep a median of five.
-// Launch overhead: back-to-back launches of a graph are separated on the device by the graph
-// launch latency (a few microseconds), which a stage inside a plan does not pay: the whole plan
-// is one graph. With `subtract_launch_overhead`, the per-launch time of an empty captured graph
-// (one stream, no commands), measured once, is subtracted from every stage, so that n
+// Launch overhead: back-to-back launches of a graph are separated on the device by the gap
+// between two graphs (a few microseconds), which a stage inside a plan does not pay: the whole
+// plan is one graph. With `subtract_launch_overhead`, the per-launch time of a graph holding one
+// empty kernel, measured once in the same way, is subtracted from every stage, so that n
 // sequential stages are not charged n graph launches; the fork/join events of a multi-group
-// stage stay in the measurement, as in a plan. The result is floored at kMinStageLatencyMs.
+// stage stay in the measurement, as in a plan. The result is floored at kMinCudaStageLatencyMs.
 //
 // Conv algorithms: a conv kernel created without a recorded algorithm uses cuDNN's heuristic
 // choice (CudaKernelContext::conv_algorithm == nullptr). The measured choice is made once per
@@ -61,6 +67,7 @@
 #include "runtime/cuda/cuda_replay.h"
 #include "runtime/cuda/cuda_session.h"
 #include "runtime/cuda/cuda_streams.h"
+#include "runtime/cuda/stream_blocker.h"
 
 namespace ios {
 
@@ -97,7 +104,9 @@ struct CudaProfilerCounters {
   int64_t pool_bytes = 0;          // device bytes held by both pools
   int64_t graphs_captured = 0;     // CUDA Graphs captured and instantiated, baseline included
   int64_t graph_launches = 0;      // timed and untimed, baseline included
-  double launch_overhead_ms = 0;   // the subtracted empty-graph time (0 until measured or off)
+  int64_t capture_fallbacks = 0;   // stages timed as replayed commands: their capture failed
+  int64_t blocker_timeouts = 0;    // samples whose queueing outlasted the stream blocker
+  double launch_overhead_ms = 0;   // the subtracted one-kernel graph (0 until measured or off)
 };
 
 class CudaStageProfiler : public StageCostSource {
@@ -184,6 +193,7 @@ class CudaStageProfiler : public StageCostSource {
   CudaProfilerOptions options_;
   CudaDeviceInfo device_;
   std::unique_ptr<CudaStreamSet> streams_;
+  std::unique_ptr<StreamBlocker> blocker_;  // after streams_: it waits on the origin when it goes
   cudaEvent_t start_ = nullptr;  // timing-enabled, on the origin
   cudaEvent_t stop_ = nullptr;
   BufferPool input_pool_{true};
