@@ -65,7 +65,7 @@ void CheckAgainstReference(const Graph& graph, const RunOptions& options = {},
     const size_t bytes = static_cast<size_t>(t.num_elements()) * sizeof(float);
     auto buffer = DeviceBuffer::Allocate(bytes);
     ASSERT_TRUE(buffer.ok()) << buffer.status().message();
-    ASSERT_EQ(cudaMemcpy(buffer->data(), t.raw(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(testing::UploadOn(stream.stream, buffer->data(), t.raw(), bytes), cudaSuccess);
     inputs.push_back(buffer->data());
     device.push_back(std::move(*buffer));
     reference_inputs.push_back(&t);
@@ -75,13 +75,13 @@ void CheckAgainstReference(const Graph& graph, const RunOptions& options = {},
   auto out = DeviceBuffer::Allocate(out_bytes);
   ASSERT_TRUE(out.ok()) << out.status().message();
   // NaN bytes: an element the kernel does not write fails the comparison.
-  ASSERT_EQ(cudaMemset(out->data(), 0xFF, out_bytes), cudaSuccess);
+  ASSERT_EQ(testing::FillOn(stream.stream, out->data(), 0xFF, out_bytes), cudaSuccess);
 
   Status enqueued = (*kernel)->Enqueue(inputs, {out->data()}, stream);
   ASSERT_TRUE(enqueued.ok()) << enqueued.message();
   ASSERT_EQ(cudaStreamSynchronize(stream.stream), cudaSuccess);
   Tensor result(DType::kFloat32, out_value.dims);
-  ASSERT_EQ(cudaMemcpy(result.raw(), out->data(), out_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(testing::DownloadOn(stream.stream, result.raw(), out->data(), out_bytes), cudaSuccess);
 
   std::vector<Tensor> expected(1);
   Status reference = EvaluateReference(node, reference_inputs, &expected);
@@ -162,7 +162,12 @@ TEST(LibraryKernelsGpuTest, ConvWithRecordedImplicitPrecompGemmUsesTheFusedIdent
   recorded.set_math_type(CUDNN_FMA_MATH);
   RunOptions options;
   options.conv_algorithm = &recorded;
+  // The fused call reads z = y with alpha2 = 0, and y starts as NaN bytes here: a NaN in the
+  // result would mean cuDNN multiplies z by zero rather than skipping it.
   CheckAgainstReference(ConvGraph({{1, 8, 10, 10}, 8}), options);
+  CheckAgainstReference(
+      ConvGraph({{2, 8, 10, 10}, 8, {3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1, true, "Relu"}),
+      options);
 }
 
 TEST(LibraryKernelsGpuTest, MeasuredAlgorithmRunsAndMatches) {
@@ -184,8 +189,9 @@ TEST(LibraryKernelsGpuTest, MeasuredAlgorithmRunsAndMatches) {
   auto y = DeviceBuffer::Allocate(ConvMeasureOutputBytes(*descriptors));
   auto workspace = DeviceBuffer::Allocate(size_t{16} << 20);
   ASSERT_TRUE(x.ok() && w.ok() && y.ok() && workspace.ok());
-  ASSERT_EQ(cudaMemset(x->data(), 0, x_bytes), cudaSuccess);
-  ASSERT_EQ(cudaMemset(w->data(), 0, w_bytes), cudaSuccess);
+  const cudaStream_t stream = (*set)->stream(0).stream;  // the handle's stream
+  ASSERT_EQ(testing::FillOn(stream, x->data(), 0, x_bytes), cudaSuccess);
+  ASSERT_EQ(testing::FillOn(stream, w->data(), 0, w_bytes), cudaSuccess);
   ConvMeasureBuffers buffers;
   buffers.x = x->data();
   buffers.w = w->data();
