@@ -33,11 +33,11 @@ StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const IoscOptions&
 }
 
 StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const IoscOptions& options,
-                                                     const Graph& graph) {
+                                                     const Graph& graph, const MemoryPlan& memory) {
   ConvAlgorithmSelectionOptions selection;
   selection.device = CudaOrdinalOf(options.device);
   selection.allow_tf32 = options.tf32 == "on";
-  return SelectConvAlgorithms(graph, selection);
+  return SelectConvAlgorithms(graph, memory, selection);
 }
 
 }  // namespace ios

@@ -9,6 +9,7 @@
 #include "iosc/iosc_options.h"
 #include "iosplan.pb.h"
 #include "ir/graph.h"
+#include "plan/memory_plan.h"
 #include "util/status.h"
 
 namespace ios {
@@ -24,8 +25,9 @@ Status CheckGraphRunsOnCuda(const Graph& graph);
 StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const IoscOptions& options,
                                                               const Graph& graph);
 
-// The plan's CUDA options: --tf32 and the measured algorithm of every conv of the final graph.
+// The plan's CUDA options: --tf32 and the measured algorithm of every conv of the final graph,
+// each measured on tensors laid out as `memory` places them.
 StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const IoscOptions& options,
-                                                     const Graph& graph);
+                                                     const Graph& graph, const MemoryPlan& memory);
 
 }  // namespace ios

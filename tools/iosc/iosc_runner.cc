@@ -63,7 +63,7 @@ Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure&
 #ifdef IOS_HAVE_CUDA
   if (IsCudaDevice(options.device)) {
     // After the merges: the final graph's convs, merged ones included (op i = node i).
-    IOS_ASSIGN_OR_RETURN(*plan.mutable_cuda(), SelectCudaConvAlgorithms(options, graph));
+    IOS_ASSIGN_OR_RETURN(*plan.mutable_cuda(), SelectCudaConvAlgorithms(options, graph, memory));
     std::printf("conv algorithms: %d convs measured on the device (TF32 %s)\n",
                 plan.cuda().conv_algorithms_size(), options.tf32.c_str());
   }

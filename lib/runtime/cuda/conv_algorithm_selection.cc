@@ -9,6 +9,7 @@
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/cuda_streams.h"
 #include "runtime/cuda/cudnn_descriptors.h"
+#include "runtime/strided_views.h"
 
 namespace ios {
 namespace {
@@ -51,7 +52,54 @@ StatusOr<DeviceBuffer> Upload(const Tensor& tensor, cudaStream_t stream) {
   return buffer;
 }
 
+// Where `value` starts past a boundary, and the bytes it spans (every batch item of a strided
+// view, with the gaps between them).
+struct PlacedSpan {
+  int64_t offset = 0;
+  int64_t bytes = 0;
+};
+
+PlacedSpan SpanOf(const Graph& graph, const std::vector<const TensorPlacement*>& placement,
+                  ValueId value) {
+  const Value& v = graph.values[static_cast<size_t>(value)];
+  const TensorPlacement* p = placement[static_cast<size_t>(value)];
+  PlacedSpan span;
+  span.bytes = ValueBytes(v);
+  if (p == nullptr) return span;  // a constant: uploaded on its own, aligned and dense
+  span.offset = p->offset % kConvMeasureBoundary;
+  if (p->pitch > 0 && !v.dims.empty() && v.dims[0] > 1)
+    span.bytes = (v.dims[0] - 1) * p->pitch + p->bytes / v.dims[0];
+  return span;
+}
+
 }  // namespace
+
+StatusOr<ConvMeasureLayout> ConvMeasureLayoutInPlan(const Graph& graph, const MemoryPlan& memory,
+                                                    NodeId conv) {
+  const Node& node = graph.nodes[static_cast<size_t>(conv)];
+  if (node.inputs.empty() || node.inputs[0] == kNoValue || node.outputs.empty() ||
+      node.outputs[0] == kNoValue)
+    return Internal(graph.Describe(conv) + " lacks its input or output");
+  std::vector<const TensorPlacement*> placement(graph.values.size(), nullptr);
+  for (const TensorPlacement& p : memory.placements) {
+    if (p.value < 0 || static_cast<size_t>(p.value) >= graph.values.size())
+      return Internal("the memory plan places a value the graph does not have");
+    placement[static_cast<size_t>(p.value)] = &p;
+  }
+  // As the session derives them (cuda_session.cc, CreateKernels).
+  IOS_ASSIGN_OR_RETURN(NodeBatchStrides strides,
+                       BatchStridesOfNode(graph, conv, BatchStridesOfValues(graph, memory), {}));
+  ConvMeasureLayout layout;
+  layout.batch_strides.x = strides.inputs[0];
+  layout.batch_strides.y = strides.outputs[0];
+  const PlacedSpan x = SpanOf(graph, placement, node.inputs[0]);
+  const PlacedSpan y = SpanOf(graph, placement, node.outputs[0]);
+  layout.x_offset = x.offset;
+  layout.x_bytes = x.bytes;
+  layout.y_offset = y.offset;
+  layout.y_bytes = y.bytes;
+  return layout;
+}
 
 std::vector<NodeId> ConvNodesToMeasure(const Graph& graph) {
   std::vector<NodeId> convs;
@@ -61,7 +109,7 @@ std::vector<NodeId> ConvNodesToMeasure(const Graph& graph) {
   return convs;
 }
 
-StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph,
+StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph, const MemoryPlan& memory,
                                                  const ConvAlgorithmSelectionOptions& options) {
   plan::CudaOptions cuda;
   cuda.set_allow_tf32(options.allow_tf32);
@@ -92,9 +140,17 @@ StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph,
     if (!w.constant)
       return Unsupported(graph.Describe(n) +
                          ": its weights are not a constant; the CUDA backend needs them folded");
-    IOS_ASSIGN_OR_RETURN(
-        ConvDescriptors descriptors,
-        BuildConvDescriptors(node, x.dims, w.dims, y.dims, ConvMathType(options.allow_tf32)));
+    IOS_ASSIGN_OR_RETURN(ConvMeasureLayout layout, ConvMeasureLayoutInPlan(graph, memory, n));
+    IOS_ASSIGN_OR_RETURN(ConvDescriptors descriptors,
+                         BuildConvDescriptors(node, x.dims, w.dims, y.dims,
+                                              ConvMathType(options.allow_tf32),
+                                              layout.batch_strides));
+    // A cropped conv writes cuDNN's full output into the stream's workspace (aligned, dense)
+    // and copies its crop into y; otherwise cuDNN writes y itself.
+    if (descriptors.geometry.cropped()) {
+      layout.y_offset = 0;
+      layout.y_bytes = static_cast<int64_t>(ConvMeasureOutputBytes(descriptors));
+    }
 
     ConvMeasureBuffers buffers;
     // A constant input (legal, if rare) is measured on its own bytes.
@@ -103,13 +159,16 @@ StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph,
       IOS_ASSIGN_OR_RETURN(constant_x, Upload(*x.constant, context.stream));
       buffers.x = constant_x.data();
     } else {
-      IOS_ASSIGN_OR_RETURN(buffers.x,
-                           input.Get(static_cast<size_t>(ValueBytes(x)), context.stream, rng));
+      IOS_ASSIGN_OR_RETURN(void* base, input.Get(static_cast<size_t>(layout.x_offset + layout.x_bytes),
+                                                 context.stream, rng));
+      buffers.x = static_cast<char*>(base) + layout.x_offset;
     }
     IOS_ASSIGN_OR_RETURN(DeviceBuffer weights, Upload(*w.constant, context.stream));
     buffers.w = weights.data();
-    IOS_ASSIGN_OR_RETURN(buffers.y,
-                         output.Get(ConvMeasureOutputBytes(descriptors), context.stream, rng));
+    IOS_ASSIGN_OR_RETURN(void* y_base,
+                         output.Get(static_cast<size_t>(layout.y_offset + layout.y_bytes),
+                                    context.stream, rng));
+    buffers.y = static_cast<char*>(y_base) + layout.y_offset;
     IOS_ASSIGN_OR_RETURN(buffers.workspace, workspace.Get(workspace_limit, context.stream, rng));
     buffers.workspace_bytes = workspace_limit;
 

@@ -10,6 +10,8 @@
 #include "gpu_test_util.h"
 #include "runtime/cuda/conv_algorithm_selection.h"
 #include "runtime/cuda/cuda_stage_profiler.h"
+#include "sched/blocks.h"
+#include "sched/schedule.h"
 
 namespace ios {
 namespace {
@@ -136,10 +138,14 @@ TEST(CudaStageProfilerGpuTest, ConvAlgorithmSelectionRecordsEveryConv) {
   ValueId a = b.Conv(x, 32, 3, 1);  // node 0
   ValueId c = b.Conv(a, 64, 1);     // node 1
   Graph g = b.Finish({c});
+  auto blocks = PartitionIntoBlocks(g, BlockOptions{});
+  ASSERT_TRUE(blocks.ok()) << blocks.status().message();
+  auto memory = PlanMemory(g, SequentialSchedule(*blocks));
+  ASSERT_TRUE(memory.ok()) << memory.status().message();
   for (bool tf32 : {false, true}) {
     ConvAlgorithmSelectionOptions options;
     options.allow_tf32 = tf32;
-    auto cuda = SelectConvAlgorithms(g, options);
+    auto cuda = SelectConvAlgorithms(g, *memory, options);
     ASSERT_TRUE(cuda.ok()) << cuda.status().message();
     EXPECT_EQ(cuda->allow_tf32(), tf32);
     ASSERT_EQ(cuda->conv_algorithms_size(), 2);

@@ -1,8 +1,9 @@
 // Strided views on a device: at batch 3, two convs and a max pool write their channel slices of
 // a Concat's output in place, and two convs and a Sum read their slices of a Split's input in
-// place (cuDNN
-// descriptors with the wider batch stride, plan/tensor_views.h); the outputs equal the reference
-// evaluator's, with a CUDA Graph and with replayed streams.
+// place (cuDNN descriptors with the wider batch stride, plan/tensor_views.h); the outputs equal
+// the reference evaluator's, with a CUDA Graph and with replayed streams, with cuDNN's heuristic
+// algorithms and with the algorithms iosc measures on the same layout (7 channels of 9x9 put
+// the second and third slices 4 bytes past a 16-byte boundary).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,18 +16,19 @@
 #include "plan/memory_plan.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_loader.h"
+#include "runtime/cuda/conv_algorithm_selection.h"
 #include "runtime/cuda/cuda_session.h"
 #include "sched/blocks.h"
 
 namespace ios {
 namespace {
 
-// x -> {conv 8ch + Relu, conv 8ch + Sigmoid (epilogue kernel), MaxPool 4ch} -> Concat -> conv
+// x -> {conv 7ch + Relu, conv 8ch + Sigmoid (epilogue kernel), MaxPool 4ch} -> Concat -> conv
 // 16ch -> Split [8, 8] -> a conv on each slice, and a Sum of the slices.
 Graph StridedGraph() {
   testing::GraphBuilder b;
   ValueId x = b.Input("x", {3, 4, 9, 9});
-  ValueId left = b.Conv(x, 8, 3, 1, 1, 1, "left");
+  ValueId left = b.Conv(x, 7, 3, 1, 1, 1, "left");
   ValueId right = b.Conv(x, 8, 1, 0, 1, 1, "right");
   // Producers are linked only by Finish: find the branch convs by name.
   for (Node& node : b.graph().nodes) {
@@ -71,9 +73,18 @@ TEST(StridedViewsGpuTest, PlanWithStridedViewsMatchesTheReference) {
   meta.device.set_sim_model("A100");
   auto built = BuildPlan(graph, schedule, *memory, meta);
   ASSERT_TRUE(built.ok()) << built.status().message();
-  for (bool use_graph : {true, false}) {
-    SCOPED_TRACE(use_graph ? "CUDA Graph" : "replayed");
-    auto loaded = LoadPlan(*built, "strided.iosplan");
+  ConvAlgorithmSelectionOptions selection;
+  selection.allow_tf32 = false;
+  auto measured = SelectConvAlgorithms(graph, *memory, selection);
+  ASSERT_TRUE(measured.ok()) << measured.status().message();
+  for (int run = 0; run < 4; ++run) {
+    const bool use_graph = run % 2 == 0;
+    const bool use_measured = run >= 2;
+    SCOPED_TRACE(std::string(use_graph ? "CUDA Graph" : "replayed") +
+                 (use_measured ? ", measured algorithms" : ", heuristic algorithms"));
+    plan::Plan plan = *built;
+    if (use_measured) *plan.mutable_cuda() = *measured;
+    auto loaded = LoadPlan(plan, "strided.iosplan");
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
     CudaSessionOptions options;
     options.use_cuda_graph = use_graph;
