@@ -12,10 +12,14 @@ if(NOT IOS_ENABLE_CUDA STREQUAL "OFF")
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     # The GPU architectures ios ships code for, in one place. CUDA 13 compiles for sm_75 and newer
-    # only (Volta, sm_70, was dropped in CUDA 13), so the list starts at Turing. 90 also embeds PTX
-    # (see CMAKE_CUDA_ARCHITECTURES "-real"/"-virtual") so that newer GPUs can JIT it.
+    # only (Volta, sm_70, was dropped in CUDA 13), so the list starts at Turing. Native code
+    # ("-real") for Turing, Ampere (A100; A10/A40/RTX 30), Ada (L4/L40), Hopper (H100/H200),
+    # Blackwell datacenter (B200/GB200, sm_100; sm_103 runs it too), Thor (sm_110) and Blackwell
+    # consumer/workstation (RTX 50/PRO, sm_120; sm_121 runs it too): a cubin runs on its major
+    # version's later minors. PTX of the newest ("120-virtual") lets a GPU after these JIT it.
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES 75-real 80-real 86-real 89-real 90)
+      set(CMAKE_CUDA_ARCHITECTURES 75-real 80-real 86-real 89-real 90-real 100-real 110-real
+                                   120-real 120-virtual)
     endif()
     enable_language(CUDA)
     set(CMAKE_CUDA_STANDARD 17)
