@@ -24,6 +24,7 @@
 #include "sched/dag_width.h"
 #include "sched/schedule.h"
 #include "test_graph_builder.h"
+#include "test_paths.h"
 
 namespace ios {
 namespace {
@@ -946,7 +947,7 @@ Edges WindowDag(int n, int window, std::mt19937_64& rng) {
 // then "u v" edges with u < v) plus its exit unit, which reads every node without successors.
 // An empty model if the file is missing.
 FakeModel RandWireStage(const std::string& file_name) {
-  std::ifstream file(std::string(IOS_SOURCE_DIR) + "/testdata/randwire/" + file_name);
+  std::ifstream file(testing::TestSourceDir() + "/testdata/randwire/" + file_name);
   if (!file) return FakeModel{};
   int nodes = 0, edge_count = 0;
   file >> nodes >> edge_count;

@@ -25,6 +25,7 @@
 #include "kernels/reference/reference_kernels.h"
 #include "onnx/attribute_proto.h"
 #include "onnx/tensor_proto.h"
+#include "test_paths.h"
 
 namespace ios {
 namespace {
@@ -34,7 +35,7 @@ namespace fs = std::filesystem;
 const char* const kNodeTestDir = IOS_ONNX_NODE_TEST_DIR;
 
 std::string ExpectedListPath() {
-  return std::string(IOS_SOURCE_DIR) + "/tests/onnx_node_tests_expected.txt";
+  return testing::TestSourceDir() + "/tests/onnx_node_tests_expected.txt";
 }
 
 // The directory names in the expected list: one per line, '#' starts a comment.

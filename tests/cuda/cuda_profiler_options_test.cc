@@ -17,6 +17,7 @@
 #include "runtime/issue_order.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
+#include "../test_paths.h"
 
 namespace ios {
 namespace {
@@ -120,7 +121,7 @@ TEST(CudaProfilerOptionsTest, StagesOfARealNetworkLowerToCapturableCommandLists)
   // downsample block's two branches give two-group stages.
   ImportOptions import;
   auto graph = ImportOnnxFile(
-      std::string(IOS_SOURCE_DIR) + "/testdata/models/residual_blocks_opset17.onnx", import);
+      testing::TestSourceDir() + "/testdata/models/residual_blocks_opset17.onnx", import);
   ASSERT_TRUE(graph.ok()) << graph.status().message();
   CanonicalizeStats stats;
   ASSERT_TRUE(Canonicalize(*graph, CanonicalizeOptions{}, &stats).ok());

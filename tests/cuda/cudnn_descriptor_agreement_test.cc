@@ -23,6 +23,7 @@
 #include "runtime/cuda/cudnn_descriptors.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
+#include "../test_paths.h"
 
 namespace ios {
 namespace {
@@ -103,7 +104,7 @@ NodeCheck CheckNode(const Graph& graph, const Node& node) {
 }
 
 std::string ModelPath(const std::string& name) {
-  return std::string(IOS_BINARY_DIR) + "/models/" + name + ".onnx";
+  return testing::TestBinaryDir() + "/models/" + name + ".onnx";
 }
 
 class BenchmarkModelTest : public ::testing::TestWithParam<std::string> {};
@@ -113,7 +114,7 @@ TEST_P(BenchmarkModelTest, EveryConvAndPoolAgreesWithCudnn) {
   // Loud on purpose: the fixture models.generate writes the models before this test runs.
   ASSERT_TRUE(std::filesystem::exists(path))
       << path << " is missing: run the ctest fixture models.generate, or "
-      << "scripts/generate_models.py --out " << IOS_BINARY_DIR << "/models";
+      << "scripts/generate_models.py --out " << testing::TestBinaryDir() << "/models";
   StatusOr<Graph> graph = ImportOnnxFile(path, ImportOptions{});
   ASSERT_TRUE(graph.ok()) << graph.status().message();
   CanonicalizeStats stats;

@@ -19,6 +19,7 @@
 #include "runtime/strided_views.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
+#include "../test_paths.h"
 
 namespace ios {
 namespace {
@@ -120,7 +121,7 @@ StridedKernelCounts CheckKernelsOnStridedViews(Graph& graph) {
 class StridedViewNetworkTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(StridedViewNetworkTest, EveryKernelOnAStridedViewGetsStridedDescriptors) {
-  const std::string path = std::string(IOS_BINARY_DIR) + "/models/" + GetParam() + ".onnx";
+  const std::string path = testing::TestBinaryDir() + "/models/" + GetParam() + ".onnx";
   ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing: run models.generate";
   ImportOptions import;
   import.batch = 2;
