@@ -1,5 +1,7 @@
 #include "runtime/cuda/activation_impl.h"
 
+#include "runtime/cuda/kernels/launch_util.h"
+
 namespace ios {
 namespace {
 
@@ -20,19 +22,12 @@ __global__ void BatchSliceActivationKernel(Activation act, float* y, int64_t cou
   }
 }
 
-constexpr int kThreads = 256;
-
-int BlocksFor(int64_t count) {
-  const int64_t wanted = (count + kThreads - 1) / kThreads;
-  return static_cast<int>(wanted < 65535 ? wanted : 65535);
-}
-
 }  // namespace
 
 cudaError_t LaunchActivation(const Activation& act, const float* x, float* y, int64_t count,
                              cudaStream_t stream) {
   if (count <= 0) return cudaSuccess;
-  ActivationKernel<<<BlocksFor(count), kThreads, 0, stream>>>(act, x, y, count);
+  ActivationKernel<<<BlocksFor(count), kThreadsPerBlock, 0, stream>>>(act, x, y, count);
   return cudaGetLastError();
 }
 
@@ -41,7 +36,7 @@ cudaError_t LaunchActivationInBatchSlices(const Activation& act, float* y, int64
                                           cudaStream_t stream) {
   const int64_t count = items * item_elements;
   if (count <= 0) return cudaSuccess;
-  BatchSliceActivationKernel<<<BlocksFor(count), kThreads, 0, stream>>>(
+  BatchSliceActivationKernel<<<BlocksFor(count), kThreadsPerBlock, 0, stream>>>(
       act, y, count, item_elements, batch_stride);
   return cudaGetLastError();
 }
