@@ -4,19 +4,16 @@
 // Host-only: the layout comes from the memory plan.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <iostream>
 #include <string>
 
+#include "../benchmark_network.h"
 #include "../test_graph_builder.h"
-#include "onnx/onnx_importer.h"
-#include "passes/canonicalize.h"
 #include "plan/memory_plan.h"
 #include "runtime/cuda/conv_algorithm_selection.h"
 #include "runtime/strided_views.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
-#include "../test_paths.h"
 
 namespace ios {
 namespace {
@@ -76,8 +73,8 @@ TEST(ConvMeasureLayoutTest, WithoutViewsEveryConvIsAlignedAndDense) {
   AttributeMap axis;
   axis.Set("axis", int64_t{1});
   ValueId cat =
-      b.Op("Concat", {b.Conv(x, 4, 3, 1, 1, 1, "first"), b.Conv(x, 4, 3, 1, 1, 1, "second")},
-           axis, "cat");
+      b.Op("Concat", {b.Conv(x, 4, 3, 1, 1, 1, "first"), b.Conv(x, 4, 3, 1, 1, 1, "second")}, axis,
+           "cat");
   Graph graph = b.Finish({b.Op("Relu", {cat}, {}, "relu")});
   auto blocks = PartitionIntoBlocks(graph, BlockOptions{});
   ASSERT_TRUE(blocks.ok());
@@ -96,15 +93,8 @@ TEST(ConvMeasureLayoutTest, WithoutViewsEveryConvIsAlignedAndDense) {
 // On a benchmark network at batch 2 every conv's layout agrees with its placement and the
 // session's batch strides; NasNet's odd-sized maps put some conv outputs off the boundary.
 TEST(ConvMeasureLayoutTest, NetworkConvsAreMeasuredWhereTheSessionPlacesThem) {
-  const std::string path = testing::TestBinaryDir() + "/models/nasnet.onnx";
-  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing: run models.generate";
-  ImportOptions import;
-  import.batch = 2;
-  StatusOr<Graph> graph = ImportOnnxFile(path, import);
+  StatusOr<Graph> graph = testing::LoadBenchmarkNetwork("nasnet", 2);
   ASSERT_TRUE(graph.ok()) << graph.status().message();
-  CanonicalizeStats stats;
-  ASSERT_TRUE(Canonicalize(*graph, CanonicalizeOptions{}, &stats).ok());
-  graph->Compact();
   auto memory = GreedyMemoryPlan(*graph);
   ASSERT_TRUE(memory.ok()) << memory.status().message();
   const std::vector<int64_t> strides = BatchStridesOfValues(*graph, *memory);
@@ -125,8 +115,8 @@ TEST(ConvMeasureLayoutTest, NetworkConvsAreMeasuredWhereTheSessionPlacesThem) {
       strided += stride != 0;
     }
   }
-  std::cout << "[ layout   ] nasnet batch 2: " << convs << " convs, " << strided
-            << " strided and " << off_boundary << " off-boundary conv inputs and outputs\n";
+  std::cout << "[ layout   ] nasnet batch 2: " << convs << " convs, " << strided << " strided and "
+            << off_boundary << " off-boundary conv inputs and outputs\n";
   EXPECT_GT(strided, 0);
   EXPECT_GT(off_boundary, 0);
 }

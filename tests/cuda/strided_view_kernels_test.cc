@@ -5,12 +5,10 @@
 // refuse one.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <string>
 
+#include "../benchmark_network.h"
 #include "../test_graph_builder.h"
-#include "onnx/onnx_importer.h"
-#include "passes/canonicalize.h"
 #include "plan/memory_plan.h"
 #include "plan/tensor_views.h"
 #include "runtime/cuda/conv_algorithm.h"
@@ -19,7 +17,6 @@
 #include "runtime/strided_views.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
-#include "../test_paths.h"
 
 namespace ios {
 namespace {
@@ -121,15 +118,8 @@ StridedKernelCounts CheckKernelsOnStridedViews(Graph& graph) {
 class StridedViewNetworkTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(StridedViewNetworkTest, EveryKernelOnAStridedViewGetsStridedDescriptors) {
-  const std::string path = testing::TestBinaryDir() + "/models/" + GetParam() + ".onnx";
-  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing: run models.generate";
-  ImportOptions import;
-  import.batch = 2;
-  StatusOr<Graph> graph = ImportOnnxFile(path, import);
+  StatusOr<Graph> graph = testing::LoadBenchmarkNetwork(GetParam(), 2);
   ASSERT_TRUE(graph.ok()) << graph.status().message();
-  CanonicalizeStats stats;
-  ASSERT_TRUE(Canonicalize(*graph, CanonicalizeOptions{}, &stats).ok());
-  graph->Compact();
   const StridedKernelCounts counts = CheckKernelsOnStridedViews(*graph);
   std::cout << "[ checked  ] " << GetParam() << " batch 2: " << counts.convs << " convs, "
             << counts.pools << " pools and " << counts.elementwise
