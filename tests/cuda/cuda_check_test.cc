@@ -20,8 +20,7 @@ TEST(CudaCheckTest, EveryNotSupportedSubCodeIsNotSupported) {
 TEST(CudaCheckTest, OtherStatusesAreNotNotSupported) {
   for (cudnnStatus_t status :
        {CUDNN_STATUS_SUCCESS, CUDNN_STATUS_BAD_PARAM, CUDNN_STATUS_BAD_PARAM_NULL_POINTER,
-        CUDNN_STATUS_INTERNAL_ERROR, CUDNN_STATUS_EXECUTION_FAILED,
-        CUDNN_STATUS_NOT_INITIALIZED}) {
+        CUDNN_STATUS_INTERNAL_ERROR, CUDNN_STATUS_EXECUTION_FAILED, CUDNN_STATUS_NOT_INITIALIZED}) {
     EXPECT_FALSE(IsCudnnNotSupported(status)) << cudnnGetErrorString(status);
   }
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "../test_graph_builder.h"
+#include "../test_paths.h"
 #include "cost/profiled_stage.h"
 #include "onnx/onnx_importer.h"
 #include "passes/canonicalize.h"
@@ -17,7 +18,6 @@
 #include "runtime/issue_order.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
-#include "../test_paths.h"
 
 namespace ios {
 namespace {

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "../test_graph_builder.h"
+#include "../test_paths.h"
 #include "onnx/onnx_importer.h"
 #include "passes/canonicalize.h"
 #include "passes/merge_convs.h"
@@ -23,7 +24,6 @@
 #include "runtime/cuda/cudnn_descriptors.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
-#include "../test_paths.h"
 
 namespace ios {
 namespace {

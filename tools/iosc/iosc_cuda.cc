@@ -32,8 +32,8 @@ StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const IoscOptions&
   return std::unique_ptr<StageCostSource>(std::move(source));
 }
 
-StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const IoscOptions& options,
-                                                     const Graph& graph, const MemoryPlan& memory) {
+StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const IoscOptions& options, const Graph& graph,
+                                                     const MemoryPlan& memory) {
   ConvAlgorithmSelectionOptions selection;
   selection.device = CudaOrdinalOf(options.device);
   selection.allow_tf32 = options.tf32 == "on";

@@ -27,7 +27,7 @@ StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const IoscOptions&
 
 // The plan's CUDA options: --tf32 and the measured algorithm of every conv of the final graph,
 // each measured on tensors laid out as `memory` places them.
-StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const IoscOptions& options,
-                                                     const Graph& graph, const MemoryPlan& memory);
+StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const IoscOptions& options, const Graph& graph,
+                                                     const MemoryPlan& memory);
 
 }  // namespace ios

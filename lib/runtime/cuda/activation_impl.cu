@@ -1,5 +1,4 @@
 #include "runtime/cuda/activation_impl.h"
-
 #include "runtime/cuda/kernels/launch_util.h"
 
 namespace ios {

@@ -141,10 +141,10 @@ StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph, const Memor
       return Unsupported(graph.Describe(n) +
                          ": its weights are not a constant; the CUDA backend needs them folded");
     IOS_ASSIGN_OR_RETURN(ConvMeasureLayout layout, ConvMeasureLayoutInPlan(graph, memory, n));
-    IOS_ASSIGN_OR_RETURN(ConvDescriptors descriptors,
-                         BuildConvDescriptors(node, x.dims, w.dims, y.dims,
-                                              ConvMathType(options.allow_tf32),
-                                              layout.batch_strides));
+    IOS_ASSIGN_OR_RETURN(
+        ConvDescriptors descriptors,
+        BuildConvDescriptors(node, x.dims, w.dims, y.dims, ConvMathType(options.allow_tf32),
+                             layout.batch_strides));
     // A cropped conv writes cuDNN's full output into the stream's workspace (aligned, dense)
     // and copies its crop into y; otherwise cuDNN writes y itself.
     if (descriptors.geometry.cropped()) {
@@ -159,15 +159,16 @@ StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph, const Memor
       IOS_ASSIGN_OR_RETURN(constant_x, Upload(*x.constant, context.stream));
       buffers.x = constant_x.data();
     } else {
-      IOS_ASSIGN_OR_RETURN(void* base, input.Get(static_cast<size_t>(layout.x_offset + layout.x_bytes),
-                                                 context.stream, rng));
+      IOS_ASSIGN_OR_RETURN(
+          void* base,
+          input.Get(static_cast<size_t>(layout.x_offset + layout.x_bytes), context.stream, rng));
       buffers.x = static_cast<char*>(base) + layout.x_offset;
     }
     IOS_ASSIGN_OR_RETURN(DeviceBuffer weights, Upload(*w.constant, context.stream));
     buffers.w = weights.data();
-    IOS_ASSIGN_OR_RETURN(void* y_base,
-                         output.Get(static_cast<size_t>(layout.y_offset + layout.y_bytes),
-                                    context.stream, rng));
+    IOS_ASSIGN_OR_RETURN(
+        void* y_base,
+        output.Get(static_cast<size_t>(layout.y_offset + layout.y_bytes), context.stream, rng));
     buffers.y = static_cast<char*>(y_base) + layout.y_offset;
     IOS_ASSIGN_OR_RETURN(buffers.workspace, workspace.Get(workspace_limit, context.stream, rng));
     buffers.workspace_bytes = workspace_limit;

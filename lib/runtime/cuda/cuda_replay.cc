@@ -157,8 +157,8 @@ Status RunCommandsAndWait(const CommandList& commands, CudaStreamSet& streams,
   return Status::Ok();
 }
 
-StatusOr<CapturedCommands> RunOnceThenCapture(const CommandList& commands,
-                                              CudaStreamSet& streams, CudaOpLauncher& ops) {
+StatusOr<CapturedCommands> RunOnceThenCapture(const CommandList& commands, CudaStreamSet& streams,
+                                              CudaOpLauncher& ops) {
   IOS_RETURN_IF_ERROR(RunCommandsAndWait(commands, streams, ops)
                           .WithContext("running the command list once before capturing it"));
   CapturedCommands result;

@@ -58,8 +58,7 @@ StatusOr<CudaGraphExec> CaptureCommands(const CommandList& commands, CudaStreamS
                                         CudaOpLauncher& ops);
 
 // Issues the list directly (ReplayCommands) and waits for every stream of the set.
-Status RunCommandsAndWait(const CommandList& commands, CudaStreamSet& streams,
-                          CudaOpLauncher& ops);
+Status RunCommandsAndWait(const CommandList& commands, CudaStreamSet& streams, CudaOpLauncher& ops);
 
 // The result of RunOnceThenCapture: the instantiated graph, or, when the capture failed, an
 // invalid `graph` and the reason in `capture_status`; the streams are then usable and the
@@ -71,7 +70,7 @@ struct CapturedCommands {
 
 // RunCommandsAndWait, then CaptureCommands. A failure of the direct run is returned as an
 // error (the commands themselves fail); a failure of the capture is not (see CapturedCommands).
-StatusOr<CapturedCommands> RunOnceThenCapture(const CommandList& commands,
-                                              CudaStreamSet& streams, CudaOpLauncher& ops);
+StatusOr<CapturedCommands> RunOnceThenCapture(const CommandList& commands, CudaStreamSet& streams,
+                                              CudaOpLauncher& ops);
 
 }  // namespace ios

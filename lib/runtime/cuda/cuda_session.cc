@@ -110,8 +110,7 @@ Status CudaSession::Init(const CudaSessionOptions& options) {
   // first-use setup happens outside the capture, and a kernel that cannot run fails here.
   if (!options.use_cuda_graph)
     return RunCommandsAndWait(commands_, *streams_, *this).WithContext("the plan's first run");
-  IOS_ASSIGN_OR_RETURN(CapturedCommands captured,
-                       RunOnceThenCapture(commands_, *streams_, *this));
+  IOS_ASSIGN_OR_RETURN(CapturedCommands captured, RunOnceThenCapture(commands_, *streams_, *this));
   if (!captured.capture_status.ok()) {
     capture_fallback_ = captured.capture_status.message();
     spdlog::warn(

@@ -290,9 +290,10 @@ StatusOr<double> CudaStageProfiler::TimeCommands(const CommandList& commands,
     // measurement stays meaningful, if a little above a graph's.
     ++counters_.capture_fallbacks;
     if (counters_.capture_fallbacks == 1) {
-      spdlog::warn("CUDA profiler: a stage could not be captured into a CUDA Graph ({}); such "
-                   "stages are timed as replayed commands",
-                   captured.capture_status.message());
+      spdlog::warn(
+          "CUDA profiler: a stage could not be captured into a CUDA Graph ({}); such "
+          "stages are timed as replayed commands",
+          captured.capture_status.message());
     }
   }
   const cudaStream_t origin = streams_->origin();

@@ -194,7 +194,7 @@ class CudaStageProfiler : public StageCostSource {
   CudaDeviceInfo device_;
   std::unique_ptr<CudaStreamSet> streams_;
   std::unique_ptr<StreamBlocker> blocker_;  // after streams_: it waits on the origin when it goes
-  cudaEvent_t start_ = nullptr;  // timing-enabled, on the origin
+  cudaEvent_t start_ = nullptr;             // timing-enabled, on the origin
   cudaEvent_t stop_ = nullptr;
   BufferPool input_pool_{true};
   BufferPool work_pool_{false};

@@ -1,7 +1,5 @@
 // The stream blocker on a device: work queued behind it waits until the host releases it, and
 // a block that is never released ends by its timeout instead of hanging.
-#include "runtime/cuda/stream_blocker.h"
-
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -9,6 +7,7 @@
 
 #include "gpu_test_util.h"
 #include "runtime/cuda/cuda_streams.h"
+#include "runtime/cuda/stream_blocker.h"
 
 namespace ios {
 namespace {
