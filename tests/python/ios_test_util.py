@@ -1,6 +1,7 @@
 """Shared helpers for the Python-driven tests: arguments, running the CLIs, and a tally that
 ends with the 'N passed, N failed' line CTest logs show."""
 import argparse
+import ctypes
 import os
 import subprocess
 import sys
@@ -48,3 +49,17 @@ class Tally:
     def finish(self):
         print(f"{self.passed} passed, {self.failed} failed")
         sys.exit(1 if self.failed or not self.passed else 0)
+
+
+def cuda_device_count():
+    """Devices as the CUDA runtime sees them, asked independently of ios; 0 when there is none.
+    The runtime may be a toolkit's (libcudart.so) or a wheel's (only libcudart.so.13)."""
+    for name in ("libcudart.so", "libcudart.so.13", "libcudart.so.12",
+                 "/usr/local/cuda/lib64/libcudart.so", "/usr/local/cuda/lib/libcudart.so"):
+        try:
+            cudart = ctypes.CDLL(name)
+        except OSError:
+            continue
+        count = ctypes.c_int(0)
+        return count.value if cudart.cudaGetDeviceCount(ctypes.byref(count)) == 0 else 0
+    return 0

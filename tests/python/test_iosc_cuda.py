@@ -2,26 +2,13 @@
 message starting "no CUDA device", and no plan file (an existing one survives untouched), for
 every schedule. With a device: a bundled model compiles, and the plan records the CUDA
 fingerprint, --tf32, and a measured algorithm for every Conv op."""
-import ctypes
 import json
 import os
 import tempfile
 
-from ios_test_util import Tally, parse_args, run
+from ios_test_util import Tally, cuda_device_count, parse_args, run
 
 MODEL = os.path.join("testdata", "models", "residual_blocks_opset17.onnx")
-
-
-def cuda_device_count():
-    """cudaGetDeviceCount through the runtime library, independently of iosc; 0 if unavailable."""
-    for name in ("libcudart.so", "/usr/local/cuda/lib64/libcudart.so"):
-        try:
-            cudart = ctypes.CDLL(name)
-        except OSError:
-            continue
-        count = ctypes.c_int(0)
-        return count.value if cudart.cudaGetDeviceCount(ctypes.byref(count)) == 0 else 0
-    return 0
 
 
 def check_without_device(args, tally, model, tmp):

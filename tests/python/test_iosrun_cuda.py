@@ -2,28 +2,14 @@
 cuda` and `--device cuda:0` fail cleanly with "no CUDA device", the CUDA error text and exit
 status 2, whatever the plan. With one: --check against onnxruntime passes with a CUDA Graph and
 with replayed commands, and --bench --export-json reports the GPU figures."""
-import ctypes
 import json
 import os
 import sys
 import tempfile
 
-from ios_test_util import Tally, parse_args, run
+from ios_test_util import Tally, cuda_device_count, parse_args, run
 
 MODEL = "residual_blocks_opset17.onnx"
-
-
-def cuda_device_count():
-    """Devices as the CUDA runtime sees them, asked independently of ios; 0 when there is none."""
-    for name in ("libcudart.so", "libcudart.so.13", "libcudart.so.12",
-                 "/usr/local/cuda/lib64/libcudart.so"):
-        try:
-            cudart = ctypes.CDLL(name)
-        except OSError:
-            continue
-        count = ctypes.c_int(0)
-        return count.value if cudart.cudaGetDeviceCount(ctypes.byref(count)) == 0 else 0
-    return 0
 
 
 def check_no_device(tally, args, plan):
