@@ -19,6 +19,11 @@ and the speedups sequential/IOS and greedy/IOS of the GPU compute time.
                                  [--build-dir build] [--json summary.json]
 
 Without a CUDA device it stops at once with exit status 2 and says so.
+
+The functions below are also the GPU bundle's runner's (scripts/gpu/run_gpu_checks.py): each
+takes `run`, the function that runs one command line and returns a subprocess.CompletedProcess
+(the runner's adds a time limit, the library path and a log), and raises BenchError when a
+command fails.
 """
 import argparse
 import json
@@ -31,6 +36,12 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEDULES = ("sequential", "greedy", "ios")
 NO_DEVICE_EXIT = 2
+PROBE_MODEL = os.path.join(ROOT, "testdata", "models", "residual_blocks_opset17.onnx")
+BENCH_WARMUP_MS = 500
+
+
+class BenchError(RuntimeError):
+    """A command of the benchmark failed; the message names it and gives its error output."""
 
 
 def run(cmd):
@@ -44,16 +55,21 @@ def tool(build_dir, name):
     return path
 
 
-def require_device(iosc, device):
-    """Compiles a small committed model for the device; stops with exit 2 if there is none."""
-    model = os.path.join(ROOT, "testdata", "models", "residual_blocks_opset17.onnx")
-    with tempfile.TemporaryDirectory() as tmp:
-        result = run([iosc, model, "--device", device, "--schedule", "sequential", "-o",
+def probe_device(iosc, device, run=run, tmp_dir=None):
+    """Compiles a small committed model for the device: (ok, no_device, iosc's error output)."""
+    with tempfile.TemporaryDirectory(dir=tmp_dir) as tmp:
+        result = run([iosc, PROBE_MODEL, "--device", device, "--schedule", "sequential", "-o",
                       os.path.join(tmp, "probe.iosplan")])
-    if result.returncode == 0:
-        return
     message = result.stderr.strip()
-    if "no CUDA device" in message:
+    return result.returncode == 0, "no CUDA device" in message, message
+
+
+def require_device(iosc, device):
+    """Stops with exit 2 if there is no CUDA device `device`."""
+    ok, no_device, message = probe_device(iosc, device)
+    if ok:
+        return
+    if no_device:
         print(f"bench_gpu: no CUDA device {device} on this machine, so nothing can be measured.\n"
               f"  iosc said: {message}\n"
               f"  Run this script on a machine with an NVIDIA GPU and a build of ios with the "
@@ -62,46 +78,109 @@ def require_device(iosc, device):
     raise SystemExit(f"bench_gpu: iosc cannot compile for device {device}: {message}")
 
 
-def generate_models(build_dir, names):
-    out = os.path.join(build_dir, "models")
+def generate_models(models_dir, names, run=run):
+    """Writes the benchmark networks into models_dir (the generator skips up-to-date ones)."""
     result = run([sys.executable, os.path.join(ROOT, "scripts", "generate_models.py"), "--out",
-                  out, "--models", ",".join(names)])
+                  models_dir, "--models", ",".join(names)])
     if result.returncode != 0:
-        raise SystemExit(f"bench_gpu: model generation failed:\n{result.stdout}{result.stderr}")
-    return {name: os.path.join(out, name + ".onnx") for name in names}
+        raise BenchError(f"model generation failed:\n{result.stdout}{result.stderr}")
+    return {name: os.path.join(models_dir, name + ".onnx") for name in names}
 
 
-def compile_plans(iosc, device, model, name, batch, out_dir):
+def plan_path(out_dir, name, batch, schedule, suffix=""):
+    return os.path.join(out_dir, f"{name}_b{batch}_{schedule}{suffix}.iosplan")
+
+
+def compile_plan(iosc, device, model, name, batch, schedule, out_dir, extra_args=(), suffix="",
+                 run=run):
+    """`iosc MODEL --device N --batch B --schedule S -o PLAN` (IOS: with a timing cache in
+    out_dir): (plan path, iosc's CompletedProcess)."""
+    plan = plan_path(out_dir, name, batch, schedule, suffix)
+    cmd = [iosc, model, "--device", device, "--batch", batch, "--schedule", schedule, "-o", plan]
+    if schedule.startswith("ios"):
+        cmd += ["--timing-cache", os.path.join(out_dir, f"{name}_b{batch}.timings")]
+    result = run(cmd + list(extra_args))
+    if result.returncode != 0:
+        raise BenchError(f"iosc failed for {name} batch {batch} {schedule}{suffix} "
+                         f"(exit status {result.returncode}):\n{result.stderr}")
+    return plan, result
+
+
+def compile_plans(iosc, device, model, name, batch, out_dir, run=run):
     plans = {}
     for schedule in SCHEDULES:
-        plan = os.path.join(out_dir, f"{name}_b{batch}_{schedule}.iosplan")
-        cmd = [iosc, model, "--device", device, "--batch", batch, "--schedule", schedule,
-               "-o", plan]
-        if schedule == "ios":
-            cmd += ["--timing-cache", os.path.join(out_dir, f"{name}_b{batch}.timings")]
         print(f"compiling {name} batch {batch} {schedule} ...", flush=True)
-        result = run(cmd)
-        if result.returncode != 0:
-            raise SystemExit(f"bench_gpu: iosc failed for {name} {schedule}:\n{result.stderr}")
-        plans[schedule] = plan
+        plans[schedule], _ = compile_plan(iosc, device, model, name, batch, schedule, out_dir,
+                                          run=run)
     return plans
 
 
-def bench_once(iosrun, device, plan, duration):
+def bench_once(iosrun, device, plan, duration, extra_args=(), run=run, tmp_dir=None):
     """One iosrun --bench run: (GPU compute median, host latency median, enqueue median) in ms."""
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=tmp_dir) as tmp:
         report_path = os.path.join(tmp, "report.json")
         result = run([iosrun, plan, "--device", device, "--bench", "--duration", duration,
-                      "--warmup-ms", "500", "--export-json", report_path])
+                      "--warmup-ms", BENCH_WARMUP_MS, "--export-json", report_path] +
+                     list(extra_args))
         if result.returncode != 0:
-            raise SystemExit(f"bench_gpu: iosrun failed on {plan}:\n{result.stderr}")
+            raise BenchError(f"iosrun failed on {plan} (exit status {result.returncode}):\n"
+                             f"{result.stderr}")
         with open(report_path) as f:
             report = json.load(f)
     gpu = report.get("gpu")
     if not gpu:
-        raise SystemExit(f"bench_gpu: {plan} did not run on the GPU (no 'gpu' in its report)")
+        raise BenchError(f"{plan} did not run on the GPU (no 'gpu' in its report)")
     return (gpu["gpu_compute_ms"]["median"], gpu["host_latency_ms"]["median"],
             gpu["enqueue_ms"]["median"])
+
+
+def rotation(round_index):
+    """The order of the three plans in a round, rotated each round."""
+    k = round_index % len(SCHEDULES)
+    return SCHEDULES[k:] + SCHEDULES[:k]
+
+
+def summarize(name, batch, runs):
+    """One summary row from runs[schedule] = [bench_once results]; a schedule without runs is
+    None, and so are the ratios that need it."""
+    row = {"network": name, "batch": batch}
+    for schedule in SCHEDULES:
+        samples = runs.get(schedule) or []
+        row[schedule] = {
+            "gpu_compute_ms": statistics.median(x[0] for x in samples),
+            "host_latency_ms": statistics.median(x[1] for x in samples),
+            "enqueue_ms": statistics.median(x[2] for x in samples),
+            "rounds": [list(x) for x in samples],
+        } if samples else None
+    ms = {s: row[s]["gpu_compute_ms"] if row[s] else None for s in SCHEDULES}
+    ok = ms["ios"] is not None and ms["ios"] > 0
+    row["speedup_over_sequential"] = (ms["sequential"] / ms["ios"]
+                                      if ok and ms["sequential"] is not None else None)
+    row["speedup_over_greedy"] = (ms["greedy"] / ms["ios"]
+                                  if ok and ms["greedy"] is not None else None)
+    return row
+
+
+def format_table(rows):
+    """The summary table (header and one line per row) as text."""
+    def number(value, width, digits):
+        return f"{value:>{width}.{digits}f}" if value is not None else f"{'-':>{width}}"
+
+    lines = [f"{'network':<14}{'batch':>6}  " + "".join(f"{s + ' ms':>14}" for s in SCHEDULES) +
+             f"{'seq/IOS':>9}{'greedy/IOS':>11}  enqueue us (seq/greedy/ios)"]
+    for row in rows:
+        lines.append(
+            f"{row['network']:<14}{row['batch']:>6}  " +
+            "".join(number(row[s]["gpu_compute_ms"] if row[s] else None, 14, 3)
+                    for s in SCHEDULES) +
+            number(row["speedup_over_sequential"], 9, 2) +
+            number(row["speedup_over_greedy"], 11, 2) + "  " +
+            "/".join(f"{row[s]['enqueue_ms'] * 1000:.1f}" if row[s] else "-" for s in SCHEDULES))
+    return "\n".join(lines)
+
+
+TABLE_NOTE = ("GPU compute time: median over rounds of each run's median. seq/IOS and greedy/IOS "
+              "are speedups of the IOS plan (higher is better).")
 
 
 def main():
@@ -128,50 +207,30 @@ def main():
 
     names = [m for m in args.models.split(",") if m]
     batches = [int(b) for b in args.batches.split(",") if b]
-    models = generate_models(build_dir, names)
-    out_dir = os.path.join(build_dir, "bench_gpu", f"device{args.device}")
-    os.makedirs(out_dir, exist_ok=True)
-    configs = []  # (name, batch, plans)
-    for name in names:
-        for batch in batches:
-            configs.append((name, batch,
-                            compile_plans(iosc, args.device, models[name], name, batch, out_dir)))
+    try:
+        models = generate_models(os.path.join(build_dir, "models"), names)
+        out_dir = os.path.join(build_dir, "bench_gpu", f"device{args.device}")
+        os.makedirs(out_dir, exist_ok=True)
+        configs = []  # (name, batch, plans)
+        for name in names:
+            for batch in batches:
+                configs.append((name, batch, compile_plans(iosc, args.device, models[name], name,
+                                                           batch, out_dir)))
 
-    samples = {(name, batch, s): [] for name, batch, _ in configs for s in SCHEDULES}
-    for r in range(args.rounds):
-        print(f"round {r + 1}/{args.rounds}", flush=True)
-        for name, batch, plans in configs:
-            order = SCHEDULES[r % 3:] + SCHEDULES[:r % 3]  # rotated each round
-            for schedule in order:
-                samples[(name, batch, schedule)].append(
-                    bench_once(iosrun, args.device, plans[schedule], args.duration))
+        samples = {(name, batch): {s: [] for s in SCHEDULES} for name, batch, _ in configs}
+        for r in range(args.rounds):
+            print(f"round {r + 1}/{args.rounds}", flush=True)
+            for name, batch, plans in configs:
+                for schedule in rotation(r):
+                    samples[(name, batch)][schedule].append(
+                        bench_once(iosrun, args.device, plans[schedule], args.duration))
+    except BenchError as e:
+        raise SystemExit(f"bench_gpu: {e}")
 
-    summary = []
-    header = (f"{'network':<14}{'batch':>6}  " +
-              "".join(f"{s + ' ms':>14}" for s in SCHEDULES) +
-              f"{'seq/IOS':>9}{'greedy/IOS':>11}  enqueue us (seq/greedy/ios)")
+    summary = [summarize(name, batch, samples[(name, batch)]) for name, batch, _ in configs]
     print()
-    print(header)
-    for name, batch, _ in configs:
-        row = {"network": name, "batch": batch}
-        for schedule in SCHEDULES:
-            runs = samples[(name, batch, schedule)]
-            row[schedule] = {
-                "gpu_compute_ms": statistics.median(x[0] for x in runs),
-                "host_latency_ms": statistics.median(x[1] for x in runs),
-                "enqueue_ms": statistics.median(x[2] for x in runs),
-                "rounds": [list(x) for x in runs],
-            }
-        ios_ms = row["ios"]["gpu_compute_ms"]
-        row["speedup_over_sequential"] = row["sequential"]["gpu_compute_ms"] / ios_ms
-        row["speedup_over_greedy"] = row["greedy"]["gpu_compute_ms"] / ios_ms
-        summary.append(row)
-        print(f"{name:<14}{batch:>6}  " +
-              "".join(f"{row[s]['gpu_compute_ms']:>14.3f}" for s in SCHEDULES) +
-              f"{row['speedup_over_sequential']:>9.2f}{row['speedup_over_greedy']:>11.2f}  " +
-              "/".join(f"{row[s]['enqueue_ms'] * 1000:.1f}" for s in SCHEDULES))
-    print("\nGPU compute time: median over rounds of each run's median. seq/IOS and greedy/IOS "
-          "are speedups of the IOS plan (higher is better).")
+    print(format_table(summary))
+    print("\n" + TABLE_NOTE)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": args.device, "rounds": args.rounds, "results": summary}, f,
