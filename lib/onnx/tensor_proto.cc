@@ -1,7 +1,9 @@
 #include "onnx/tensor_proto.h"
 
 #include <cstring>
+#include <limits>
 
+#include "onnx/external_data.h"
 #include "util/file_util.h"
 
 namespace ios {
@@ -15,53 +17,93 @@ void CopyTypedField(const Field& field, Tensor& tensor) {
 
 }  // namespace
 
-StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, const std::string& what) {
-  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
-    return Unsupported(what + ": external tensor data is not supported; re-save the model with "
-                              "onnx.save(model, path, save_as_external_data=False)");
-  }
+StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, const std::string& what,
+                                 ExternalDataReader* external) {
   DType dtype = DTypeFromOnnx(proto.data_type());
   if (dtype == DType::kUndefined) {
     return Unsupported(what + ": tensor element type " + std::to_string(proto.data_type()) +
                        " is not supported");
   }
   Dims dims(proto.dims().begin(), proto.dims().end());
+  // Sizes are checked against the data before the tensor is allocated: dims that claim more
+  // than the data holds are an error, not an allocation of that size.
+  int64_t count = 1;
   for (int64_t d : dims) {
     if (d < 0) return InvalidInput(what + ": negative dimension in " + DimsToString(dims));
+    if (d > 0 && count > std::numeric_limits<int64_t>::max() / 16 / d)
+      return InvalidInput(what + ": dims " + DimsToString(dims) + " overflow a size");
+    count *= d;
   }
-  Tensor tensor(dtype, dims);
-  const size_t expected = tensor.num_bytes();
-  const int64_t count = tensor.num_elements();
+  const int64_t expected = count * static_cast<int64_t>(DTypeSize(dtype));
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    if (external == nullptr) {
+      return Unsupported(what +
+                         ": its data is external, and the model was not read from a file "
+                         "whose folder would hold it");
+    }
+    IOS_ASSIGN_OR_RETURN(ExternalDataRef ref, ParseExternalDataRef(proto, what));
+    IOS_RETURN_IF_ERROR(external->Check(ref, expected, what));
+    Tensor tensor(dtype, dims);
+    IOS_RETURN_IF_ERROR(external->Read(ref, expected, tensor.raw(), what));
+    return tensor;
+  }
   if (proto.has_raw_data()) {
-    if (proto.raw_data().size() != expected) {
+    if (static_cast<int64_t>(proto.raw_data().size()) != expected) {
       return InvalidInput(what + ": has " + std::to_string(proto.raw_data().size()) +
                           " bytes of data, expected " + std::to_string(expected) + " for " +
                           DTypeName(dtype) + DimsToString(dims));
     }
+    Tensor tensor(dtype, dims);
     if (expected > 0) std::memcpy(tensor.raw(), proto.raw_data().data(), expected);
     return tensor;
   }
   int64_t stored = 0;
   switch (dtype) {
-    case DType::kFloat32: stored = proto.float_data_size(); break;
-    case DType::kFloat64: stored = proto.double_data_size(); break;
-    case DType::kInt64: stored = proto.int64_data_size(); break;
-    default: stored = proto.int32_data_size(); break;  // int32, int8, uint8, bool, float16 bits
+    case DType::kFloat32:
+      stored = proto.float_data_size();
+      break;
+    case DType::kFloat64:
+      stored = proto.double_data_size();
+      break;
+    case DType::kInt64:
+      stored = proto.int64_data_size();
+      break;
+    default:
+      stored = proto.int32_data_size();
+      break;  // int32, int8, uint8, bool, float16 bits
   }
   if (stored != count) {
     return InvalidInput(what + ": has " + std::to_string(stored) + " elements, expected " +
                         std::to_string(count) + " for " + DTypeName(dtype) + DimsToString(dims));
   }
+  Tensor tensor(dtype, dims);
   switch (dtype) {
-    case DType::kFloat32: CopyTypedField<float>(proto.float_data(), tensor); break;
-    case DType::kFloat64: CopyTypedField<double>(proto.double_data(), tensor); break;
-    case DType::kInt64: CopyTypedField<int64_t>(proto.int64_data(), tensor); break;
-    case DType::kInt32: CopyTypedField<int32_t>(proto.int32_data(), tensor); break;
-    case DType::kInt8: CopyTypedField<int8_t>(proto.int32_data(), tensor); break;
-    case DType::kUint8: CopyTypedField<uint8_t>(proto.int32_data(), tensor); break;
-    case DType::kBool: CopyTypedField<uint8_t>(proto.int32_data(), tensor); break;
-    case DType::kFloat16: CopyTypedField<uint16_t>(proto.int32_data(), tensor); break;
-    case DType::kUndefined: break;
+    case DType::kFloat32:
+      CopyTypedField<float>(proto.float_data(), tensor);
+      break;
+    case DType::kFloat64:
+      CopyTypedField<double>(proto.double_data(), tensor);
+      break;
+    case DType::kInt64:
+      CopyTypedField<int64_t>(proto.int64_data(), tensor);
+      break;
+    case DType::kInt32:
+      CopyTypedField<int32_t>(proto.int32_data(), tensor);
+      break;
+    case DType::kInt8:
+      CopyTypedField<int8_t>(proto.int32_data(), tensor);
+      break;
+    case DType::kUint8:
+      CopyTypedField<uint8_t>(proto.int32_data(), tensor);
+      break;
+    case DType::kBool:
+      CopyTypedField<uint8_t>(proto.int32_data(), tensor);
+      break;
+    case DType::kFloat16:
+      CopyTypedField<uint16_t>(proto.int32_data(), tensor);
+      break;
+    case DType::kUndefined:
+      break;
   }
   return tensor;
 }
