@@ -2,10 +2,13 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <filesystem>
 #include <map>
-#include <set>
+#include <memory>
+#include <vector>
 
 #include "onnx/attribute_proto.h"
+#include "onnx/external_data.h"
 #include "onnx/tensor_proto.h"
 #include "ops/op_registry.h"
 #include "util/file_util.h"
@@ -31,10 +34,11 @@ StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model, const std::string&
 }
 
 // A Constant node's value, from whichever of its attributes is set.
-StatusOr<Tensor> ConstantNodeValue(const onnx::NodeProto& node, const std::string& what) {
+StatusOr<Tensor> ConstantNodeValue(const onnx::NodeProto& node, const std::string& what,
+                                   ExternalDataReader* external) {
   for (const auto& attr : node.attribute()) {
     const std::string& name = attr.name();
-    if (name == "value") return TensorFromProto(attr.t(), what);
+    if (name == "value") return TensorFromProto(attr.t(), what, external);
     if (name == "value_float") return Tensor::FromFloat({attr.f()}, {});
     if (name == "value_floats")
       return Tensor::FromFloat(std::vector<float>(attr.floats().begin(), attr.floats().end()),
@@ -52,7 +56,10 @@ class Importer {
   // Initializer bytes are released from `model` as they are converted, so that a large model is
   // not held twice.
   Importer(onnx::ModelProto& model, std::string source, const ImportOptions& options)
-      : model_(model), source_(std::move(source)), options_(options) {}
+      : model_(model), source_(std::move(source)), options_(options) {
+    if (!options_.external_data_dir.empty())
+      external_ = std::make_unique<ExternalDataReader>(options_.external_data_dir);
+  }
 
   StatusOr<Graph> Run() {
     graph_.source_path = source_;
@@ -94,8 +101,9 @@ class Importer {
 
   Status ImportInitializers() {
     for (onnx::TensorProto& init : *model_.mutable_graph()->mutable_initializer()) {
-      IOS_ASSIGN_OR_RETURN(Tensor tensor,
-                           TensorFromProto(init, source_ + ": initializer '" + init.name() + "'"));
+      IOS_ASSIGN_OR_RETURN(
+          Tensor tensor,
+          TensorFromProto(init, source_ + ": initializer '" + init.name() + "'", external_.get()));
       std::string().swap(*init.mutable_raw_data());  // frees the bytes, not just the size
       Value value;
       value.name = init.name();
@@ -108,44 +116,140 @@ class Importer {
     return Status::Ok();
   }
 
+  // The runtime inputs (not initializers), in the model's order.
+  std::vector<const onnx::ValueInfoProto*> RuntimeInputs() const {
+    std::vector<const onnx::ValueInfoProto*> inputs;
+    for (const auto& input : model_.graph().input())
+      if (!by_name_.count(input.name())) inputs.push_back(&input);  // IR < 4 lists initializers
+    return inputs;
+  }
+
+  // The shape of every runtime input, per ImportOptions (see the header).
+  StatusOr<std::map<std::string, Dims>> InputShapes(
+      const std::vector<const onnx::ValueInfoProto*>& inputs) const {
+    std::string names;
+    for (const auto* input : inputs) names += (names.empty() ? "'" : ", '") + input->name() + "'";
+    for (const auto& [name, dims] : options_.input_shapes) {
+      bool found = false;
+      for (const auto* input : inputs) found = found || input->name() == name;
+      if (!found)
+        return InvalidInput(source_ + ": an input shape is given for '" + name +
+                            "', which is not an input of the model (its inputs: " + names + ")");
+    }
+    std::map<std::string, int64_t> symbols;  // dim_param -> its value
+    std::map<std::string, std::string> fixed_by;
+    auto fix_symbol = [&](const std::string& symbol, int64_t value,
+                          const std::string& by) -> Status {
+      auto [it, inserted] = symbols.emplace(symbol, value);
+      if (!inserted && it->second != value)
+        return InvalidInput(source_ + ": the dimension '" + symbol + "' is " +
+                            std::to_string(it->second) + " for " + fixed_by[symbol] + " but " +
+                            std::to_string(value) + " for " + by);
+      fixed_by.emplace(symbol, by);
+      return Status::Ok();
+    };
+    std::map<std::string, Dims> shapes;
+    // Inputs given a shape first: their symbols then fix the other inputs' dimensions.
+    for (const auto* input : inputs) {
+      auto given = options_.input_shapes.find(input->name());
+      if (given == options_.input_shapes.end()) continue;
+      const std::string what = source_ + ": input '" + input->name() + "'";
+      IOS_ASSIGN_OR_RETURN(const auto* dims, ModelDims(*input, what));
+      const Dims& shape = given->second;
+      if (static_cast<int>(shape.size()) != dims->size())
+        return InvalidInput(what + " has rank " + std::to_string(dims->size()) +
+                            ", but the shape given for it, " + DimsToString(shape) + ", has " +
+                            std::to_string(shape.size()) + " dimensions");
+      for (int d = 0; d < dims->size(); ++d) {
+        const auto& dim = (*dims)[d];
+        if (shape[d] <= 0)
+          return InvalidInput(what + ": the shape given for it, " + DimsToString(shape) +
+                              ", has a non-positive dimension");
+        if (d > 0 && dim.has_dim_value() && dim.dim_value() != shape[d])
+          return InvalidInput(what + ": the shape given for it, " + DimsToString(shape) +
+                              ", contradicts the model's static dimension " + std::to_string(d) +
+                              " (" + std::to_string(dim.dim_value()) + ")");
+        if (dim.has_dim_param())
+          IOS_RETURN_IF_ERROR(
+              fix_symbol(dim.dim_param(), shape[d], "input '" + input->name() + "'"));
+      }
+      shapes[input->name()] = shape;
+    }
+    // Then the batch: dimension 0 of every other input.
+    for (const auto* input : inputs) {
+      if (shapes.count(input->name())) continue;
+      IOS_ASSIGN_OR_RETURN(const auto* dims,
+                           ModelDims(*input, source_ + ": input '" + input->name() + "'"));
+      if (dims->size() > 0 && (*dims)[0].has_dim_param() && !symbols.count((*dims)[0].dim_param()))
+        symbols[(*dims)[0].dim_param()] = options_.batch;
+    }
+    for (const auto* input : inputs) {
+      if (shapes.count(input->name())) continue;
+      const std::string what = source_ + ": input '" + input->name() + "'";
+      IOS_ASSIGN_OR_RETURN(const auto* dims, ModelDims(*input, what));
+      Dims shape;
+      for (int d = 0; d < dims->size(); ++d) {
+        const auto& dim = (*dims)[d];
+        auto symbol = dim.has_dim_param() ? symbols.find(dim.dim_param()) : symbols.end();
+        if (symbol != symbols.end()) {
+          shape.push_back(symbol->second);
+        } else if (d == 0) {
+          shape.push_back(options_.batch);  // a static batch is replaced too
+        } else if (dim.has_dim_value()) {
+          if (dim.dim_value() <= 0)
+            return InvalidInput(what + ": dimension " + std::to_string(d) + " is " +
+                                std::to_string(dim.dim_value()) + "; dimensions must be positive");
+          shape.push_back(dim.dim_value());
+        } else {
+          return FreeDimensionError(*input, *dims, d, what);
+        }
+      }
+      shapes[input->name()] = shape;
+    }
+    return shapes;
+  }
+
+  StatusOr<const google::protobuf::RepeatedPtrField<onnx::TensorShapeProto_Dimension>*> ModelDims(
+      const onnx::ValueInfoProto& input, const std::string& what) const {
+    if (!input.type().has_tensor_type()) return Unsupported(what + " is not a tensor");
+    if (!input.type().tensor_type().has_shape()) return InvalidInput(what + " has no shape");
+    return &input.type().tensor_type().shape().dim();
+  }
+
+  // "dimension 2 ('height') is free; fix it with --input-shape images:1x3x<height>x<width>".
+  Status FreeDimensionError(
+      const onnx::ValueInfoProto& input,
+      const google::protobuf::RepeatedPtrField<onnx::TensorShapeProto_Dimension>& dims, int d,
+      const std::string& what) const {
+    std::string example;
+    for (int i = 0; i < dims.size(); ++i) {
+      std::string part = i == 0                    ? std::to_string(options_.batch)
+                         : dims[i].has_dim_value() ? std::to_string(dims[i].dim_value())
+                         : dims[i].has_dim_param() ? "<" + dims[i].dim_param() + ">"
+                                                   : "<dim" + std::to_string(i) + ">";
+      example += (i == 0 ? "" : "x") + part;
+    }
+    const std::string symbol =
+        dims[d].has_dim_param() ? " (the symbol '" + dims[d].dim_param() + "')" : " (unnamed)";
+    return InvalidInput(what + ": dimension " + std::to_string(d) + symbol +
+                        " is free; give the input's shape with --input-shape " + input.name() +
+                        ":" + example);
+  }
+
   Status ImportInputs() {
-    for (const auto& input : model_.graph().input()) {
-      if (by_name_.count(input.name())) continue;  // IR < 4 lists initializers as inputs too
-      const std::string what = source_ + ": input '" + input.name() + "'";
-      if (!input.type().has_tensor_type()) return Unsupported(what + " is not a tensor");
-      const auto& tensor_type = input.type().tensor_type();
+    const std::vector<const onnx::ValueInfoProto*> inputs = RuntimeInputs();
+    IOS_ASSIGN_OR_RETURN(auto shapes, InputShapes(inputs));
+    for (const auto* input : inputs) {
+      const std::string what = source_ + ": input '" + input->name() + "'";
+      const auto& tensor_type = input->type().tensor_type();
       Value value;
-      value.name = input.name();
+      value.name = input->name();
       value.dtype = DTypeFromOnnx(tensor_type.elem_type());
       if (value.dtype == DType::kUndefined) {
         return Unsupported(what + " has element type " + std::to_string(tensor_type.elem_type()) +
                            ", which ios does not support");
       }
-      if (!tensor_type.has_shape()) return InvalidInput(what + " has no shape");
-      const auto& dims = tensor_type.shape().dim();
-      for (int d = 0; d < dims.size(); ++d) {
-        if (d == 0) {
-          value.dims.push_back(options_.batch);  // --batch fixes it, symbolic or not
-          if (dims[0].has_dim_param()) batch_symbols_.insert(dims[0].dim_param());
-          continue;
-        }
-        // ONNX gives one symbol one value: the batch's symbol is the batch wherever it appears.
-        if (dims[d].has_dim_param() && batch_symbols_.count(dims[d].dim_param())) {
-          value.dims.push_back(options_.batch);
-          continue;
-        }
-        if (!dims[d].has_dim_value()) {
-          std::string label = dims[d].has_dim_param() ? " ('" + dims[d].dim_param() + "')" : "";
-          return InvalidInput(what + ": dimension " + std::to_string(d) + label +
-                              " is unknown; only dimension 0, the batch, may be symbolic");
-        }
-        if (dims[d].dim_value() <= 0) {
-          return InvalidInput(what + ": dimension " + std::to_string(d) + " is " +
-                              std::to_string(dims[d].dim_value()) +
-                              "; dimensions must be positive");
-        }
-        value.dims.push_back(dims[d].dim_value());
-      }
+      value.dims = shapes.at(input->name());
       value.has_shape = true;
       ValueId id = static_cast<ValueId>(graph_.values.size());
       IOS_RETURN_IF_ERROR(DefineValue(std::move(value)));
@@ -185,7 +289,8 @@ class Importer {
       const auto& node = nodes[i];
       if (node.op_type() == "Constant") {
         if (node.output_size() != 1) return InvalidInput(NodeWhat(node, i) + ": needs 1 output");
-        IOS_ASSIGN_OR_RETURN(Tensor tensor, ConstantNodeValue(node, NodeWhat(node, i)));
+        IOS_ASSIGN_OR_RETURN(Tensor tensor,
+                             ConstantNodeValue(node, NodeWhat(node, i), external_.get()));
         Value value;
         value.name = node.output(0);
         value.dtype = tensor.dtype();
@@ -260,7 +365,7 @@ class Importer {
   ImportOptions options_;
   Graph graph_;
   std::map<std::string, ValueId> by_name_;
-  std::set<std::string> batch_symbols_;
+  std::unique_ptr<ExternalDataReader> external_;  // when the model's folder is known
 };
 
 }  // namespace
@@ -283,9 +388,16 @@ StatusOr<Graph> ImportOnnxBytes(std::string bytes, const std::string& source,
   return Importer(model, source, options).Run();
 }
 
+std::string ModelFolder(const std::string& model_path) {
+  const std::string folder = std::filesystem::path(model_path).parent_path().string();
+  return folder.empty() ? "." : folder;
+}
+
 StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
   IOS_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
-  return ImportOnnxBytes(std::move(bytes), path, options);
+  ImportOptions with_folder = options;
+  if (with_folder.external_data_dir.empty()) with_folder.external_data_dir = ModelFolder(path);
+  return ImportOnnxBytes(std::move(bytes), path, with_folder);
 }
 
 }  // namespace ios

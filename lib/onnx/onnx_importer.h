@@ -1,9 +1,18 @@
 // ONNX → ios graph. Parses the protobuf itself (Debian's libonnx checker only knows opsets up to
-// 17), checks the structure, and fixes the batch dimension. Every error names the file and,
-// where there is one, the node, its op and its opset.
+// 17), reads external tensor data (onnx/external_data.h), checks the structure, and fixes the
+// inputs' shapes. Every error names the file and, where there is one, the node, its op and its
+// opset, or the tensor.
+//
+// Input shapes: an input listed in `input_shapes` takes that shape (its rank must be the
+// model's, and its static dimensions other than the batch must agree). Every other input takes
+// `batch` as its dimension 0, symbolic or numeric (the batch of a model exported with a static
+// batch of 1 can be changed so). A symbol (dim_param) names one value everywhere: once an input
+// fixes it, every dimension with that symbol takes that value. A dimension left unknown is an
+// error naming the input, the dimension, its symbol and the flag that fixes it.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "ir/graph.h"
@@ -11,12 +20,22 @@
 
 namespace ios {
 
+// The default-domain opsets ios reads. Every op ios supports has been checked against onnx's
+// schemas up to kMaxSupportedOpset (tests/python/test_opset_range.py): its later versions add
+// element types only, or attributes that do not apply to the types ios runs.
 inline constexpr int64_t kMinSupportedOpset = 7;
-inline constexpr int64_t kMaxSupportedOpset = 21;
+inline constexpr int64_t kMaxSupportedOpset = 28;
 
 struct ImportOptions {
-  int64_t batch = 1;  // replaces dimension 0 of every runtime input, symbolic or numeric
+  int64_t batch = 1;  // dimension 0 of every runtime input not in `input_shapes`
+  std::map<std::string, Dims> input_shapes;  // per input name, its whole shape
+  // The folder external tensor data is relative to; ImportOnnxFile sets the model file's.
+  // Empty for ImportOnnxBytes: a model with external data is then refused.
+  std::string external_data_dir;
 };
+
+// The folder a model file's external data is relative to: the file's own ("." for a bare name).
+std::string ModelFolder(const std::string& model_path);
 
 StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options);
 // Same, from the bytes of a model; `source` names it in messages. Pass the bytes with std::move
