@@ -160,7 +160,7 @@ def unknown_dim():
 
 
 def opset_too_new():
-    return serialize(conv_relu(opset=22, ir_version=10))
+    return serialize(conv_relu(opset=29, ir_version=10))
 
 
 def opset_too_old():

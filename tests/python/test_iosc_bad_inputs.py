@@ -1,5 +1,7 @@
 """Every bad input in testdata/bad gets a clear message, exit status 2, no crash, and no output
-file; an existing output file survives a failed run untouched."""
+file; an existing output file survives a failed run untouched. So do models whose external data
+is broken (a location out of the model's folder, a missing .data file, an offset past its end)
+and bad --input-shape flags (an unknown input, a wrong rank, a contradicted static dim)."""
 import os
 import tempfile
 
@@ -17,12 +19,103 @@ EXPECTED = {
     "cycle.onnx": ["cycle", "Relu"],
     "zero_dim.onnx": ["input 'input'", "dimension 2 is 0"],
     "negative_dim.onnx": ["input 'input'", "dimension 2 is -1"],
-    "unknown_dim.onnx": ["input 'input'", "dimension 2 ('H') is unknown"],
-    "opset_too_new.onnx": ["opset 22", "7..21"],
-    "opset_too_old.onnx": ["opset 6", "7..21"],
+    "unknown_dim.onnx": ["input 'input'", "dimension 2 (the symbol 'H') is free",
+                         "--input-shape input:"],
+    "opset_too_new.onnx": ["opset 29", "7..28"],
+    "opset_too_old.onnx": ["opset 6", "7..28"],
     "bad_conv_channels.onnx": ["node 'conv' (Conv, opset 13)", "channels"],
     "wrong_initializer_size.onnx": ["initializer 'conv_weight'", "expected 864"],
 }
+
+
+def external_data_cases(source_dir, tmp):
+    """Models whose weights are external, broken in the ways a download or a copy breaks them:
+    (folder, model path, the tensor named, what the message must say)."""
+    import onnx
+    good = os.path.join(source_dir, "testdata", "models", "residual_blocks_opset17.onnx")
+    cases = []
+
+    def saved(name):
+        folder = os.path.join(tmp, name)
+        os.makedirs(folder)
+        model = onnx.load(good)
+        path = os.path.join(folder, "model.onnx")
+        onnx.save(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                  location="model.onnx.data", size_threshold=0)
+        return folder, path, onnx.load(path, load_external_data=False)
+
+    def first_external(model):
+        return next(t for t in model.graph.initializer
+                    if t.data_location == onnx.TensorProto.EXTERNAL)
+
+    def set_entry(tensor, key, value):
+        for entry in tensor.external_data:
+            if entry.key == key:
+                entry.value = value
+                return
+        tensor.external_data.add(key=key, value=value)
+
+    folder, path, model = saved("escape")
+    tensor = first_external(model)
+    set_entry(tensor, "location", "../model.onnx.data")
+    onnx.save(model, path)
+    cases.append((path, tensor.name, ["external data location '../model.onnx.data'",
+                                      "must lie in the model's folder"]))
+
+    folder, path, model = saved("absolute")
+    tensor = first_external(model)
+    set_entry(tensor, "location", os.path.join(folder, "model.onnx.data"))
+    onnx.save(model, path)
+    cases.append((path, tensor.name, ["is an absolute path"]))
+
+    folder, path, model = saved("missing")
+    os.remove(os.path.join(folder, "model.onnx.data"))
+    cases.append((path, first_external(model).name, ["model.onnx.data is missing"]))
+
+    folder, path, model = saved("past_end")
+    tensor = first_external(model)
+    set_entry(tensor, "offset", str(os.path.getsize(os.path.join(folder, "model.onnx.data"))))
+    onnx.save(model, path)
+    cases.append((path, tensor.name, ["runs past the end of"]))
+    return cases
+
+
+def check_external_data(tally, args, tmp):
+    for path, tensor, needles in external_data_cases(args.source_dir, tmp):
+        label = os.path.basename(os.path.dirname(path))
+        plan = os.path.join(tmp, label + ".iosplan")
+        result = run([args.iosc, path, "-o", plan])
+        tally.check(f"external data, {label}: exit status 2", result.returncode == 2,
+                    f"got {result.returncode}: {result.stderr}")
+        tally.check(f"external data, {label}: names the file and the tensor",
+                    path in result.stderr and f"initializer '{tensor}'" in result.stderr,
+                    result.stderr)
+        for needle in needles:
+            tally.check(f"external data, {label}: says {needle!r}", needle in result.stderr,
+                        result.stderr)
+        tally.check(f"external data, {label}: no plan", not os.path.exists(plan))
+
+
+def check_input_shapes(tally, args, tmp):
+    good = os.path.join(args.source_dir, "testdata", "models", "residual_blocks_opset17.onnx")
+    cases = {
+        "unknown input": (["--input-shape", "images:1x3x32x32"],
+                          ["'images', which is not an input of the model", "'input'"]),
+        "wrong rank": (["--input-shape", "input:1x3x32"],
+                       ["input 'input' has rank 4", "[1,3,32]"]),
+        "static dim contradicted": (["--input-shape", "input:1x4x32x32"],
+                                    ["contradicts the model's static dimension 1 (3)"]),
+        "not NAME:DIMS": (["--input-shape", "input:1x3x32xabc"], ["'abc' is not a positive"]),
+    }
+    for label, (flags, needles) in cases.items():
+        plan = os.path.join(tmp, "shape.iosplan")
+        result = run([args.iosc, good, "-o", plan] + flags)
+        tally.check(f"--input-shape, {label}: exit status 2", result.returncode == 2,
+                    f"got {result.returncode}: {result.stderr}")
+        for needle in needles:
+            tally.check(f"--input-shape, {label}: says {needle!r}", needle in result.stderr,
+                        result.stderr)
+        tally.check(f"--input-shape, {label}: no plan", not os.path.exists(plan))
 
 
 def main():
@@ -51,6 +144,8 @@ def main():
         tally.check("unwritable output: says why", "cannot write" in result.stderr, result.stderr)
         result = run([args.iosc, good, "--batch", "0"])
         tally.check("--batch 0 is refused with status 2", result.returncode == 2, result.stderr)
+        check_external_data(tally, args, tmp)
+        check_input_shapes(tally, args, tmp)
     tally.finish()
 
 

@@ -3,10 +3,13 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "iosc/op_support_table.h"
 #include "util/device_name.h"
+#include "util/shape_spec.h"
 
 namespace ios {
 
@@ -93,9 +96,19 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--batch", options->batch,
-                 "Batch size; replaces dimension 0 of every input, symbolic or numeric")
+                 "Batch size; replaces dimension 0 of every input not given by --input-shape, "
+                 "symbolic or numeric")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  std::vector<std::string> input_shapes;
+  app.add_option("--input-shape", input_shapes,
+                 "NAME:DIMS, e.g. images:1x3x640x640 (repeatable): the whole shape of an input, "
+                 "for models with free dimensions (height, width, sequence length); the model's "
+                 "symbol takes the value wherever it appears")
+      ->check([](const std::string& spec) {
+        auto parsed = ParseInputShapeSpec(spec);
+        return parsed.ok() ? std::string() : parsed.status().message();
+      });
   app.add_option("--part-limit", options->part_limit,
                  "Largest number of schedule units in one block part (0 = no limit)")
       ->capture_default_str()
@@ -121,6 +134,14 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   } catch (const CLI::ParseError& error) {
     int code = app.exit(error);
     return code == 0 ? 0 : 2;
+  }
+  for (const std::string& spec : input_shapes) {
+    auto parsed = ParseInputShapeSpec(spec);  // checked by CLI11 above
+    if (!options->input_shapes.emplace(parsed->first, parsed->second).second) {
+      std::fprintf(stderr, "iosc: error: --input-shape gives input '%s' twice\n",
+                   parsed->first.c_str());
+      return 2;
+    }
   }
   // The CUDA profiler has its own warm-up default (cuda_stage_profiler.h).
   if (IsCudaDevice(options->device) && app.count("--profile-warmup") == 0)

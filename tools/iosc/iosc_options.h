@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct IoscOptions {
   int max_streams = 0;             // 0: the device's default (CPU: its cores; GPU: 8)
   std::string command_line;        // recorded in the plan
   int64_t batch = 1;
+  std::map<std::string, std::vector<int64_t>> input_shapes;  // --input-shape NAME:DIMS
   int part_limit = 50;
   std::string dump_blocks_path;  // --dump-blocks: JSON of blocks, parts and units
   std::string emit_onnx_path;    // --emit-onnx: the canonicalised graph as ONNX

@@ -24,6 +24,13 @@
 namespace ios {
 namespace {
 
+// The plan's batch: dimension 0 of the first input (--input-shape may set it), else --batch.
+int64_t PlanBatch(const Graph& graph, int64_t batch) {
+  if (graph.inputs.empty()) return batch;
+  const Dims& dims = graph.values[graph.inputs[0]].dims;
+  return dims.empty() ? batch : dims[0];
+}
+
 CanonicalizeOptions PassOptions(const IoscOptions& options) {
   auto enabled = [&](const char* pass) {
     return std::find(options.passes.begin(), options.passes.end(), pass) != options.passes.end();
@@ -57,7 +64,7 @@ Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure&
   if (IsCudaDevice(options.device)) meta.options["tf32"] = options.tf32;
   meta.stage_latencies = outcome.stage_latencies;
   meta.model_sha256 = model_sha256;
-  meta.batch = options.batch;
+  meta.batch = PlanBatch(graph, options.batch);
   meta.device = device;
   IOS_ASSIGN_OR_RETURN(plan::Plan plan, BuildPlan(graph, schedule, memory, meta));
 #ifdef IOS_HAVE_CUDA
@@ -85,6 +92,8 @@ Status RunIosc(const IoscOptions& options) {
   IOS_ASSIGN_OR_RETURN(std::string model_bytes, ReadFileToString(options.model_path));
   ImportOptions import_options;
   import_options.batch = options.batch;
+  import_options.input_shapes = options.input_shapes;
+  import_options.external_data_dir = ModelFolder(options.model_path);
   const std::string model_sha256 = Sha256Hex(model_bytes);
   IOS_ASSIGN_OR_RETURN(Graph graph,
                        ImportOnnxBytes(std::move(model_bytes), options.model_path, import_options));
@@ -94,7 +103,13 @@ Status RunIosc(const IoscOptions& options) {
   CanonicalizeStats stats;
   IOS_RETURN_IF_ERROR(Canonicalize(graph, PassOptions(options), &stats));
   std::printf("model %s (opset %lld), batch %lld\n", options.model_path.c_str(),
-              static_cast<long long>(graph.opset), static_cast<long long>(options.batch));
+              static_cast<long long>(graph.opset),
+              static_cast<long long>(PlanBatch(graph, options.batch)));
+  if (!options.input_shapes.empty()) {
+    for (ValueId input : graph.inputs)
+      std::printf("input %s: %s\n", graph.values[input].name.c_str(),
+                  DimsToString(graph.values[input].dims).c_str());
+  }
   std::printf(
       "canonicalised: %d -> %d nodes (%d constants folded, %d identities removed, "
       "%d BatchNorms folded, %d activations fused)\n",

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "kernels/reference/reference_kernels.h"
+#include "onnx/onnx_importer.h"
 #include "ops/op_registry.h"
 #include "runtime/cpu/cpu_kernel.h"
 #ifdef IOS_HAVE_CUDA
@@ -21,6 +22,8 @@ std::string OpSupportTableMarkdown() {
       << "it may still refuse a node for its dtype or attributes (float32 math, constant\n"
       << "Slice/Pad/ReduceMean parameters), naming the node. `iosc --device N` refuses a model\n"
       << "with an op the CUDA backend cannot run before it profiles anything.\n\n"
+      << "Models of the default domain's opsets " << kMinSupportedOpset << " to "
+      << kMaxSupportedOpset << " are read; a newer opset is refused with that range.\n\n"
       << "| op | reference | CPU | CUDA |\n|---|---|---|---|\n";
   for (const std::string& op : OpRegistry::Global().OpTypes()) {
     const bool reference = FindReferenceKernel(op) != nullptr;
