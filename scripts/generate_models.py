@@ -191,7 +191,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True, help="output directory (created if missing)")
     parser.add_argument("--models", default=",".join(MODEL_NAMES),
-                        help="comma-separated subset of: %s" % ",".join(MODEL_NAMES))
+                        help="comma-separated subset of: %s (default: the four benchmark "
+                             "networks)" % ",".join(GENERATORS))
     parser.add_argument("--seed", type=int, default=0, help="weight seed (default 0)")
     parser.add_argument("--force", action="store_true", help="regenerate even if up to date")
     parser.add_argument("--randwire-dir", default=None,
@@ -202,7 +203,7 @@ def main(argv=None):
     names = [n.strip() for n in args.models.split(",") if n.strip()]
     unknown = [n for n in names if n not in GENERATORS]
     if unknown or not names:
-        parser.error("unknown model(s) %s; choose from %s" % (",".join(unknown), ",".join(MODEL_NAMES)))
+        parser.error("unknown model(s) %s; choose from %s" % (",".join(unknown), ",".join(GENERATORS)))
     os.makedirs(args.out, exist_ok=True)
     for name in names:
         generate(name, args.out, seed=args.seed, force=args.force, calibrate=not args.no_calibrate,

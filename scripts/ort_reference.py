@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Write an onnxruntime reference input/output pair for an ONNX model.
 
-    ort_reference.py MODEL --out DIR [--batch N] [--seed S] [--threads T]
+    ort_reference.py MODEL --out DIR [--batch N] [--input-shape NAME:DIMS ...]
+                     [--seed S] [--threads T]
 
 Runs onnxruntime (CPU, default session options, intra_op_num_threads = T) on
 random inputs (fixed seed; float inputs are standard normal float32) with every
-symbolic or unknown dimension set to N, and writes DIR/input_<i>.pb and
+symbolic or unknown dimension set to N, except for the inputs given a whole
+shape with --input-shape (as iosc takes it, e.g. images:1x3x640x640), and writes DIR/input_<i>.pb and
 DIR/output_<i>.pb as serialised onnx.TensorProto files (one per graph input /
 output, in order; each TensorProto carries the graph name of its value), the
 layout of ONNX's backend test data.  Files are written atomically.
@@ -80,11 +82,27 @@ def write_atomically(path, data):
         raise
 
 
+def parse_input_shape(spec):
+    """NAME:DIMS (the name is what comes before the last ':'), as iosc --input-shape."""
+    name, sep, dims = spec.rpartition(":")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError("%r: expected NAME:DIMS, e.g. images:1x3x640x640" % spec)
+    try:
+        shape = tuple(int(d) for d in dims.split("x")) if dims else ()
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r: DIMS must be integers separated by 'x'" % spec)
+    if any(d <= 0 for d in shape):
+        raise argparse.ArgumentTypeError("%r: dimensions must be positive" % spec)
+    return name, shape
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", help="ONNX model file")
     parser.add_argument("--out", required=True, help="output directory (created if missing)")
     parser.add_argument("--batch", type=int, default=1, help="value of symbolic dimensions (default 1)")
+    parser.add_argument("--input-shape", type=parse_input_shape, action="append", default=[],
+                        metavar="NAME:DIMS", help="an input's whole shape, e.g. images:1x3x640x640")
     parser.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
     parser.add_argument("--threads", type=int, default=2, help="onnxruntime intra-op threads (default 2)")
     args = parser.parse_args(argv)
@@ -92,7 +110,11 @@ def main(argv=None):
         parser.error("--batch must be >= 1")
 
     session = make_session(args.model, args.threads)
-    feeds = make_inputs(session, args.batch, args.seed)
+    shapes = dict(args.input_shape)
+    unknown = sorted(set(shapes) - {i.name for i in session.get_inputs()})
+    if unknown:
+        parser.error("--input-shape names %s, not inputs of the model" % ", ".join(unknown))
+    feeds = make_inputs(session, args.batch, args.seed, shapes)
     output_names = [o.name for o in session.get_outputs()]
     outputs = session.run(output_names, feeds)
 
