@@ -35,8 +35,32 @@ int ParseIosrunOptions(int argc, char** argv, IosrunOptions* options) {
   app.add_option("--save-outputs", options->save_outputs_dir, "Write DIR/output_N.pb");
   app.add_option("--check", options->check_dir,
                  "Run on DIR/input_*.pb and compare with DIR/output_*.pb; exit 1 on a mismatch");
-  app.add_option("--atol", options->atol, "Absolute tolerance of --check")->capture_default_str();
-  app.add_option("--rtol", options->rtol, "Relative tolerance of --check")->capture_default_str();
+  std::vector<std::string> atol, rtol, stats;
+  auto tolerance_check = [](const std::string& spec) {
+    PerOutput<double> scratch;
+    Status parsed = ParsePerOutputTolerance(spec, &scratch);
+    return parsed.ok() ? std::string() : parsed.message();
+  };
+  app.add_option("--atol", atol,
+                 "Absolute tolerance of --check: VALUE, or OUTPUT:VALUE for one output "
+                 "(repeatable, as polygraphy takes it)")
+      ->default_str("1e-4")
+      ->check(tolerance_check);
+  app.add_option("--rtol", rtol, "Relative tolerance of --check: VALUE or OUTPUT:VALUE")
+      ->default_str("1e-4")
+      ->check(tolerance_check);
+  app.add_option("--check-error-stat", stats,
+                 "How --check decides, per output (STAT or OUTPUT:STAT): allclose (every element "
+                 "within atol + rtol*|expected|), elemwise (every element within atol or rtol, "
+                 "polygraphy's default), max, mean, median (that statistic of the abs error "
+                 "within atol or of the rel error within rtol), scaled (max abs error within "
+                 "atol + rtol*max|expected|: the error against the output's scale)")
+      ->default_str("allclose")
+      ->check([](const std::string& spec) {
+        PerOutput<ErrorStat> scratch;
+        Status parsed = ParsePerOutputStat(spec, &scratch);
+        return parsed.ok() ? std::string() : parsed.message();
+      });
   app.add_flag("--bench", options->bench, "Benchmark: warm up, then time repeated runs");
   app.add_option("--warmup-ms", options->warmup_ms, "Warm-up time before timing")
       ->capture_default_str()
@@ -57,6 +81,10 @@ int ParseIosrunOptions(int argc, char** argv, IosrunOptions* options) {
     int code = app.exit(error);
     return code == 0 ? 0 : 2;
   }
+  // Checked by CLI11 above.
+  for (const std::string& spec : atol) (void)ParsePerOutputTolerance(spec, &options->check.atol);
+  for (const std::string& spec : rtol) (void)ParsePerOutputTolerance(spec, &options->check.rtol);
+  for (const std::string& spec : stats) (void)ParsePerOutputStat(spec, &options->check.stat);
   return -1;
 }
 

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "util/output_check.h"
+
 namespace ios {
 
 struct IosrunOptions {
@@ -18,8 +20,7 @@ struct IosrunOptions {
   std::string load_inputs_dir;
   std::string save_outputs_dir;
   std::string check_dir;
-  double atol = 1e-4;
-  double rtol = 1e-4;
+  OutputCheckOptions check;  // --atol, --rtol, --check-error-stat (util/output_check.h)
   bool bench = false;
   double warmup_ms = 200;
   int iterations = 10;    // at least this many timed runs

@@ -1,8 +1,8 @@
 // iosrun: runs, checks and benchmarks ios plans. Exit codes: 0 ok, 1 a --check mismatch or an
 // internal error, 2 bad input (plan, files, flags, device).
-#include <cstdio>
-
 #include <spdlog/spdlog.h>
+
+#include <cstdio>
 
 #include "iosrun/iosrun_options.h"
 #include "iosrun/iosrun_runner.h"

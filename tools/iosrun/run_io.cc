@@ -4,6 +4,7 @@
 #include <random>
 
 #include "iosrun/tensor_files.h"
+#include "util/output_check.h"
 
 namespace ios {
 namespace {
@@ -50,8 +51,12 @@ StatusOr<int> HandleRunOutputs(const IosrunOptions& options, const Graph& graph,
   if (!options.check_dir.empty()) {
     IOS_ASSIGN_OR_RETURN(std::vector<Tensor> expected,
                          ReadNumberedTensors(options.check_dir, "output"));
-    bool ok = false;
-    std::fputs(CompareOutputs(outputs, expected, options.atol, options.rtol, &ok).c_str(), stdout);
+    const std::vector<std::string> names = OutputNames(graph);
+    IOS_RETURN_IF_ERROR(CheckPerOutputNames(options.check, names));
+    const std::vector<OutputCheck> checks = CheckOutputs(outputs, expected, names, options.check);
+    std::fputs(FormatOutputChecks(checks, outputs.size(), expected.size()).c_str(), stdout);
+    bool ok = outputs.size() == expected.size();
+    for (const OutputCheck& check : checks) ok = ok && check.passed;
     std::printf("check: %s\n", ok ? "PASSED" : "FAILED");
     if (!ok) exit_code = 1;
   }

@@ -11,13 +11,10 @@
 namespace ios {
 
 // Reads DIR/<prefix>_0.pb, _1.pb, ... until the first missing number; an error when there is none.
-StatusOr<std::vector<Tensor>> ReadNumberedTensors(const std::string& dir, const std::string& prefix);
+StatusOr<std::vector<Tensor>> ReadNumberedTensors(const std::string& dir,
+                                                  const std::string& prefix);
 Status WriteNumberedTensors(const std::string& dir, const std::string& prefix,
-                            const std::vector<Tensor>& tensors, const std::vector<std::string>& names);
-
-// Compares `got` with `expected` element by element: |got - expected| <= atol + rtol * |expected|.
-// Returns a report line per output, and sets *ok.
-std::string CompareOutputs(const std::vector<Tensor>& got, const std::vector<Tensor>& expected,
-                           double atol, double rtol, bool* ok);
+                            const std::vector<Tensor>& tensors,
+                            const std::vector<std::string>& names);
 
 }  // namespace ios
