@@ -420,11 +420,88 @@ TEST(PlanIoTest, RejectsATruncatedFile) {
   std::string path = TempPath("truncated.iosplan");
   ASSERT_TRUE(WritePlanFile(BuildSmallPlan(), path).ok());
   std::string bytes = ReadFileToString(path).value();
-  WriteRaw(path, bytes.substr(0, bytes.size() / 2));
+  // Cut in the data section, in the body, and in the header.
+  for (size_t keep : {bytes.size() - 1, bytes.size() / 2, size_t{40}, size_t{12}}) {
+    WriteRaw(path, bytes.substr(0, keep));
+    auto read = ReadPlanFile(path);
+    ASSERT_FALSE(read.ok()) << keep;
+    EXPECT_EQ(read.status().code(), StatusCode::kInvalidInput);
+    EXPECT_EQ(read.status().message().rfind(path + ": ", 0), 0u);
+    EXPECT_NE(read.status().message().find("truncated or corrupted"), std::string::npos)
+        << read.status().message();
+  }
+  std::remove(path.c_str());
+}
+
+TEST(PlanIoTest, WeightsFollowTheBodyInTheContainerAndLoadBitExact) {
+  plan::Plan plan = BuildSmallPlan();
+  const plan::Plan original = plan;
+  std::string path = TempPath("container.iosplan");
+  ASSERT_TRUE(WritePlanFile(plan, path).ok());
+  // The caller's plan keeps its weights' bytes, now with their offsets.
+  ASSERT_EQ(plan.weights_size(), original.weights_size());
+  for (int w = 0; w < plan.weights_size(); ++w) {
+    EXPECT_EQ(plan.weights(w).data(), original.weights(w).data());
+    EXPECT_EQ(plan.weights(w).offset() % 64, 0);
+  }
+  const std::string bytes = ReadFileToString(path).value();
+  ASSERT_GE(bytes.size(), 24u);
+  EXPECT_EQ(bytes.substr(0, 8), std::string("\0IOSPLAN", 8));
   auto read = ReadPlanFile(path);
-  ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.status().code(), StatusCode::kInvalidInput);
-  EXPECT_EQ(read.status().message(), path + ": not an ios plan (truncated or corrupted)");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->format_major(), 3u);
+  for (int w = 0; w < plan.weights_size(); ++w)
+    EXPECT_EQ(read->weights(w).data(), original.weights(w).data()) << "weight " << w;
+  // The same plan gives the same bytes.
+  std::string again_path = TempPath("container_again.iosplan");
+  ASSERT_TRUE(WritePlanFile(plan, again_path).ok());
+  EXPECT_EQ(ReadFileToString(again_path).value(), bytes);
+  std::remove(path.c_str());
+  std::remove(again_path.c_str());
+}
+
+TEST(PlanIoTest, FormatTwoPlansWithTheirWeightsInsideStillLoad) {
+  plan::Plan plan = BuildSmallPlan();
+  plan.set_format_major(2);
+  std::string path = TempPath("format2.iosplan");
+  WriteRaw(path, plan.SerializeAsString());  // what ios wrote before format 3
+  auto read = ReadPlanFile(path);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->format_major(), 2u);
+  auto loaded = LoadPlan(read.value(), path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  std::remove(path.c_str());
+}
+
+TEST(PlanIoTest, RejectsWeightsOutsideTheDataSectionAndAnUnknownContainer) {
+  plan::Plan plan = BuildSmallPlan();
+  std::string path = TempPath("bad_container.iosplan");
+  ASSERT_TRUE(WritePlanFile(plan, path).ok());
+  std::string bytes = ReadFileToString(path).value();
+  // A body whose second weight overlaps the first: rewrite the body with a bad offset.
+  ASSERT_GE(plan.weights_size(), 2);
+  plan::Plan body = plan;
+  for (plan::Weight& weight : *body.mutable_weights()) weight.clear_data();
+  body.mutable_weights(1)->set_offset(0);
+  const std::string new_body = body.SerializeAsString();
+  std::string header = bytes.substr(0, 16);
+  for (int i = 0; i < 8; ++i) header.push_back(static_cast<char>((new_body.size() >> (8 * i)) & 255));
+  const size_t data_start = (24 + new_body.size() + 63) / 64 * 64;
+  std::string rebuilt = header + new_body + std::string(data_start - 24 - new_body.size(), '\0') +
+                        std::string(4096, '\0');
+  WriteRaw(path, rebuilt);
+  auto overlap = ReadPlanFile(path);
+  ASSERT_FALSE(overlap.ok());
+  EXPECT_NE(overlap.status().message().find("weight 1's bytes lie outside"), std::string::npos)
+      << overlap.status().message();
+  // A container version from the future.
+  std::string future = bytes;
+  future[8] = 7;
+  WriteRaw(path, future);
+  auto version = ReadPlanFile(path);
+  ASSERT_FALSE(version.ok());
+  EXPECT_NE(version.status().message().find("container version 7"), std::string::npos)
+      << version.status().message();
   std::remove(path.c_str());
 }
 

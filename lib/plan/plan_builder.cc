@@ -20,7 +20,8 @@ int32_t AddWeight(plan::Plan& out, const std::string& name, const Tensor& data) 
   tensor->set_weight(out.weights_size());
   plan::Weight* weight = out.add_weights();
   weight->set_tensor(index);
-  weight->set_data(reinterpret_cast<const char*>(data.raw()), data.num_bytes());
+  // assign, not set_data: set_data(ptr, size) builds a temporary string first, a second copy.
+  weight->mutable_data()->assign(reinterpret_cast<const char*>(data.raw()), data.num_bytes());
   weight->set_bytes(static_cast<int64_t>(data.num_bytes()));
   return index;
 }

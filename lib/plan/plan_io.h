@@ -1,5 +1,16 @@
 // Reading and writing plan files. Writing is atomic (a failed write leaves no partial plan);
 // reading refuses anything that is not a valid plan of this format (ValidatePlan).
+//
+// The file (format 3, a container, so that the weights may pass protobuf's 2 GiB limit):
+//   bytes 0-7    magic "\0IOSPLAN" (byte 0 is 0: no bare protobuf message starts so)
+//   bytes 8-11   container version, little-endian (1)
+//   bytes 12-15  reserved (0)
+//   bytes 16-23  the body's size B, little-endian
+//   B bytes      the body: the plan::Plan message, whose weights carry their size and offset
+//                but not their bytes
+//   zero padding to a multiple of 64, then the data section: each weight's bytes at its offset
+//                (64-byte aligned, in weight order)
+// Plans of formats 1 and 2 (one bare message holding the weights) are still read.
 #pragma once
 
 #include <string>
@@ -9,10 +20,37 @@
 
 namespace ios {
 
-// Serialises deterministically (the same plan gives the same bytes).
-Status WritePlanFile(const plan::Plan& plan, const std::string& path);
+// Serialises deterministically (the same plan gives the same bytes). The weights' bytes are
+// moved out of `plan` while its body is serialised, and back before this returns; the weights'
+// `bytes` and `offset` are set.
+Status WritePlanFile(plan::Plan& plan, const std::string& path);
+inline Status WritePlanFile(plan::Plan&& plan, const std::string& path) {
+  return WritePlanFile(plan, path);
+}
 // InvalidInput "<path>: not an ios plan (truncated or corrupted)" for bytes that do not parse as
-// a plan, and ValidatePlan's errors for a plan that is not valid.
+// a plan, and ValidatePlan's errors for a plan that is not valid. Every weight's bytes are in
+// the returned message.
 StatusOr<plan::Plan> ReadPlanFile(const std::string& path);
+
+// A plan file opened for loading: its message, read and validated, whose weights' bytes stay in
+// the file (format 3) until ReadWeight copies each, once, where it is needed (LoadPlanFile in
+// plan_loader.h reads them straight into the graph's tensors). Formats 1 and 2 hold the bytes in
+// the message; ReadWeight copies them from there.
+class PlanFile {
+ public:
+  static StatusOr<PlanFile> Open(const std::string& path);
+
+  const plan::Plan& plan() const { return plan_; }
+  plan::Plan& mutable_plan() { return plan_; }
+  const std::string& path() const { return path_; }
+  bool weights_in_file() const { return data_start_ >= 0; }
+  // Weight `w`'s bytes (Weight.bytes of them) into `into`.
+  Status ReadWeight(int w, void* into) const;
+
+ private:
+  plan::Plan plan_;
+  std::string path_;
+  int64_t data_start_ = -1;  // where the data section starts; -1: the bytes are in the message
+};
 
 }  // namespace ios

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "plan/plan_format.h"
 #include "plan/plan_validate.h"
@@ -10,36 +13,42 @@
 namespace ios {
 namespace {
 
-Tensor WeightTensor(const plan::Plan& plan, int32_t index) {
+// Copies weight `w`'s bytes (exactly the tensor's size: ValidatePlan checked it) into `into`.
+using WeightReader = std::function<Status(int w, void* into)>;
+
+StatusOr<Tensor> WeightTensor(const plan::Plan& plan, int32_t index, const WeightReader& read) {
   const plan::Tensor& proto = plan.tensors(index);
   Tensor tensor(DTypeFromPlan(proto.dtype()), Dims(proto.dims().begin(), proto.dims().end()));
-  const std::string& data = plan.weights(proto.weight()).data();
-  // ValidatePlan has checked that the data has exactly the tensor's size.
-  if (!data.empty()) std::memcpy(tensor.raw(), data.data(), data.size());
+  IOS_RETURN_IF_ERROR(read(proto.weight(), tensor.raw()));
   return tensor;
 }
 
-AttributeValue AttributeFromPlan(const plan::Plan& plan, const plan::Attribute& attr) {
+StatusOr<AttributeValue> AttributeFromPlan(const plan::Plan& plan, const plan::Attribute& attr,
+                                           const WeightReader& read) {
   switch (attr.value_case()) {
     case plan::Attribute::kI:
-      return attr.i();
+      return AttributeValue(attr.i());
     case plan::Attribute::kF:
-      return attr.f();
+      return AttributeValue(attr.f());
     case plan::Attribute::kS:
-      return attr.s();
+      return AttributeValue(attr.s());
     case plan::Attribute::kInts:
-      return std::vector<int64_t>(attr.ints().values().begin(), attr.ints().values().end());
+      return AttributeValue(
+          std::vector<int64_t>(attr.ints().values().begin(), attr.ints().values().end()));
     case plan::Attribute::kFloats:
-      return std::vector<float>(attr.floats().values().begin(), attr.floats().values().end());
+      return AttributeValue(
+          std::vector<float>(attr.floats().values().begin(), attr.floats().values().end()));
     case plan::Attribute::kStrings:
-      return std::vector<std::string>(attr.strings().values().begin(),
-                                      attr.strings().values().end());
-    case plan::Attribute::kTensor:
-      return WeightTensor(plan, attr.tensor());
+      return AttributeValue(
+          std::vector<std::string>(attr.strings().values().begin(), attr.strings().values().end()));
+    case plan::Attribute::kTensor: {
+      IOS_ASSIGN_OR_RETURN(Tensor tensor, WeightTensor(plan, attr.tensor(), read));
+      return AttributeValue(std::move(tensor));
+    }
     case plan::Attribute::VALUE_NOT_SET:
       break;  // ValidatePlan refuses it
   }
-  return int64_t{0};
+  return AttributeValue(int64_t{0});
 }
 
 StageStrategy StrategyFromPlan(int32_t strategy) {
@@ -62,10 +71,10 @@ int CountValues(const plan::Plan& plan) {
   return count;
 }
 
-}  // namespace
-
-StatusOr<LoadedPlan> LoadPlan(plan::Plan plan, const std::string& source) {
-  IOS_RETURN_IF_ERROR(ValidatePlan(plan, source));
+// `plan` was validated; `read` copies a weight's bytes wherever they are. `plan` is moved into
+// the result once every weight has been read.
+StatusOr<LoadedPlan> Convert(plan::Plan& plan, const std::string& source,
+                             const WeightReader& read) {
   LoadedPlan loaded;
 
   Graph& graph = loaded.graph;
@@ -74,6 +83,13 @@ StatusOr<LoadedPlan> LoadPlan(plan::Plan plan, const std::string& source) {
   graph.opset = plan.opset();
   const int num_values = CountValues(plan);
   graph.values.resize(num_values);
+  // A value's weight bytes are released from the plan once copied, so that a large plan is not
+  // held twice; those an attribute also refers to stay until the attributes are read.
+  std::vector<bool> in_attribute(static_cast<size_t>(plan.tensors_size()), false);
+  for (const plan::Op& op : plan.ops())
+    for (const plan::Attribute& attr : op.attributes())
+      if (attr.value_case() == plan::Attribute::kTensor)
+        in_attribute[static_cast<size_t>(attr.tensor())] = true;
   for (int t = 0; t < num_values; ++t) {
     const plan::Tensor& tensor = plan.tensors(t);
     Value& value = graph.values[t];
@@ -81,7 +97,10 @@ StatusOr<LoadedPlan> LoadPlan(plan::Plan plan, const std::string& source) {
     value.dtype = DTypeFromPlan(tensor.dtype());
     value.dims.assign(tensor.dims().begin(), tensor.dims().end());
     value.has_shape = true;
-    if (tensor.kind() == plan::WEIGHT) value.constant = WeightTensor(plan, t);
+    if (tensor.kind() != plan::WEIGHT) continue;
+    IOS_ASSIGN_OR_RETURN(value.constant, WeightTensor(plan, t, read));
+    if (!in_attribute[static_cast<size_t>(t)])
+      std::string().swap(*plan.mutable_weights(tensor.weight())->mutable_data());
   }
   graph.nodes.reserve(plan.ops_size());
   for (const plan::Op& op : plan.ops()) {
@@ -91,8 +110,10 @@ StatusOr<LoadedPlan> LoadPlan(plan::Plan plan, const std::string& source) {
     node.opset = op.opset();
     node.inputs.assign(op.inputs().begin(), op.inputs().end());
     node.outputs.assign(op.outputs().begin(), op.outputs().end());
-    for (const plan::Attribute& attr : op.attributes())
-      node.attrs.Set(attr.name(), AttributeFromPlan(plan, attr));
+    for (const plan::Attribute& attr : op.attributes()) {
+      IOS_ASSIGN_OR_RETURN(AttributeValue value, AttributeFromPlan(plan, attr, read));
+      node.attrs.Set(attr.name(), std::move(value));
+    }
     graph.nodes.push_back(std::move(node));
   }
   graph.inputs.assign(plan.inputs().begin(), plan.inputs().end());
@@ -127,6 +148,24 @@ StatusOr<LoadedPlan> LoadPlan(plan::Plan plan, const std::string& source) {
   for (plan::Weight& weight : *plan.mutable_weights()) weight.clear_data();
   loaded.meta = std::move(plan);
   return loaded;
+}
+
+}  // namespace
+
+StatusOr<LoadedPlan> LoadPlan(plan::Plan plan, const std::string& source) {
+  IOS_RETURN_IF_ERROR(ValidatePlan(plan, source));
+  return Convert(plan, source, [&plan](int w, void* into) {
+    const std::string& data = plan.weights(w).data();
+    if (!data.empty()) std::memcpy(into, data.data(), data.size());
+    return Status::Ok();
+  });
+}
+
+StatusOr<LoadedPlan> LoadPlanFile(PlanFile file) {
+  // PlanFile::Open validated the plan; each weight goes from the file into its tensor.
+  const std::string source = file.path();
+  return Convert(file.mutable_plan(), source,
+                 [&file](int w, void* into) { return file.ReadWeight(w, into); });
 }
 
 }  // namespace ios

@@ -4,9 +4,10 @@
 
 #include <string>
 
-#include "ir/graph.h"
 #include "iosplan.pb.h"
+#include "ir/graph.h"
 #include "plan/memory_plan.h"
+#include "plan/plan_io.h"
 #include "sched/schedule.h"
 #include "util/status.h"
 
@@ -24,5 +25,8 @@ struct LoadedPlan {
 // InvalidInput prefixed by `source`. Weight tensors that only node attributes reference (they
 // follow the graph's values in the plan) do not become values of the graph.
 StatusOr<LoadedPlan> LoadPlan(plan::Plan plan, const std::string& source);
+// The same from an opened plan file, whose weights' bytes go from the file straight into the
+// graph's tensors: a plan is held once, however large.
+StatusOr<LoadedPlan> LoadPlanFile(PlanFile file);
 
 }  // namespace ios

@@ -12,7 +12,8 @@ std::string Str(int64_t v) { return std::to_string(v); }
 
 class Validator {
  public:
-  Validator(const plan::Plan& plan, const std::string& source) : plan_(plan), source_(source) {}
+  Validator(const plan::Plan& plan, const std::string& source, WeightBytes weights)
+      : plan_(plan), source_(source), weights_(weights) {}
 
   Status Run() {
     IOS_RETURN_IF_ERROR(CheckVersion());
@@ -101,9 +102,12 @@ class Validator {
       if (tensor.kind() != plan::WEIGHT || tensor.weight() != w)
         return Error(what + ", but that tensor does not refer back to it");
       int64_t expected = PlanTensorBytes(tensor);
-      if (static_cast<int64_t>(weight.data().size()) != expected)
-        return Error(what + " has " + Str(static_cast<int64_t>(weight.data().size())) +
-                     " bytes of data, but its dims and dtype need " + Str(expected));
+      const int64_t held = weights_ == WeightBytes::kInFile
+                               ? (weight.data().empty() ? weight.bytes() : -1)
+                               : static_cast<int64_t>(weight.data().size());
+      if (held != expected)
+        return Error(what + " has " + Str(held) + " bytes of data, but its dims and dtype need " +
+                     Str(expected));
       if (weight.bytes() != expected)
         return Error(what + " records a size of " + Str(weight.bytes()) + " bytes, but needs " +
                      Str(expected));
@@ -269,6 +273,7 @@ class Validator {
 
   const plan::Plan& plan_;
   const std::string& source_;
+  WeightBytes weights_;
   std::vector<int> producer_;  // per tensor, the op that writes it, or -1
 };
 
@@ -283,8 +288,8 @@ int64_t PlanTensorBytes(const plan::Tensor& tensor) {
   return bytes;
 }
 
-Status ValidatePlan(const plan::Plan& plan, const std::string& source) {
-  return Validator(plan, source).Run();
+Status ValidatePlan(const plan::Plan& plan, const std::string& source, WeightBytes weights) {
+  return Validator(plan, source, weights).Run();
 }
 
 }  // namespace ios

@@ -10,7 +10,12 @@
 
 namespace ios {
 
-Status ValidatePlan(const plan::Plan& plan, const std::string& source);
+// Where the weights' bytes are: in the message (Weight.data), or still in a format 3 file
+// (PlanFile, plan_io.h: Weight.data empty, Weight.bytes and Weight.offset set).
+enum class WeightBytes { kInMessage, kInFile };
+
+Status ValidatePlan(const plan::Plan& plan, const std::string& source,
+                    WeightBytes weights = WeightBytes::kInMessage);
 
 // Bytes of a plan tensor (dims x dtype size), or -1 when the dtype is unknown, a dim is
 // negative or the size overflows.

@@ -1,12 +1,12 @@
 #include "util/file_util.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
-
-#include <unistd.h>
 
 namespace ios {
 
@@ -20,14 +20,23 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
 }
 
 Status WriteFileAtomically(const std::string& path, const std::string& contents) {
+  return WriteFileAtomicallyWith(path, [&](std::FILE* file) {
+    return std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
+  });
+}
+
+Status WriteFileAtomicallyWith(const std::string& path,
+                               const std::function<bool(std::FILE*)>& write) {
   // The temporary file sits next to the target so that rename() stays within one file system.
   std::string temp = path + ".tmp." + std::to_string(::getpid());
   FILE* file = std::fopen(temp.c_str(), "wb");
   if (file == nullptr) return IoError(path + ": cannot write: " + std::strerror(errno));
-  bool ok = std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
+  errno = 0;
+  bool ok = write(file);
+  int saved_errno = errno;
   ok = (std::fflush(file) == 0) && ok;
   ok = (::fsync(::fileno(file)) == 0) && ok;
-  int saved_errno = errno;
+  if (!ok && saved_errno == 0) saved_errno = errno;
   ok = (std::fclose(file) == 0) && ok;
   if (!ok) {
     std::remove(temp.c_str());

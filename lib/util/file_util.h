@@ -2,6 +2,8 @@
 // write never leaves a partial output or destroys an existing file.
 #pragma once
 
+#include <cstdio>
+#include <functional>
 #include <string>
 
 #include "util/status.h"
@@ -10,5 +12,9 @@ namespace ios {
 
 StatusOr<std::string> ReadFileToString(const std::string& path);
 Status WriteFileAtomically(const std::string& path, const std::string& contents);
+// The same for output written piece by piece: `write` gets the temporary file and returns false
+// when a write failed.
+Status WriteFileAtomicallyWith(const std::string& path,
+                               const std::function<bool(std::FILE*)>& write);
 
 }  // namespace ios

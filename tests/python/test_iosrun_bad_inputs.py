@@ -33,7 +33,12 @@ def main():
         if not tally.check("iosc writes a plan", result.returncode == 0, result.stderr):
             tally.finish()
         data = open(plan, "rb").read()
-        tally.check("plan starts with format major 2", data[:2] == b"\x08\x02", data[:4].hex())
+        # The container (plan/plan_io.h): magic, version, reserved, body size, then the body,
+        # a plan::Plan message that starts with its format major (field 1).
+        tally.check("plan starts with the container's magic", data[:8] == b"\0IOSPLAN",
+                    data[:8].hex())
+        tally.check("its body starts with format major 3", data[24:26] == b"\x08\x03",
+                    data[24:28].hex())
 
         def variant(name, contents):
             path = os.path.join(tmp, name)
@@ -41,13 +46,15 @@ def main():
                 f.write(contents)
             return path
 
-        expect_error(tally, "truncated plan", run([args.iosrun, variant("cut.iosplan", data[: len(data) // 2])]),
-                     "not an ios plan")
+        for cut in (len(data) // 2, 30, 12):
+            expect_error(tally, f"plan truncated to {cut} bytes",
+                         run([args.iosrun, variant("cut.iosplan", data[:cut])]),
+                         "truncated or corrupted")
         expect_error(tally, "corrupted plan",
                      run([args.iosrun, variant("junk.iosplan", os.urandom(4096))]), "not an ios plan")
         expect_error(tally, "newer plan format",
-                     run([args.iosrun, variant("v3.iosplan", b"\x08\x03" + data[2:])]),
-                     "plan format 3.", "to 2.x")  # 3.<this build's minor>
+                     run([args.iosrun, variant("v4.iosplan", data[:24] + b"\x08\x04" + data[26:])]),
+                     "plan format 4.", "to 3.x")  # 4.<this build's minor>
         kind = b"\x0a\x03cpu"  # DeviceFingerprint.kind = "cpu", field 1, length 3
         tally.check("device kind is in the plan once", data.count(kind) == 1)
         other = variant("sim.iosplan", data.replace(kind, b"\x0a\x03sim"))

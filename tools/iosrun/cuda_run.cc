@@ -17,7 +17,8 @@
 
 namespace ios {
 
-StatusOr<int> RunOnCuda(const IosrunOptions& options, plan::Plan plan, int ordinal) {
+StatusOr<int> RunOnCuda(const IosrunOptions& options, PlanFile file, int ordinal) {
+  const plan::Plan& plan = file.plan();
   // The device first: without one, nothing else about the plan matters.
   IOS_ASSIGN_OR_RETURN(CudaDeviceInfo device, QueryCudaDevice(ordinal));
   std::vector<std::string> warnings;
@@ -27,7 +28,7 @@ StatusOr<int> RunOnCuda(const IosrunOptions& options, plan::Plan plan, int ordin
   for (const std::string& warning : warnings) spdlog::warn("{}", warning);
 
   const std::string schedule = plan.schedule().kind();
-  IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlan(std::move(plan), options.plan_path));
+  IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlanFile(std::move(file)));
   CudaSessionOptions session_options;
   session_options.device = ordinal;
   session_options.use_cuda_graph = !options.no_cuda_graph;

@@ -4,12 +4,13 @@
 
 #include "iosplan.pb.h"
 #include "iosrun/iosrun_options.h"
+#include "plan/plan_io.h"
 #include "util/status.h"
 
 namespace ios {
 
 // Returns the exit code, as RunIosrun does. "no CUDA device ..." (InvalidInput, exit 2) when
 // device `ordinal` does not exist.
-StatusOr<int> RunOnCuda(const IosrunOptions& options, plan::Plan plan, int ordinal);
+StatusOr<int> RunOnCuda(const IosrunOptions& options, PlanFile file, int ordinal);
 
 }  // namespace ios

@@ -53,7 +53,9 @@ void UseShortOpenMpSpinForConcurrentPlans(const IosrunOptions& options, const pl
 }  // namespace
 
 StatusOr<int> RunIosrun(const IosrunOptions& options) {
-  IOS_ASSIGN_OR_RETURN(plan::Plan plan, ReadPlanFile(options.plan_path));
+  // The weights' bytes stay in the file until the session's graph takes them (LoadPlanFile).
+  IOS_ASSIGN_OR_RETURN(PlanFile file, PlanFile::Open(options.plan_path));
+  const plan::Plan& plan = file.plan();
   if (options.info) std::fputs(FormatPlanSummary(plan).c_str(), stdout);
   if (!options.info_json_path.empty()) {
     IOS_ASSIGN_OR_RETURN(std::string json, PlanInfoJson(plan));
@@ -68,7 +70,7 @@ StatusOr<int> RunIosrun(const IosrunOptions& options) {
   const int cuda_ordinal = CudaOrdinalOf(device);
   if (cuda_ordinal >= 0) {
 #ifdef IOS_HAVE_CUDA
-    return RunOnCuda(options, std::move(plan), cuda_ordinal);
+    return RunOnCuda(options, std::move(file), cuda_ordinal);
 #else
     return InvalidInput("no CUDA device: this build of ios has no CUDA backend");
 #endif
@@ -76,7 +78,7 @@ StatusOr<int> RunIosrun(const IosrunOptions& options) {
   IOS_RETURN_IF_ERROR(CheckCpuDevice(options, plan, device));
   UseShortOpenMpSpinForConcurrentPlans(options, plan);
   const std::string schedule = plan.schedule().kind();
-  IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlan(std::move(plan), options.plan_path));
+  IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlanFile(std::move(file)));
   CpuSessionOptions session_options;
   session_options.threads = options.threads;
   session_options.max_streams = options.max_streams;
