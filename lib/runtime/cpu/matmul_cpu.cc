@@ -45,13 +45,14 @@ class MatMulCpuKernel : public CpuKernel {
         b_md_(ToDnnlDims(setup_.b_dims), memory::data_type::f32, ToDnnlDims(setup_.b_strides)),
         dst_md_(PlainF32(setup_.dst_dims)) {}
 
-  // Owned copies of the constants: B already scaled by alpha, C by beta (either may be null).
-  Status Prepare(std::optional<Tensor> b, std::optional<Tensor> c) {
+  // B already scaled by alpha (packed here: the kernel keeps no pointer to it), and an owned C
+  // scaled by beta; either may be null.
+  Status Prepare(const Tensor* b, std::optional<Tensor> c) {
     constant_c_ = std::move(c);
-    has_constant_b_ = b.has_value();
+    has_constant_b_ = b != nullptr;
     if (b) constant_b_ = WrapMemory(b_md_, engine_, b->raw());
     StatusOr<Variant*> variant = GetVariant(1);
-    constant_b_.reset();  // packed copies are owned by packed_; `b` dies here
+    constant_b_.reset();  // packed copies are owned by packed_
     return variant.status();
   }
 
@@ -186,19 +187,21 @@ const Tensor* ConstantInput(const CpuKernelContext& context, size_t index) {
   return index < context.constants.size() ? context.constants[index] : nullptr;
 }
 
-// Builds and prepares the kernel; a null kernel (the reference) when oneDNN declines.
-StatusOr<std::unique_ptr<CpuKernel>> Finish(MatMulSetup setup, std::optional<Tensor> b,
+// Builds and prepares the kernel; a null kernel (the reference) when oneDNN declines. `b` is
+// read only while the kernel is prepared (the graph's constant itself when alpha is 1, so that a
+// large weight is not copied before it is packed).
+StatusOr<std::unique_ptr<CpuKernel>> Finish(MatMulSetup setup, const Tensor* b,
                                             std::optional<Tensor> c) {
   for (const Dims* dims : {&setup.a_dims, &setup.b_dims, &setup.dst_dims})
     if (NumElements(*dims) == 0 || dims->size() > 12) return std::unique_ptr<CpuKernel>();
   IOS_ASSIGN_OR_RETURN(dnnl::engine engine, CpuEngine());
   auto kernel = std::make_unique<MatMulCpuKernel>(setup, engine);
-  Status status = kernel->Prepare(b, c);
+  Status status = kernel->Prepare(b, c);  // c is small: a copy for a second try
   if (!status.ok() && setup.c_in_primitive) {
     // oneDNN may not fuse this broadcast of C as a bias: add C afterwards instead.
     setup.c_in_primitive = false;
     kernel = std::make_unique<MatMulCpuKernel>(setup, engine);
-    status = kernel->Prepare(std::move(b), std::move(c));
+    status = kernel->Prepare(b, std::move(c));
   }
   if (!status.ok()) return std::unique_ptr<CpuKernel>();
   return std::unique_ptr<CpuKernel>(std::move(kernel));
@@ -246,8 +249,12 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateGemmCpuKernel(const CpuKernelContext&
     return InvalidInput("computed output " + DimsToString(setup.dst_dims) + " but the plan has " +
                         DimsToString(context.output_types[0].dims));
 
-  std::optional<Tensor> b_value;
-  if (const Tensor* t = ConstantInput(context, 1)) b_value = Scaled(*t, alpha);
+  const Tensor* b_value = ConstantInput(context, 1);
+  std::optional<Tensor> scaled_b;  // alpha * B, only when alpha is not 1
+  if (b_value != nullptr && alpha != 1.f) {
+    scaled_b = Scaled(*b_value, alpha);
+    b_value = &*scaled_b;
+  }
   setup.output_scale = b_value ? 1.f : alpha;
   std::optional<Tensor> c_value;
   if (has_c) {
@@ -268,7 +275,7 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateGemmCpuKernel(const CpuKernelContext&
     // Fused only when nothing scales the product after the bias could be added.
     setup.c_in_primitive = setup.output_scale == 1.f && setup.c_scale == 1.f;
   }
-  return Finish(std::move(setup), std::move(b_value), std::move(c_value));
+  return Finish(std::move(setup), b_value, std::move(c_value));
 }
 
 StatusOr<std::unique_ptr<CpuKernel>> CreateMatMulCpuKernel(const CpuKernelContext& context) {
@@ -309,9 +316,7 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateMatMulCpuKernel(const CpuKernelContex
   setup.b_dims = b;
   setup.b_strides = RowMajorStrides(b);
   setup.dst_dims = dst;
-  std::optional<Tensor> b_value;
-  if (const Tensor* t = ConstantInput(context, 1)) b_value = *t;
-  return Finish(std::move(setup), std::move(b_value), std::nullopt);
+  return Finish(std::move(setup), ConstantInput(context, 1), std::nullopt);
 }
 
 }  // namespace ios
