@@ -668,6 +668,69 @@ TEST(CpuKernelTest, Softmax) {
   }
 }
 
+// ---- Erf, Gelu, LayerNormalization --------------------------------------------------------
+
+TEST(CpuKernelTest, ErfAndGelu) {
+  std::mt19937 rng(1250);
+  for (const Dims& dims : {Ints({2, 5, 33, 17}), Ints({7}), Ints({1, 64, 56, 56})}) {
+    OneNodeCase erf("Erf", 13);
+    erf.Input(RandomFloats(rng, dims, -4.f, 4.f));
+    erf.Check(kElementwise);
+    for (const char* approximate : {"none", "tanh"}) {
+      OneNodeCase gelu("Gelu", 20);
+      gelu.Input(RandomFloats(rng, dims, -6.f, 6.f)).Attr("approximate", std::string(approximate));
+      // oneDNN's erf and tanh polynomials against double libm: a few float ulps, and ~1e-7 of
+      // absolute error where 1 + erf(x / sqrt(2)) cancels (x < -3).
+      gelu.Check(Tolerance{1e-6, 1e-5});
+    }
+  }
+  {  // The default form (no attribute).
+    OneNodeCase gelu("Gelu", 20);
+    gelu.Input(RandomFloats(rng, {3, 100}, -3.f, 3.f));
+    gelu.Check(Tolerance{1e-6, 1e-5});
+  }
+}
+
+TEST(CpuKernelTest, LayerNormalization) {
+  std::mt19937 rng(1260);
+  struct Spec {
+    std::string name;
+    Dims x;
+    int64_t axis;
+    Dims scale;
+    bool bias;
+    bool constant_params;
+    int outputs;
+    bool fast;
+  };
+  const std::vector<Spec> specs = {
+      {"tokens, last axis", {2, 50, 96}, -1, {96}, true, true, 1, true},
+      {"runtime scale and bias", {2, 50, 96}, -1, {96}, true, false, 1, true},
+      {"no bias", {3, 40}, 1, {40}, false, true, 1, true},
+      {"axis 1 over C, H, W", {2, 3, 5, 7}, 1, {3, 5, 7}, true, true, 1, true},
+      {"per-channel scale, expanded", {2, 8, 6, 6}, 1, {8, 1, 1}, true, true, 1, true},
+      {"scalar scale", {4, 30}, -1, {}, true, true, 1, true},
+      {"whole tensor", {3, 4, 5}, 0, {3, 4, 5}, false, true, 1, true},
+      {"Mean and InvStdDev", {4, 6, 96}, -1, {96}, true, true, 3, true},
+      {"Mean and InvStdDev, axis 1", {2, 16, 7}, 1, {16, 7}, false, false, 3, true},
+      {"large enough for 2 threads", {1, 3136, 96}, 2, {96}, true, true, 1, true},
+      // A broadcast scale known only at run time: the reference kernel runs it.
+      {"runtime per-channel scale", {2, 8, 6, 6}, 1, {8, 1, 1}, true, false, 1, false},
+  };
+  for (const Spec& spec : specs) {
+    SCOPED_TRACE(spec.name);
+    OneNodeCase c("LayerNormalization", 17);
+    c.Input(RandomFloats(rng, spec.x, -3.f, 5.f));
+    c.Input(RandomFloats(rng, spec.scale, 0.5f, 2.f), spec.constant_params);
+    if (spec.bias) c.Input(RandomFloats(rng, spec.scale), spec.constant_params);
+    // A large epsilon where the statistics are checked, so that InvStdDev depends on it.
+    c.Attr("axis", spec.axis).Attr("epsilon", spec.outputs > 1 ? 0.5f : 1e-5f);
+    c.Outputs(spec.outputs);
+    // Float sums of up to a few thousand terms against double ones.
+    c.Check(Tolerance{2e-5, 1e-5}, spec.fast);
+  }
+}
+
 // ---- Data movement -------------------------------------------------------------------------
 
 TEST(CpuKernelTest, ConcatAndSplit) {
@@ -817,6 +880,8 @@ TEST(CpuKernelTest, Pad) {
 TEST(CpuKernelTest, FallsBackToTheReference) {
   EXPECT_TRUE(HasFastCpuKernel("Conv"));
   EXPECT_TRUE(HasFastCpuKernel("Concat"));
+  for (const char* op : {"Erf", "Gelu", "LayerNormalization"})
+    EXPECT_TRUE(HasFastCpuKernel(op)) << op;
   EXPECT_FALSE(HasFastCpuKernel("Gather"));
   EXPECT_FALSE(HasFastCpuKernel("ConvTranspose"));
   std::mt19937 rng(1616);

@@ -4,6 +4,12 @@
 // evaluated with EvaluateReference in order, and the graph outputs compared with the expected
 // tensors (float: abs 1e-5 + rel 1e-4; integers and bools exactly).
 //
+// Entries "onnx-pip:NAME" name tests of ops newer than libonnx-testdata (onnx 1.12, opset 17),
+// such as Gelu (opset 20): scripts/onnx_node_testdata.py writes them from the installed Python
+// onnx package into BUILD/onnx-node-tests/node (the ctest fixture onnx_node_data.generate runs
+// it first). They run as the OnnxPipNodeTests instance and skip, saying so, when the folder is
+// missing.
+//
 // To regenerate the list, run the disabled survey, which tries every node test whose ops all
 // have a reference kernel:
 //   ios_tests --gtest_also_run_disabled_tests --gtest_filter='*ConformanceSurvey*'
@@ -33,13 +39,19 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* const kNodeTestDir = IOS_ONNX_NODE_TEST_DIR;
+const char* const kPipNodeTestDir = IOS_ONNX_PIP_NODE_TEST_DIR;
+// The prefix of the expected list's entries that live in kPipNodeTestDir.
+const std::string kPipPrefix = "onnx-pip:";
+
+bool IsPipTest(const std::string& name) { return name.rfind(kPipPrefix, 0) == 0; }
 
 std::string ExpectedListPath() {
   return testing::TestSourceDir() + "/tests/onnx_node_tests_expected.txt";
 }
 
-// The directory names in the expected list: one per line, '#' starts a comment.
-std::vector<std::string> LoadExpectedList() {
+// The directory names in the expected list: one per line, '#' starts a comment. `pip` selects
+// the "onnx-pip:" entries, or all the others.
+std::vector<std::string> LoadExpectedList(bool pip) {
   std::vector<std::string> names;
   std::ifstream in(ExpectedListPath());
   std::string line;
@@ -48,7 +60,8 @@ std::vector<std::string> LoadExpectedList() {
     const size_t begin = line.find_first_not_of(" \t\r");
     if (begin == std::string::npos) continue;
     const size_t end = line.find_last_not_of(" \t\r");
-    names.push_back(line.substr(begin, end - begin + 1));
+    std::string name = line.substr(begin, end - begin + 1);
+    if (IsPipTest(name) == pip) names.push_back(name);
   }
   return names;
 }
@@ -122,8 +135,10 @@ struct NodeTestOutcome {
 };
 
 // A bare name is a directory of data/node; "pytorch-converted/test_X" and the like name a
-// directory under data/ (the same format, exported by older PyTorch at opset 6).
+// directory under data/ (the same format, exported by older PyTorch at opset 6);
+// "onnx-pip:test_X" is a directory of kPipNodeTestDir.
 fs::path TestDirectory(const std::string& name) {
+  if (IsPipTest(name)) return fs::path(kPipNodeTestDir) / name.substr(kPipPrefix.size());
   if (name.find('/') != std::string::npos) return fs::path(kNodeTestDir).parent_path() / name;
   return fs::path(kNodeTestDir) / name;
 }
@@ -202,24 +217,34 @@ NodeTestOutcome RunNodeTest(const std::string& name) {
 class OnnxNodeConformanceTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnnxNodeConformanceTest, MatchesOnnxExpectedOutputs) {
-  if (!fs::exists(kNodeTestDir))
+  if (IsPipTest(GetParam())) {
+    if (!fs::exists(kPipNodeTestDir))
+      GTEST_SKIP() << "no node tests from the Python onnx package at " << kPipNodeTestDir
+                   << " (the onnx_node_data.generate fixture writes them: see "
+                      "scripts/onnx_node_testdata.py; without the onnx package it cannot)";
+  } else if (!fs::exists(kNodeTestDir)) {
     GTEST_SKIP() << "ONNX node tests not installed at " << kNodeTestDir;
+  }
   NodeTestOutcome outcome = RunNodeTest(GetParam());
   ASSERT_TRUE(outcome.status.ok()) << outcome.status.message();
   EXPECT_EQ(outcome.mismatch, "");
 }
 
+std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
 INSTANTIATE_TEST_SUITE_P(OnnxNodeTests, OnnxNodeConformanceTest,
-                         ::testing::ValuesIn(LoadExpectedList()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+                         ::testing::ValuesIn(LoadExpectedList(/*pip=*/false)), TestName);
+INSTANTIATE_TEST_SUITE_P(OnnxPipNodeTests, OnnxNodeConformanceTest,
+                         ::testing::ValuesIn(LoadExpectedList(/*pip=*/true)), TestName);
 
 TEST(OnnxNodeConformanceListTest, ExpectedListIsNotEmpty) {
-  EXPECT_FALSE(LoadExpectedList().empty()) << "cannot read " << ExpectedListPath();
+  EXPECT_FALSE(LoadExpectedList(false).empty()) << "cannot read " << ExpectedListPath();
+  EXPECT_FALSE(LoadExpectedList(true).empty()) << "no onnx-pip: entries in " << ExpectedListPath();
 }
 
 // Tries every node test whose ops all have a reference kernel and prints one line per test:
@@ -234,6 +259,12 @@ TEST(DISABLED_OnnxNodeConformanceSurvey, RunsEveryNodeTestOfSupportedOps) {
     if (!fs::exists(dir)) continue;
     for (const auto& entry : fs::directory_iterator(dir))
       names.push_back(std::string(extra) + "/" + entry.path().filename().string());
+  }
+  if (fs::exists(kPipNodeTestDir)) {
+    for (const auto& entry : fs::directory_iterator(kPipNodeTestDir))
+      names.push_back(kPipPrefix + entry.path().filename().string());
+  } else {
+    std::printf("SURVEY (no onnx-pip tests: %s is missing)\n", kPipNodeTestDir);
   }
   std::sort(names.begin(), names.end());
   int pass = 0, total = 0;

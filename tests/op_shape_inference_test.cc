@@ -266,6 +266,39 @@ TEST(BatchNormShapeTest, InferenceOnly) {
               StatusCode::kInvalidInput, "scale");
 }
 
+TEST(LayerNormShapeTest, AxisScaleBiasAndStatistics) {
+  // Y has X's shape; Mean and InvStdDev keep the dims before the axis and 1s after.
+  auto three =
+      InferOneNode("LayerNormalization", 17, {F({2, 5, 7}), Weight({7}), Weight({7})}, {}, 3);
+  EXPECT_OUT_DIMS(three, 0, {2, 5, 7});
+  EXPECT_OUT_DIMS(three, 1, {2, 5, 1});
+  EXPECT_OUT_DIMS(three, 2, {2, 5, 1});
+  EXPECT_EQ(three.Out(2).dtype, DType::kFloat32);
+  auto axis1 = InferOneNode("LayerNormalization", 17, {F({2, 5, 7}), Weight({5, 1})},
+                            Attrs({{"axis", Int(1)}}), 3, {1});
+  EXPECT_OUT_DIMS(axis1, 2, {2, 1, 1});
+  EXPECT_OUT_DIMS(InferOneNode("LayerNormalization", 17, {F({2, 5, 7}), Weight({5, 7})},
+                               Attrs({{"axis", Int(-2)}, {"epsilon", Float(1e-6f)}})),
+                  0, {2, 5, 7});
+  // A B omitted, a scalar scale.
+  EXPECT_OUT_DIMS(InferOneNode("LayerNormalization", 17, {F({3, 4}), Weight({}), Omitted()}), 0,
+                  {3, 4});
+  ExpectError(InferOneNode("LayerNormalization", 17, {F({2, 5, 7}), Weight({5})}),
+              StatusCode::kInvalidInput, "does not broadcast to the normalised dims [7]");
+  ExpectError(InferOneNode("LayerNormalization", 17, {F({2, 5, 7}), Weight({7})},
+                           Attrs({{"axis", Int(3)}})),
+              StatusCode::kInvalidInput, "axis");
+  ExpectError(InferOneNode("LayerNormalization", 17, {F({2, 7}), Weight({7})},
+                           Attrs({{"stash_type", Int(11)}})),
+              StatusCode::kUnsupported, "stash_type=11");
+  ExpectError(InferOneNode("LayerNormalization", 16, {F({2, 7}), Weight({7})}),
+              StatusCode::kInvalidInput, "from opset 17");
+  ExpectError(InferOneNode("LayerNormalization", 17, {F({2, 7}), Typed(DType::kFloat64, {7})}),
+              StatusCode::kInvalidInput, "type");
+  ExpectError(InferOneNode("LayerNormalization", 17, {Typed(DType::kInt64, {2, 7}), Weight({7})}),
+              StatusCode::kInvalidInput, "float type");
+}
+
 // ---- Pools -----------------------------------------------------------------------------------
 
 TEST(PoolShapeTest, CeilModeMatchesOnnxRuntime) {
@@ -367,6 +400,19 @@ TEST(ActivationShapeTest, UnaryOpsKeepType) {
   ExpectError(InferOneNode("Not", 13, {F({4})}), StatusCode::kInvalidInput, "bool");
   ExpectError(InferOneNode("LeakyRelu", 13, {F({4})}, Attrs({{"alpha", Int(1)}})),
               StatusCode::kInvalidInput, "alpha");
+}
+
+TEST(ActivationShapeTest, ErfAndGelu) {
+  EXPECT_OUT_DIMS(InferOneNode("Erf", 9, {F({2, 3})}), 0, {2, 3});
+  EXPECT_OUT_DIMS(InferOneNode("Gelu", 20, {F({2, 3})}), 0, {2, 3});
+  EXPECT_OUT_DIMS(InferOneNode("Gelu", 20, {F({4})}, Attrs({{"approximate", Str("tanh")}})), 0,
+                  {4});
+  ExpectError(InferOneNode("Gelu", 20, {F({4})}, Attrs({{"approximate", Str("fast")}})),
+              StatusCode::kInvalidInput, "'approximate' is 'fast'");
+  ExpectError(InferOneNode("Gelu", 17, {F({4})}), StatusCode::kInvalidInput, "from opset 20");
+  ExpectError(InferOneNode("Erf", 8, {F({4})}), StatusCode::kInvalidInput, "from opset 9");
+  ExpectError(InferOneNode("Gelu", 20, {Typed(DType::kInt64, {4})}), StatusCode::kInvalidInput,
+              "float type");
 }
 
 TEST(ElementwiseShapeTest, Broadcasting) {
@@ -726,6 +772,17 @@ TEST(OpCostTest, MatmulPoolAndElementwise) {
   auto add = InferOneNode("Add", 13, {F({2, 1, 4}), F({3, 1})});
   EXPECT_DOUBLE_EQ(add.Cost().flops, 24);
   EXPECT_DOUBLE_EQ(add.Cost().bytes_moved, 4.0 * (8 + 3 + 24));
+}
+
+TEST(OpCostTest, GeluErfAndLayerNorm) {
+  auto gelu = InferOneNode("Gelu", 20, {F({2, 3, 4})});
+  EXPECT_DOUBLE_EQ(gelu.Cost().flops, 8.0 * 24);
+  EXPECT_DOUBLE_EQ(gelu.Cost().bytes_moved, 4.0 * (24 + 24));
+  EXPECT_DOUBLE_EQ(InferOneNode("Erf", 13, {F({5})}).Cost().flops, 5);
+  // X [4, 16], Scale and B [16], Y: 7 ops per element; bytes of every tensor read or written.
+  auto norm = InferOneNode("LayerNormalization", 17, {F({4, 16}), Weight({16}), Weight({16})});
+  EXPECT_DOUBLE_EQ(norm.Cost().flops, 7.0 * 64);
+  EXPECT_DOUBLE_EQ(norm.Cost().bytes_moved, 4.0 * (64 + 16 + 16 + 64));
 }
 
 }  // namespace

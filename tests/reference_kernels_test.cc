@@ -91,6 +91,9 @@ TEST(ReferenceKernelTableTest, HasAKernelForEveryOpIosSupports) {
   for (const char* op : {"Conv",
                          "ConvTranspose",
                          "BatchNormalization",
+                         "LayerNormalization",
+                         "Erf",
+                         "Gelu",
                          "Relu",
                          "LeakyRelu",
                          "Clip",
@@ -314,7 +317,79 @@ TEST(ReferenceNormalizationTest, TrainingModeIsUnsupported) {
   EXPECT_EQ(status.code(), StatusCode::kUnsupported);
 }
 
+TEST(ReferenceNormalizationTest, LayerNormalizationLastAxisWithScaleAndBias) {
+  // mean 2.5, variance (2.25 + 0.25 + 0.25 + 2.25) / 4 = 1.25, 1 / sqrt(1.25) = 0.894427.
+  Tensor x = F32({1, 2, 3, 4}, {1, 4});
+  Tensor scale = F32({1, 2, 1, 2}, {4});
+  Tensor bias = F32({0, 0, 1, 1}, {4});
+  auto out = Eval(MakeNode("LayerNormalization", 17, {{"epsilon", 0.f}}), {&x, &scale, &bias}, 3);
+  ExpectFloats(out[0], {1, 4}, {-1.341641f, -0.894427f, 1.447214f, 3.683282f});
+  ExpectFloats(out[1], {1, 1}, {2.5f});
+  ExpectFloats(out[2], {1, 1}, {0.894427f});
+  // Without B; epsilon 0.75 makes the variance 2: 1 / sqrt(2) = 0.707107.
+  auto no_bias =
+      Eval(MakeNode("LayerNormalization", 17, {{"epsilon", 0.75f}}), {&x, &scale, nullptr});
+  ExpectFloats(no_bias[0], {1, 4}, {-1.06066f, -0.707107f, 0.353553f, 2.12132f});
+}
+
+TEST(ReferenceNormalizationTest, LayerNormalizationAxesAndBroadcastScale) {
+  // axis 0 of [2, 2]: one row of 4; mean 3, variance 5; a scalar scale of 2.
+  Tensor x = F32({0, 2, 4, 6}, {2, 2});
+  Tensor two = F32({2}, {});
+  auto all = Eval(MakeNode("LayerNormalization", 17, {{"axis", int64_t{0}}, {"epsilon", 0.f}}),
+                  {&x, &two}, 3);
+  ExpectFloats(all[0], {2, 2}, {-2.683282f, -0.894427f, 0.894427f, 2.683282f});
+  ExpectFloats(all[1], {1, 1}, {3});
+  // axis 1 of [1, 2, 2] with a [2, 1] scale: the first two elements times 1, the others times 10.
+  Tensor y = F32({1, 3, 5, 7}, {1, 2, 2});
+  Tensor per_row = F32({1, 10}, {2, 1});
+  auto broadcast = Eval(
+      MakeNode("LayerNormalization", 17, {{"axis", int64_t{1}}, {"epsilon", 0.f}}), {&y, &per_row});
+  ExpectFloats(broadcast[0], {1, 2, 2}, {-1.341641f, -0.447214f, 4.472136f, 13.416408f});
+  // Two rows of the last axis (axis -1 by default): each normalised on its own.
+  Tensor rows = F32({1, 3, 10, 30}, {2, 2});
+  Tensor ones = F32({1, 1}, {2});
+  ExpectFloats(Eval(MakeNode("LayerNormalization", 17, {{"epsilon", 0.f}}), {&rows, &ones})[0],
+               {2, 2}, {-1, 1, -1, 1});
+}
+
+TEST(ReferenceNormalizationTest, LayerNormalizationErrors) {
+  Tensor x = F32({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor wrong = F32({1, 2}, {2});
+  EXPECT_EQ(EvalStatus(MakeNode("LayerNormalization", 17), {&x, &wrong}).code(),
+            StatusCode::kInvalidInput);
+  Tensor scale = F32({1, 1, 1}, {3});
+  EXPECT_EQ(
+      EvalStatus(MakeNode("LayerNormalization", 17, {{"stash_type", int64_t{11}}}), {&x, &scale})
+          .code(),
+      StatusCode::kUnsupported);
+  EXPECT_EQ(
+      EvalStatus(MakeNode("LayerNormalization", 17, {{"axis", int64_t{2}}}), {&x, &scale}).code(),
+      StatusCode::kInvalidInput);
+  Tensor xi = I64({1, 2, 3}, {3});
+  Tensor si = I64({1, 1, 1}, {3});
+  EXPECT_EQ(EvalStatus(MakeNode("LayerNormalization", 17), {&xi, &si}).code(),
+            StatusCode::kUnsupported);
+}
+
 // ---- activations and unary math ------------------------------------------------------------
+
+TEST(ReferenceActivationTest, ErfAndGelu) {
+  // erf(1) = 0.8427008, erf(-0.5) = -0.5204999 (tables).
+  Tensor x = F32({0, 1, -0.5f}, {3});
+  ExpectFloats(Eval(MakeNode("Erf", 13), {&x})[0], {3}, {0, 0.8427008f, -0.5204999f}, 1e-6f);
+  // ONNX's documented Gelu outputs for -1, 0, 1.
+  Tensor g = F32({-1, 0, 1}, {3});
+  ExpectFloats(Eval(MakeNode("Gelu", 20), {&g})[0], {3}, {-0.15865526f, 0, 0.84134474f}, 1e-6f);
+  ExpectFloats(Eval(MakeNode("Gelu", 20, {{"approximate", std::string("tanh")}}), {&g})[0], {3},
+               {-0.158808f, 0, 0.841192f}, 1e-6f);
+  Tensor d = Typed<double>(DType::kFloat64, {1.0}, {1});
+  auto gd = Eval(MakeNode("Gelu", 20), {&d});
+  ASSERT_EQ(gd[0].dtype(), DType::kFloat64);
+  EXPECT_NEAR(gd[0].data<double>()[0], 0.8413447460685429, 1e-15);
+  EXPECT_EQ(EvalStatus(MakeNode("Gelu", 20, {{"approximate", std::string("exact")}}), {&g}).code(),
+            StatusCode::kInvalidInput);
+}
 
 TEST(ReferenceActivationTest, ReluFloatAndInt) {
   Tensor x = F32({-1, 0, 2}, {3});

@@ -1,11 +1,12 @@
 #include "onnx/onnx_exporter.h"
 
-#include <set>
-
 #include <onnx/onnx_pb.h>
+
+#include <set>
 
 #include "ir/fused_activation.h"
 #include "onnx/attribute_proto.h"
+#include "onnx/onnx_export_decompose.h"
 #include "onnx/tensor_proto.h"
 #include "util/file_util.h"
 
@@ -94,6 +95,11 @@ StatusOr<std::string> ExportOnnxBytes(const Graph& graph) {
   IOS_ASSIGN_OR_RETURN(std::vector<NodeId> order, graph.TopologicalOrder());
   for (NodeId id : order) {
     const Node& node = graph.nodes[id];
+    if (node.opset > graph.opset) {
+      // A fused node (Gelu, LayerNormalization) newer than the model: written as its subgraph.
+      IOS_RETURN_IF_ERROR(ExportDecomposed(graph, node, graph.opset, out));
+      continue;
+    }
     Activation act = GetFusedActivation(node.attrs);
     onnx::NodeProto* proto = out->add_node();
     proto->set_name(node.name);

@@ -1,6 +1,7 @@
 // ios graph → ONNX, to check the canonicalisation passes against onnxruntime on the original
 // file. Fused activations are written back as separate activation nodes, since ONNX's Conv has
-// none; constants become initializers; the batch dimension stays fixed.
+// none; constants become initializers; the batch dimension stays fixed. A fused node whose op is
+// newer than the model's opset (Gelu, LayerNormalization) is written as the subgraph it replaced.
 #pragma once
 
 #include <string>

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/op_params.h"
 #include "ops/op_registry.h"
 #include "ops/op_util.h"
 
@@ -20,6 +21,36 @@ InferFn UnaryInfer(std::vector<std::string> float_attrs) {
     (*outputs)[0] = inputs[0].type;
     return Status::Ok();
   };
+}
+
+// InvalidInput for a node older than the opset that introduced its op (Erf 9, Gelu 20). A node
+// that a canonicalisation pass creates carries the introducing opset itself.
+Status CheckSinceOpset(const Node& node, int64_t since) {
+  if (node.opset >= since) return Status::Ok();
+  return InvalidInput(node.op_type + " exists from opset " + std::to_string(since) +
+                      "; this node is opset " + std::to_string(node.opset));
+}
+
+bool IsFloatType(DType dtype) {
+  return dtype == DType::kFloat32 || dtype == DType::kFloat64 || dtype == DType::kFloat16;
+}
+
+Status InferErf(const Node& node, const std::vector<InferInput>& inputs,
+                std::vector<TensorType>* outputs) {
+  IOS_RETURN_IF_ERROR(CheckSinceOpset(node, 9));
+  (*outputs)[0] = inputs[0].type;
+  return Status::Ok();
+}
+
+Status InferGelu(const Node& node, const std::vector<InferInput>& inputs,
+                 std::vector<TensorType>* outputs) {
+  IOS_RETURN_IF_ERROR(CheckSinceOpset(node, 20));
+  IOS_RETURN_IF_ERROR(ParseGeluApproximation(node).status());
+  if (!IsFloatType(inputs[0].type.dtype))
+    return InvalidInput("input has type " + DTypeName(inputs[0].type.dtype) +
+                        "; Gelu takes a float type");
+  (*outputs)[0] = inputs[0].type;
+  return Status::Ok();
 }
 
 Status InferNot(const Node& node, const std::vector<InferInput>& inputs,
@@ -87,6 +118,9 @@ void RegisterActivationOps(OpRegistry& registry) {
     unary(op_type, {});
   }
   RegisterOp(registry, OpSchema{"Not", 1, 1, 1, 1, InferNot, one_per_element});
+  RegisterOp(registry, OpSchema{"Erf", 1, 1, 1, 1, InferErf, one_per_element});
+  // Gelu: a scale, an erf (or a cubic and a tanh), an add and two multiplies per element.
+  RegisterOp(registry, OpSchema{"Gelu", 1, 1, 1, 1, InferGelu, MakeElementwiseCost(8)});
   RegisterOp(registry, OpSchema{"Clip", 1, 3, 1, 1, InferClip, one_per_element});
 }
 

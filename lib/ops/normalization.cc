@@ -1,7 +1,10 @@
 // BatchNormalization in inference mode: y = (x - mean) / sqrt(var + epsilon) · scale + B.
+// LayerNormalization (opset 17): each row of the dims [axis, rank) normalised by its own mean
+// and variance, then scaled and shifted; optional outputs Mean and InvStdDev per row.
 #include <string>
 #include <vector>
 
+#include "ops/layer_norm_params.h"
 #include "ops/op_registry.h"
 #include "ops/op_util.h"
 
@@ -50,6 +53,26 @@ Status InferBatchNorm(const Node& node, const std::vector<InferInput>& inputs,
   return Status::Ok();
 }
 
+Status InferLayerNorm(const Node& node, const std::vector<InferInput>& inputs,
+                      std::vector<TensorType>* outputs) {
+  if (node.opset < 17)
+    return InvalidInput("LayerNormalization exists from opset 17; this node is opset " +
+                        std::to_string(node.opset));
+  const TensorType& x = inputs[0].type;
+  if (x.dtype != DType::kFloat32 && x.dtype != DType::kFloat64 && x.dtype != DType::kFloat16)
+    return InvalidInput("input X has type " + DTypeName(x.dtype) + "; expected a float type");
+  const InferInput* bias = OptionalInput(inputs, 2);
+  IOS_RETURN_IF_ERROR(CheckSameDType(inputs));
+  IOS_ASSIGN_OR_RETURN(LayerNormParams params,
+                       ParseLayerNorm(node, x.dims, inputs[1].type.dims,
+                                      bias != nullptr ? &bias->type.dims : nullptr));
+  (*outputs)[0] = x;
+  // Mean and InvStdDev: one float32 value per row (stash_type 1), with the normalised dims as 1s.
+  for (size_t i = 1; i < outputs->size(); ++i)
+    (*outputs)[i] = TensorType{DType::kFloat32, params.stats_dims};
+  return Status::Ok();
+}
+
 }  // namespace
 
 void RegisterNormalizationOps(OpRegistry& registry) {
@@ -57,6 +80,10 @@ void RegisterNormalizationOps(OpRegistry& registry) {
   // Cost: scale and shift fold into one multiply-add per element.
   RegisterOp(registry,
              OpSchema{"BatchNormalization", 5, 5, 1, 5, InferBatchNorm, MakeElementwiseCost(2)});
+  // LayerNormalization: a sum and a sum of squared deviations over each row (3 ops per
+  // element), then subtract, scale by the inverse deviation, scale and shift (4 ops).
+  RegisterOp(registry,
+             OpSchema{"LayerNormalization", 2, 3, 1, 3, InferLayerNorm, MakeElementwiseCost(7)});
 }
 
 }  // namespace ios

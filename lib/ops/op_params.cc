@@ -253,4 +253,12 @@ StatusOr<SoftmaxAxis> ParseSoftmaxAxis(const Node& node, int64_t rank) {
   return result;
 }
 
+StatusOr<GeluApproximation> ParseGeluApproximation(const Node& node) {
+  IOS_ASSIGN_OR_RETURN(std::string approximate, node.attrs.GetString("approximate", "none"));
+  if (approximate == "none") return GeluApproximation::kNone;
+  if (approximate == "tanh") return GeluApproximation::kTanh;
+  return InvalidInput("attribute 'approximate' is '" + approximate +
+                      "'; expected 'none' or 'tanh'");
+}
+
 }  // namespace ios

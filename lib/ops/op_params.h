@@ -1,4 +1,4 @@
-// The parameters of the data-movement and softmax ops, read from a node's attributes and
+// The parameters of the data-movement, softmax and GELU ops, read from a node's attributes and
 // constant inputs and checked once, for every backend's kernel factory (CPU and CUDA). Each
 // parser returns a plain struct; InvalidInput for a malformed node, Unsupported when a value it
 // needs is only known at run time (a backend then falls back or refuses).
@@ -104,5 +104,9 @@ struct SoftmaxAxis {
 };
 
 StatusOr<SoftmaxAxis> ParseSoftmaxAxis(const Node& node, int64_t rank);
+
+// Gelu's `approximate` attribute: "none" (the default, the erf form) or "tanh"; InvalidInput
+// for anything else.
+StatusOr<GeluApproximation> ParseGeluApproximation(const Node& node);
 
 }  // namespace ios

@@ -4,6 +4,8 @@
 #include "passes/eliminate_identity.h"
 #include "passes/fold_batchnorm.h"
 #include "passes/fuse_activation.h"
+#include "passes/fuse_gelu.h"
+#include "passes/fuse_layer_norm.h"
 #include "passes/infer_and_fold.h"
 
 namespace ios {
@@ -29,6 +31,8 @@ Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, Canonicali
     IOS_RETURN_IF_ERROR(InferAll(graph));
   }
   if (options.eliminate_identities) local.identities_removed = EliminateIdentities(graph);
+  if (options.fuse_gelu) local.gelus_fused = FuseGelu(graph);
+  if (options.fuse_layer_norm) local.layer_norms_fused = FuseLayerNorm(graph);
   if (options.fold_batchnorm) {
     IOS_ASSIGN_OR_RETURN(local.batchnorms_folded, FoldBatchNormIntoConv(graph));
   }

@@ -1,8 +1,10 @@
 // The canonicalisation pipeline that iosc runs after import, in order:
 //   1. shape inference with constant folding (shape subgraphs disappear),
 //   2. Identity / Dropout elimination,
-//   3. BatchNormalization folding into the preceding Conv,
-//   4. activation fusion into the preceding Conv,
+//   3. GELU fusion (exporters' Erf and Tanh subgraphs become one Gelu node),
+//   4. LayerNorm fusion (the ReduceMean/Sub/Pow/Sqrt/Div subgraph becomes LayerNormalization),
+//   5. BatchNormalization folding into the preceding Conv,
+//   6. activation fusion into the preceding Conv,
 // then shape inference once more over the final graph.
 #pragma once
 
@@ -16,6 +18,8 @@ struct CanonicalizeStats {
   int nodes_after = 0;
   int constants_folded = 0;
   int identities_removed = 0;
+  int gelus_fused = 0;
+  int layer_norms_fused = 0;
   int batchnorms_folded = 0;
   int activations_fused = 0;
 };
@@ -23,6 +27,8 @@ struct CanonicalizeStats {
 struct CanonicalizeOptions {
   bool fold_constants = true;
   bool eliminate_identities = true;
+  bool fuse_gelu = true;
+  bool fuse_layer_norm = true;
   bool fold_batchnorm = true;
   bool fuse_activations = true;
 };

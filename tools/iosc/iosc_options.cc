@@ -123,8 +123,8 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
                  "shape inference always runs")
       ->delimiter(',')
       ->capture_default_str()
-      ->check(CLI::IsMember(
-          {"fold-constants", "eliminate-identity", "fold-batchnorm", "fuse-activation"}));
+      ->check(CLI::IsMember({"fold-constants", "eliminate-identity", "fuse-gelu", "fuse-layer-norm",
+                             "fold-batchnorm", "fuse-activation"}));
   app.add_option("--log-level", options->log_level, "Log level")
       ->capture_default_str()
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));

@@ -34,8 +34,8 @@ struct IoscOptions {
   std::string emit_onnx_path;    // --emit-onnx: the canonicalised graph as ONNX
   std::string log_level = "warn";
   // Canonicalisation passes to run, in their fixed order (see lib/passes/canonicalize.h).
-  std::vector<std::string> passes = {"fold-constants", "eliminate-identity", "fold-batchnorm",
-                                     "fuse-activation"};
+  std::vector<std::string> passes = {"fold-constants",  "eliminate-identity", "fuse-gelu",
+                                     "fuse-layer-norm", "fold-batchnorm",     "fuse-activation"};
 };
 
 // True for a CUDA device ordinal ("0", "1", ...).

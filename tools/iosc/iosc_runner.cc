@@ -38,6 +38,8 @@ CanonicalizeOptions PassOptions(const IoscOptions& options) {
   CanonicalizeOptions canonicalize;
   canonicalize.fold_constants = enabled("fold-constants");
   canonicalize.eliminate_identities = enabled("eliminate-identity");
+  canonicalize.fuse_gelu = enabled("fuse-gelu");
+  canonicalize.fuse_layer_norm = enabled("fuse-layer-norm");
   canonicalize.fold_batchnorm = enabled("fold-batchnorm");
   canonicalize.fuse_activations = enabled("fuse-activation");
   return canonicalize;
@@ -112,9 +114,9 @@ Status RunIosc(const IoscOptions& options) {
   }
   std::printf(
       "canonicalised: %d -> %d nodes (%d constants folded, %d identities removed, "
-      "%d BatchNorms folded, %d activations fused)\n",
+      "%d GELUs fused, %d LayerNorms fused, %d BatchNorms folded, %d activations fused)\n",
       stats.nodes_before, stats.nodes_after, stats.constants_folded, stats.identities_removed,
-      stats.batchnorms_folded, stats.activations_fused);
+      stats.gelus_fused, stats.layer_norms_fused, stats.batchnorms_folded, stats.activations_fused);
   if (!options.emit_onnx_path.empty()) {
     IOS_RETURN_IF_ERROR(ExportOnnxFile(graph, options.emit_onnx_path));
     spdlog::info("wrote the canonicalised graph to {}", options.emit_onnx_path);

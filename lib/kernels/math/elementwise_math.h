@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/math/gelu_math.h"
 #include "kernels/math/host_device.h"
 
 namespace ios {
@@ -32,7 +33,20 @@ IOS_HD float ApplyBinary(BinaryOpKind op, float x, float y) {
   return x;
 }
 
-enum class UnaryOpKind : int32_t { kNeg, kAbs, kSqrt, kExp, kLog, kReciprocal, kFloor, kCeil };
+// kGelu and kGeluTanh are Gelu's two `approximate` forms (kernels/math/gelu_math.h).
+enum class UnaryOpKind : int32_t {
+  kNeg,
+  kAbs,
+  kSqrt,
+  kExp,
+  kLog,
+  kReciprocal,
+  kFloor,
+  kCeil,
+  kErf,
+  kGelu,
+  kGeluTanh,
+};
 
 IOS_HD float ApplyUnary(UnaryOpKind op, float x) {
   switch (op) {
@@ -52,6 +66,12 @@ IOS_HD float ApplyUnary(UnaryOpKind op, float x) {
       return floorf(x);
     case UnaryOpKind::kCeil:
       return ceilf(x);
+    case UnaryOpKind::kErf:
+      return erff(x);
+    case UnaryOpKind::kGelu:
+      return GeluErfValue(x);
+    case UnaryOpKind::kGeluTanh:
+      return GeluTanhValue(x);
   }
   return x;
 }

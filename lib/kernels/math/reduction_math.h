@@ -1,5 +1,6 @@
-// Index and element math of Softmax, ReduceMean and BatchNormalization, shared by the CUDA
-// kernels and their host tests.
+// Index and element math of Softmax, ReduceMean, BatchNormalization and LayerNormalization,
+// shared by the CUDA kernels (and, for LayerNormalization's statistics, the CPU kernel) and their
+// host tests.
 #pragma once
 
 #include <cmath>
@@ -96,6 +97,35 @@ IOS_HD int64_t ChannelOf(int64_t i, int64_t inner, int64_t channels) {
 IOS_HD float BatchNormValue(float x, float scale, float bias, float mean, float var,
                             float epsilon) {
   return scale * (x - mean) / sqrtf(var + epsilon) + bias;
+}
+
+// ---- LayerNormalization ---------------------------------------------------------------------
+
+// X as `rows` rows of `row_size` elements: the dims before the axis index the rows, the dims
+// from the axis on are normalised together. Scale and B broadcast to one row (the dims
+// [axis, rank)), so row element j reads their element OperandOffset(map, j)
+// (kernels/math/broadcast_math.h).
+struct LayerNormShape {
+  int64_t rows = 1;
+  int64_t row_size = 1;
+};
+
+// `axis` is already in [0, rank).
+inline LayerNormShape MakeLayerNormShape(const std::vector<int64_t>& dims, int64_t axis) {
+  LayerNormShape shape;
+  for (int64_t d = 0; d < axis; ++d) shape.rows *= dims[d];
+  for (size_t d = static_cast<size_t>(axis); d < dims.size(); ++d) shape.row_size *= dims[d];
+  return shape;
+}
+
+// The InvStdDev output from a row's variance (the mean of the squared deviations).
+IOS_HD float LayerNormInvStdDev(float variance, float epsilon) {
+  return 1.f / sqrtf(variance + epsilon);
+}
+
+// One output element, in the order of ONNX's definition: ((x - mean) * inv_std_dev) * scale + b.
+IOS_HD float LayerNormValue(float x, float mean, float inv_std_dev, float scale, float bias) {
+  return (x - mean) * inv_std_dev * scale + bias;
 }
 
 }  // namespace ios

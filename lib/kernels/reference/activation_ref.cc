@@ -3,6 +3,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <string>
 #include <type_traits>
 
 #include "kernels/math/activation_math.h"
@@ -160,6 +161,25 @@ ReferenceKernel MakeFloatUnaryKernel(Fn fn) {
   };
 }
 
+// Gelu in double: 0.5 x (1 + erf(x / sqrt(2))), or with approximate="tanh"
+// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+Status GeluKernel(const Node& node, const std::vector<const Tensor*>& inputs,
+                  std::vector<Tensor>* outputs) {
+  IOS_ASSIGN_OR_RETURN(std::string approximate, node.attrs.GetString("approximate", "none"));
+  if (approximate != "none" && approximate != "tanh")
+    return InvalidInput(NodeLabel(node) + "attribute 'approximate' is '" + approximate +
+                        "'; expected 'none' or 'tanh'");
+  const bool tanh_form = approximate == "tanh";
+  return MapTyped(node, inputs, outputs, kFloat, [tanh_form](auto tag, auto value) {
+    using T = typename decltype(tag)::type;
+    const double x = static_cast<double>(value);
+    const double pi = std::acos(-1.0);
+    const double inner = tanh_form ? std::tanh(std::sqrt(2.0 / pi) * (x + 0.044715 * x * x * x))
+                                   : std::erf(x / std::sqrt(2.0));
+    return static_cast<T>(0.5 * x * (1.0 + inner));
+  });
+}
+
 }  // namespace
 
 void AddActivationReferenceKernels(ReferenceKernelTable& table) {
@@ -193,6 +213,8 @@ void AddActivationReferenceKernels(ReferenceKernelTable& table) {
   table["Floor"] = MakeFloatUnaryKernel([](double x) { return std::floor(x); });
   table["Ceil"] = MakeFloatUnaryKernel([](double x) { return std::ceil(x); });
   table["Reciprocal"] = MakeFloatUnaryKernel([](double x) { return 1.0 / x; });
+  table["Erf"] = MakeFloatUnaryKernel([](double x) { return std::erf(x); });
+  table["Gelu"] = GeluKernel;
   table["Not"] = NotKernel;
 }
 

@@ -1,5 +1,7 @@
-// Reference BatchNormalization (inference form).
+// Reference BatchNormalization (inference form) and LayerNormalization.
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "kernels/reference/reference_kernel_table.h"
 #include "kernels/reference/reference_util.h"
@@ -60,10 +62,97 @@ Status BatchNormalizationKernel(const Node& node, const std::vector<const Tensor
   });
 }
 
+// For each element of a row (the dims `row`), the offset of the element of `param` it reads,
+// `param` broadcasting to `row` (numpy, right-aligned). InvalidInput naming `what` otherwise.
+StatusOr<std::vector<int64_t>> RowParamOffsets(const Node& node, const Tensor& param,
+                                               const Dims& row, const char* what) {
+  StatusOr<Dims> joined = BroadcastShapes(node, {param.dims(), row});
+  if (!joined.ok() || joined.value() != row)
+    return InvalidInput(NodeLabel(node) + "input " + what + " " + DimsToString(param.dims()) +
+                        " does not broadcast to the normalised dims " + DimsToString(row));
+  const Dims strides = BroadcastStrides(param.dims(), row);
+  std::vector<int64_t> offsets;
+  offsets.reserve(static_cast<size_t>(NumElements(row)));
+  ForEachIndex(row, [&](const Dims& index) { offsets.push_back(OffsetOf(index, strides)); });
+  return offsets;
+}
+
+// LayerNormalization (opset 17): every row of the dims [axis, rank) gets
+// Y = (X - mean) * inv_std_dev * Scale + B with inv_std_dev = 1 / sqrt(var + epsilon) and var the
+// mean squared deviation (two passes, in double). Outputs 1 and 2, when asked for, are the rows'
+// mean and inv_std_dev as float32 (stash_type 1), shaped as X with the normalised dims 1.
+Status LayerNormalizationKernel(const Node& node, const std::vector<const Tensor*>& inputs,
+                                std::vector<Tensor>* outputs) {
+  IOS_RETURN_IF_ERROR(RequireInput(node, inputs, 0));
+  IOS_RETURN_IF_ERROR(RequireInput(node, inputs, 1));
+  IOS_RETURN_IF_ERROR(RequireOutputs(node, outputs, 1));
+  const std::string label = NodeLabel(node);
+  const Tensor& x = *inputs[0];
+  const Tensor& scale = *inputs[1];
+  const Tensor* bias = OptionalInput(inputs, 2);
+  IOS_ASSIGN_OR_RETURN(int64_t axis_attr, node.attrs.GetInt("axis", -1));
+  IOS_ASSIGN_OR_RETURN(float epsilon, node.attrs.GetFloat("epsilon", 1e-5f));
+  IOS_ASSIGN_OR_RETURN(int64_t stash_type, node.attrs.GetInt("stash_type", 1));
+  if (stash_type != 1)
+    return Unsupported(label + "stash_type=" + std::to_string(stash_type) +
+                       " is not supported; only 1 (float32 statistics)");
+  if (x.rank() < 1) return InvalidInput(label + "input X must have rank >= 1");
+  IOS_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, axis_attr, x.rank()));
+  if (scale.dtype() != x.dtype() || (bias != nullptr && bias->dtype() != x.dtype()))
+    return InvalidInput(label + "Scale and B must have X's element type " + DTypeName(x.dtype()));
+  const Dims& dims = x.dims();
+  const Dims row(dims.begin() + axis, dims.end());
+  const int64_t rows = NumElements(Dims(dims.begin(), dims.begin() + axis));
+  const int64_t row_size = NumElements(row);
+  IOS_ASSIGN_OR_RETURN(std::vector<int64_t> scale_at, RowParamOffsets(node, scale, row, "Scale"));
+  std::vector<int64_t> bias_at;
+  if (bias != nullptr) {
+    IOS_ASSIGN_OR_RETURN(bias_at, RowParamOffsets(node, *bias, row, "B"));
+  }
+  Dims stats_dims(dims.begin(), dims.begin() + axis);
+  stats_dims.resize(dims.size(), 1);
+
+  return DispatchFloat(x.dtype(), node.op_type, [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    Tensor y(x.dtype(), dims);
+    Tensor mean_out(DType::kFloat32, stats_dims);
+    Tensor inv_std_out(DType::kFloat32, stats_dims);
+    const T* xd = x.data<T>();
+    const T* sd = scale.data<T>();
+    const T* bd = bias != nullptr ? bias->data<T>() : nullptr;
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* xs = xd + r * row_size;
+      double sum = 0.0;
+      for (int64_t j = 0; j < row_size; ++j) sum += static_cast<double>(xs[j]);
+      const double mean = sum / static_cast<double>(row_size);
+      double squares = 0.0;
+      for (int64_t j = 0; j < row_size; ++j) {
+        const double d = static_cast<double>(xs[j]) - mean;
+        squares += d * d;
+      }
+      const double variance = squares / static_cast<double>(row_size);
+      const double inv_std = 1.0 / std::sqrt(variance + static_cast<double>(epsilon));
+      for (int64_t j = 0; j < row_size; ++j) {
+        double value =
+            (static_cast<double>(xs[j]) - mean) * inv_std * static_cast<double>(sd[scale_at[j]]);
+        if (bd != nullptr) value += static_cast<double>(bd[bias_at[j]]);
+        y.data<T>()[r * row_size + j] = static_cast<T>(value);
+      }
+      mean_out.data<float>()[r] = static_cast<float>(mean);
+      inv_std_out.data<float>()[r] = static_cast<float>(inv_std);
+    }
+    (*outputs)[0] = std::move(y);
+    if (outputs->size() > 1) (*outputs)[1] = std::move(mean_out);
+    if (outputs->size() > 2) (*outputs)[2] = std::move(inv_std_out);
+    return Status::Ok();
+  });
+}
+
 }  // namespace
 
 void AddNormalizationReferenceKernels(ReferenceKernelTable& table) {
   table["BatchNormalization"] = BatchNormalizationKernel;
+  table["LayerNormalization"] = LayerNormalizationKernel;
 }
 
 }  // namespace ios

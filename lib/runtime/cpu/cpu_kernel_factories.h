@@ -40,6 +40,12 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateCopyCpuKernel(const CpuKernelContext&
 StatusOr<std::unique_ptr<CpuKernel>> CreatePadCpuKernel(const CpuKernelContext& context);
 // softmax_cpu.cc
 StatusOr<std::unique_ptr<CpuKernel>> CreateSoftmaxCpuKernel(const CpuKernelContext& context);
+// unary_cpu.cc
+StatusOr<std::unique_ptr<CpuKernel>> CreateErfCpuKernel(const CpuKernelContext& context);
+// gelu_cpu.cc (oneDNN)
+StatusOr<std::unique_ptr<CpuKernel>> CreateGeluCpuKernel(const CpuKernelContext& context);
+// layer_norm_cpu.cc (oneDNN)
+StatusOr<std::unique_ptr<CpuKernel>> CreateLayerNormCpuKernel(const CpuKernelContext& context);
 // reference_fallback_cpu.cc: any op with a reference kernel.
 StatusOr<std::unique_ptr<CpuKernel>> CreateReferenceFallbackCpuKernel(
     const CpuKernelContext& context);

@@ -56,6 +56,12 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"Pad", CreatePadCpuKernel},
     // softmax_cpu.cc
     {"Softmax", CreateSoftmaxCpuKernel},
+    // unary_cpu.cc
+    {"Erf", CreateErfCpuKernel},
+    // gelu_cpu.cc (oneDNN)
+    {"Gelu", CreateGeluCpuKernel},
+    // layer_norm_cpu.cc (oneDNN)
+    {"LayerNormalization", CreateLayerNormCpuKernel},
 };
 
 const FastKernelEntry* FindFastKernel(const std::string& op_type) {

@@ -1,7 +1,8 @@
-// Float32 elementwise ops. Binary ops broadcast as numpy does; each operand's read pattern is
-// planned once at creation (kernels/math/broadcast_math.h), so the same-shape and per-channel
-// cases cost no general index math. The variadic Sum, Max and Min fold left to right in the
-// output, out = op(out, input i), like the reference.
+// Float32 elementwise ops. Unary ops (Gelu and Erf among them) are one pass of ApplyUnary
+// (kernels/math/elementwise_math.h). Binary ops broadcast as numpy does; each operand's read
+// pattern is planned once at creation (kernels/math/broadcast_math.h), so the same-shape and
+// per-channel cases cost no general index math. The variadic Sum, Max and Min fold left to right in
+// the output, out = op(out, input i), like the reference.
 //
 // Strided views (plan/tensor_views.h): with same-shape operands, any of them and the output may
 // be a channel slice of a wider tensor at batch > 1; each launch then walks every tensor with its
@@ -100,7 +101,20 @@ constexpr UnaryEntry kUnaryOps[] = {
     {"Sqrt", UnaryOpKind::kSqrt},   {"Exp", UnaryOpKind::kExp},
     {"Log", UnaryOpKind::kLog},     {"Reciprocal", UnaryOpKind::kReciprocal},
     {"Floor", UnaryOpKind::kFloor}, {"Ceil", UnaryOpKind::kCeil},
+    {"Erf", UnaryOpKind::kErf},
 };
+
+// A float32 unary kernel computing `op` over the node's input.
+CudaKernelOr MakeUnaryCudaKernel(const CudaKernelContext& context, UnaryOpKind op) {
+  const Node& node = *context.node;
+  IOS_RETURN_IF_ERROR(RequireMainDType(context, DType::kFloat32));
+  const int64_t count = NumElements(context.input_types[0].dims);
+  if (NumElements(context.output_types[0].dims) != count)
+    return InvalidOnCuda(node, "output " + DimsToString(context.output_types[0].dims) +
+                                   " does not match input " +
+                                   DimsToString(context.input_types[0].dims));
+  return CudaKernelOr(std::make_unique<UnaryCudaKernel>(op, count));
+}
 
 }  // namespace
 
@@ -162,13 +176,16 @@ CudaKernelOr CreateUnaryCudaKernel(const CudaKernelContext& context) {
   for (const UnaryEntry& e : kUnaryOps)
     if (node.op_type == e.op_type) entry = &e;
   if (entry == nullptr) return Internal("not a unary elementwise op: " + node.op_type);
-  IOS_RETURN_IF_ERROR(RequireMainDType(context, DType::kFloat32));
-  const int64_t count = NumElements(context.input_types[0].dims);
-  if (NumElements(context.output_types[0].dims) != count)
-    return InvalidOnCuda(node, "output " + DimsToString(context.output_types[0].dims) +
-                                   " does not match input " +
-                                   DimsToString(context.input_types[0].dims));
-  return CudaKernelOr(std::make_unique<UnaryCudaKernel>(entry->op, count));
+  return MakeUnaryCudaKernel(context, entry->op);
+}
+
+CudaKernelOr CreateGeluCudaKernel(const CudaKernelContext& context) {
+  const Node& node = *context.node;
+  StatusOr<GeluApproximation> approximation = ParseGeluApproximation(node);
+  if (!approximation.ok()) return ParamsErrorOnCuda(node, approximation.status());
+  return MakeUnaryCudaKernel(context, approximation.value() == GeluApproximation::kTanh
+                                          ? UnaryOpKind::kGeluTanh
+                                          : UnaryOpKind::kGelu);
 }
 
 }  // namespace ios

@@ -15,8 +15,10 @@ using CudaKernelOr = StatusOr<std::unique_ptr<CudaKernel>>;
 CudaKernelOr CreateActivationCudaKernel(const CudaKernelContext& context);
 // elementwise_cuda.cc: Add, Sub, Mul, Div, Pow, Max, Min, Sum (numpy broadcasting).
 CudaKernelOr CreateBinaryCudaKernel(const CudaKernelContext& context);
-// elementwise_cuda.cc: Neg, Abs, Sqrt, Exp, Log, Reciprocal, Floor, Ceil.
+// elementwise_cuda.cc: Neg, Abs, Sqrt, Exp, Log, Reciprocal, Floor, Ceil, Erf.
 CudaKernelOr CreateUnaryCudaKernel(const CudaKernelContext& context);
+// elementwise_cuda.cc: Gelu (both `approximate` forms).
+CudaKernelOr CreateGeluCudaKernel(const CudaKernelContext& context);
 // tensor_cuda.cc
 CudaKernelOr CreateConcatCudaKernel(const CudaKernelContext& context);
 CudaKernelOr CreateSplitCudaKernel(const CudaKernelContext& context);
@@ -31,6 +33,8 @@ CudaKernelOr CreateSoftmaxCudaKernel(const CudaKernelContext& context);
 CudaKernelOr CreateReduceMeanCudaKernel(const CudaKernelContext& context);
 // normalization_cuda.cc
 CudaKernelOr CreateBatchNormCudaKernel(const CudaKernelContext& context);
+// layer_norm_cuda.cc
+CudaKernelOr CreateLayerNormCudaKernel(const CudaKernelContext& context);
 // logical_cuda.cc: Equal, Less, Greater (bool output, numpy broadcasting); Not; Where.
 CudaKernelOr CreateCompareCudaKernel(const CudaKernelContext& context);
 CudaKernelOr CreateNotCudaKernel(const CudaKernelContext& context);

@@ -31,6 +31,8 @@ void AddOwnCudaKernels(std::vector<CudaKernelEntry>& table) {
       {"Reciprocal", CreateUnaryCudaKernel},
       {"Floor", CreateUnaryCudaKernel},
       {"Ceil", CreateUnaryCudaKernel},
+      {"Erf", CreateUnaryCudaKernel},
+      {"Gelu", CreateGeluCudaKernel},
       {"Mean", CreateMeanCudaKernel},
       // Comparisons (bool output) and selection.
       {"Equal", CreateCompareCudaKernel},
@@ -59,6 +61,7 @@ void AddOwnCudaKernels(std::vector<CudaKernelEntry>& table) {
       {"Softmax", CreateSoftmaxCudaKernel},
       {"ReduceMean", CreateReduceMeanCudaKernel},
       {"BatchNormalization", CreateBatchNormCudaKernel},
+      {"LayerNormalization", CreateLayerNormCudaKernel},
   };
   for (const CudaKernelEntry& entry : entries) table.push_back(entry);
 }

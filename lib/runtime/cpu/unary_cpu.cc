@@ -1,0 +1,50 @@
+// Erf on float32: one pass of ApplyUnary (kernels/math/elementwise_math.h, the math the CUDA
+// kernel runs too). oneDNN 2.6 has no erf eltwise. The other unary math ops (Neg, Sqrt, Exp, ...)
+// still run the reference kernel on the CPU; each would be one more table entry here.
+#include <string>
+
+#include "kernels/math/elementwise_math.h"
+#include "runtime/cpu/cpu_kernel_factories.h"
+#include "runtime/cpu/cpu_threading.h"
+
+namespace ios {
+namespace {
+
+template <UnaryOpKind kOp>
+void MapUnary(const float* in, float* out, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) out[i] = ApplyUnary(kOp, in[i]);
+}
+
+class ErfCpuKernel : public CpuKernel {
+ public:
+  explicit ErfCpuKernel(int64_t count) : count_(count) {}
+
+  Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+             int threads) override {
+    const float* x = static_cast<const float*>(inputs[0]);
+    float* y = static_cast<float*>(outputs[0]);
+    ParallelFor(count_, ThreadsForWork(threads, count_), [&](int64_t begin, int64_t end) {
+      MapUnary<UnaryOpKind::kErf>(x + begin, y + begin, end - begin);
+    });
+    return Status::Ok();
+  }
+
+ private:
+  int64_t count_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<CpuKernel>> CreateErfCpuKernel(const CpuKernelContext& context) {
+  if (context.input_types.empty() || context.output_types.empty())
+    return InvalidInput("needs an input and an output");
+  const TensorType& x = context.input_types[0];
+  if (x.dtype != DType::kFloat32) return std::unique_ptr<CpuKernel>();  // the reference
+  if (context.output_types[0].dtype != DType::kFloat32 ||
+      NumElements(context.output_types[0].dims) != NumElements(x.dims))
+    return InvalidInput("output " + DimsToString(context.output_types[0].dims) +
+                        " does not match input " + DimsToString(x.dims));
+  return std::unique_ptr<CpuKernel>(new ErfCpuKernel(NumElements(x.dims)));
+}
+
+}  // namespace ios
