@@ -249,9 +249,18 @@ TEST(ReferenceConvTest, BadShapesAndTypesAreErrors) {
   Tensor x = F32({1, 2}, {1, 2, 1, 1});
   Tensor w = F32({1, 2, 3}, {1, 3, 1, 1});  // 3 input channels, the input has 2
   EXPECT_EQ(EvalStatus(MakeNode("Conv", 11), {&x, &w}).code(), StatusCode::kInvalidInput);
-  Tensor xd = Typed<double>(DType::kFloat64, {1}, {1, 1, 1, 1});
-  Tensor wd = Typed<double>(DType::kFloat64, {1}, {1, 1, 1, 1});
-  EXPECT_EQ(EvalStatus(MakeNode("Conv", 11), {&xd, &wd}).code(), StatusCode::kUnsupported);
+  // float64 runs (the float64 oracle); mixed or integer operands do not.
+  Tensor xd = Typed<double>(DType::kFloat64, {1.5}, {1, 1, 1, 1});
+  Tensor wd = Typed<double>(DType::kFloat64, {2}, {1, 1, 1, 1});
+  std::vector<Tensor> out(1);
+  ASSERT_TRUE(EvaluateReference(MakeNode("Conv", 11), {&xd, &wd}, &out).ok());
+  EXPECT_EQ(out[0].dtype(), DType::kFloat64);
+  EXPECT_EQ(out[0].data<double>()[0], 3.0);
+  Tensor wf = F32({2}, {1, 1, 1, 1});
+  EXPECT_EQ(EvalStatus(MakeNode("Conv", 11), {&xd, &wf}).code(), StatusCode::kUnsupported);
+  Tensor xi = Typed<int64_t>(DType::kInt64, {1}, {1, 1, 1, 1});
+  Tensor wi = Typed<int64_t>(DType::kInt64, {1}, {1, 1, 1, 1});
+  EXPECT_EQ(EvalStatus(MakeNode("Conv", 11), {&xi, &wi}).code(), StatusCode::kUnsupported);
   Tensor big_w = F32(std::vector<float>(18, 1.f), {1, 2, 3, 3});
   Tensor small_x = F32({1, 2}, {1, 2, 1, 1});  // kernel larger than the input
   EXPECT_EQ(EvalStatus(MakeNode("Conv", 11), {&small_x, &big_w}).code(), StatusCode::kInvalidInput);

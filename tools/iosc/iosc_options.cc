@@ -115,6 +115,12 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--dump-blocks", options->dump_blocks_path,
                  "Write the blocks, parts and units as JSON to this file");
+  app.add_option("--reference-outputs", options->reference_outputs_dir,
+                 "Instead of compiling: evaluate the model as imported with ios's reference "
+                 "kernels in float64 on DIR/input_N.pb and write DIR/output_N.pb (float64), an "
+                 "oracle for iosrun --check (scripts/ort_reference.py --float64 makes such a "
+                 "folder)")
+      ->check(CLI::ExistingDirectory);
   app.add_option("--emit-onnx", options->emit_onnx_path,
                  "Write the canonicalised graph as ONNX to this file (to check it with "
                  "onnxruntime)");

@@ -32,6 +32,7 @@ struct IoscOptions {
   int part_limit = 50;
   std::string dump_blocks_path;  // --dump-blocks: JSON of blocks, parts and units
   std::string emit_onnx_path;    // --emit-onnx: the canonicalised graph as ONNX
+  std::string reference_outputs_dir;  // --reference-outputs: float64 oracle outputs, no plan
   std::string log_level = "warn";
   // Canonicalisation passes to run, in their fixed order (see lib/passes/canonicalize.h).
   std::vector<std::string> passes = {"fold-constants",  "eliminate-identity", "fuse-gelu",

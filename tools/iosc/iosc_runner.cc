@@ -6,12 +6,15 @@
 #include <cstdio>
 
 #include "iosc/iosc_scheduling.h"
+#include "kernels/reference/reference_graph.h"
 #include "onnx/onnx_exporter.h"
 #include "onnx/onnx_importer.h"
+#include "onnx/tensor_files.h"
 #include "passes/canonicalize.h"
 #include "plan/memory_plan.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_io.h"
+#include "runtime/session_inputs.h"
 #include "sched/block_report.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
@@ -87,6 +90,21 @@ Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure&
   return Status::Ok();
 }
 
+// iosc --reference-outputs: the imported model (no pass has run) in float64 on the folder's
+// inputs; the outputs replace any there.
+Status WriteFloat64Reference(const IoscOptions& options, const Graph& graph) {
+  const std::string& dir = options.reference_outputs_dir;
+  IOS_ASSIGN_OR_RETURN(std::vector<Tensor> inputs, ReadNumberedTensors(dir, "input"));
+  IOS_RETURN_IF_ERROR(CheckSessionInputs(graph, inputs).WithContext(dir));
+  StatusOr<std::vector<Tensor>> outputs = EvaluateGraphInFloat64(graph, inputs);
+  if (!outputs.ok()) return outputs.status().WithContext(options.model_path);
+  std::vector<std::string> names;
+  for (ValueId id : graph.outputs) names.push_back(graph.values[id].name);
+  IOS_RETURN_IF_ERROR(WriteNumberedTensors(dir, "output", *outputs, names));
+  std::printf("wrote %zu float64 reference output(s) to %s\n", outputs->size(), dir.c_str());
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status RunIosc(const IoscOptions& options) {
@@ -101,6 +119,8 @@ Status RunIosc(const IoscOptions& options) {
                        ImportOnnxBytes(std::move(model_bytes), options.model_path, import_options));
   spdlog::info("imported {}: {} nodes, opset {}", options.model_path, graph.nodes.size(),
                graph.opset);
+
+  if (!options.reference_outputs_dir.empty()) return WriteFloat64Reference(options, graph);
 
   CanonicalizeStats stats;
   IOS_RETURN_IF_ERROR(Canonicalize(graph, PassOptions(options), &stats));

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <random>
 
-#include "iosrun/tensor_files.h"
+#include "onnx/tensor_files.h"
 #include "util/output_check.h"
 
 namespace ios {

@@ -13,13 +13,13 @@ namespace ios {
 enum class ActivationKind : int32_t {
   kNone = 0,
   kRelu,
-  kLeakyRelu,    // alpha
-  kClip,         // alpha = min, beta = max (Relu6 is Clip(0, 6))
+  kLeakyRelu,  // alpha
+  kClip,       // alpha = min, beta = max (Relu6 is Clip(0, 6))
   kSigmoid,
   kTanh,
   kHardSigmoid,  // alpha, beta
   kHardSwish,
-  kElu,          // alpha
+  kElu,  // alpha
 };
 
 struct Activation {
@@ -28,23 +28,39 @@ struct Activation {
   float beta = 0.f;
 };
 
-IOS_HD float ApplyActivation(ActivationKind kind, float alpha, float beta, float x) {
+IOS_HD float ActivationExp(float x) { return expf(x); }
+IOS_HD double ActivationExp(double x) { return exp(x); }
+IOS_HD float ActivationTanh(float x) { return tanhf(x); }
+IOS_HD double ActivationTanh(double x) { return tanh(x); }
+
+// In float for the kernels; the reference kernels call it in double, so that they stay an
+// oracle rather than the same float computation.
+template <typename T>
+IOS_HD T ApplyActivation(ActivationKind kind, T alpha, T beta, T x) {
+  const T zero = T(0), one = T(1);
   switch (kind) {
-    case ActivationKind::kNone: return x;
-    case ActivationKind::kRelu: return x > 0.f ? x : 0.f;
-    case ActivationKind::kLeakyRelu: return x >= 0.f ? x : alpha * x;
-    case ActivationKind::kClip: return x < alpha ? alpha : (x > beta ? beta : x);
-    case ActivationKind::kSigmoid: return 1.f / (1.f + expf(-x));
-    case ActivationKind::kTanh: return tanhf(x);
+    case ActivationKind::kNone:
+      return x;
+    case ActivationKind::kRelu:
+      return x > zero ? x : zero;
+    case ActivationKind::kLeakyRelu:
+      return x >= zero ? x : alpha * x;
+    case ActivationKind::kClip:
+      return x < alpha ? alpha : (x > beta ? beta : x);
+    case ActivationKind::kSigmoid:
+      return one / (one + ActivationExp(-x));
+    case ActivationKind::kTanh:
+      return ActivationTanh(x);
     case ActivationKind::kHardSigmoid: {
-      float y = alpha * x + beta;
-      return y < 0.f ? 0.f : (y > 1.f ? 1.f : y);
+      T y = alpha * x + beta;
+      return y < zero ? zero : (y > one ? one : y);
     }
     case ActivationKind::kHardSwish: {
-      float y = x / 6.f + 0.5f;
-      return x * (y < 0.f ? 0.f : (y > 1.f ? 1.f : y));
+      T y = x / T(6) + T(0.5);
+      return x * (y < zero ? zero : (y > one ? one : y));
     }
-    case ActivationKind::kElu: return x >= 0.f ? x : alpha * (expf(x) - 1.f);
+    case ActivationKind::kElu:
+      return x >= zero ? x : alpha * (ActivationExp(x) - one);
   }
   return x;
 }

@@ -1,5 +1,6 @@
 // Reference activations and unary math. The activations that a conv can carry fused go through
-// ApplyActivation (kernels/math/activation_math.h), the same function the CUDA kernels use.
+// ApplyActivation (kernels/math/activation_math.h), the function the CPU and CUDA kernels call in
+// float, here in double.
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -13,18 +14,20 @@
 namespace ios {
 namespace {
 
-// Applies fn to every element of a float32 input.
-Status MapFloat32(const Node& node, const std::vector<const Tensor*>& inputs,
-                  std::vector<Tensor>* outputs, const std::function<float(float)>& fn) {
+// Applies fn, computed in double, to every element of a float32 or float64 input.
+Status MapFloatInDouble(const Node& node, const std::vector<const Tensor*>& inputs,
+                        std::vector<Tensor>* outputs, const std::function<double(double)>& fn) {
   IOS_RETURN_IF_ERROR(RequireInput(node, inputs, 0));
   IOS_RETURN_IF_ERROR(RequireOutputs(node, outputs, 1));
   const Tensor& x = *inputs[0];
-  if (x.dtype() != DType::kFloat32)
-    return Unsupported(NodeLabel(node) + "only float32 is supported, got " + DTypeName(x.dtype()));
-  Tensor y(x.dtype(), x.dims());
-  for (int64_t i = 0; i < x.num_elements(); ++i) y.data<float>()[i] = fn(x.data<float>()[i]);
-  (*outputs)[0] = std::move(y);
-  return Status::Ok();
+  return DispatchFloat(x.dtype(), node.op_type, [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    Tensor y(x.dtype(), x.dims());
+    for (int64_t i = 0; i < x.num_elements(); ++i)
+      y.data<T>()[i] = static_cast<T>(fn(static_cast<double>(x.data<T>()[i])));
+    (*outputs)[0] = std::move(y);
+    return Status::Ok();
+  });
 }
 
 // A kernel for an activation whose alpha/beta come from attributes with these defaults.
@@ -41,8 +44,9 @@ ReferenceKernel MakeActivationKernel(ActivationKind kind, const char* alpha_attr
     if (beta_attr != nullptr) {
       IOS_ASSIGN_OR_RETURN(beta, node.attrs.GetFloat(beta_attr, beta));
     }
-    return MapFloat32(node, inputs, outputs,
-                      [&](float x) { return ApplyActivation(kind, alpha, beta, x); });
+    return MapFloatInDouble(node, inputs, outputs, [&](double x) {
+      return ApplyActivation<double>(kind, alpha, beta, x);
+    });
   };
 }
 
@@ -84,9 +88,6 @@ T WrappingNegate(T x) {
 Status ReluKernel(const Node& node, const std::vector<const Tensor*>& inputs,
                   std::vector<Tensor>* outputs) {
   IOS_RETURN_IF_ERROR(RequireInput(node, inputs, 0));
-  if (inputs[0]->dtype() == DType::kFloat32)
-    return MapFloat32(node, inputs, outputs,
-                      [](float x) { return ApplyActivation(ActivationKind::kRelu, 0.f, 0.f, x); });
   return MapTyped(node, inputs, outputs, kNumeric, [](auto tag, auto x) {
     using T = typename decltype(tag)::type;
     return x > T(0) ? x : T(0);
@@ -105,8 +106,9 @@ Status ClipKernel(const Node& node, const std::vector<const Tensor*>& inputs,
                          node.attrs.GetFloat("min", std::numeric_limits<float>::lowest()));
     IOS_ASSIGN_OR_RETURN(float hi, node.attrs.GetFloat("max", std::numeric_limits<float>::max()));
     if (lo > hi) lo = hi;  // ONNX: every value becomes max
-    return MapFloat32(node, inputs, outputs,
-                      [&](float v) { return ApplyActivation(ActivationKind::kClip, lo, hi, v); });
+    return MapFloatInDouble(node, inputs, outputs, [&](double v) {
+      return ApplyActivation<double>(ActivationKind::kClip, lo, hi, v);
+    });
   }
   const Tensor* min_input = OptionalInput(inputs, 1);
   const Tensor* max_input = OptionalInput(inputs, 2);

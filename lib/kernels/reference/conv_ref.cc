@@ -1,5 +1,6 @@
 // Reference Conv and ConvTranspose: direct loops over N-d windows (1-D, 2-D and 3-D alike).
 #include <algorithm>
+#include <vector>
 
 #include "ir/fused_activation.h"
 #include "kernels/math/activation_math.h"
@@ -9,13 +10,14 @@
 namespace ios {
 namespace {
 
-// Checks the float32 X/W/B operands shared by Conv and ConvTranspose.
+// Checks the X/W/B operands shared by Conv and ConvTranspose: float32 or float64, all alike.
 Status CheckConvOperands(const Node& node, const Tensor& x, const Tensor& w, const Tensor* b,
                          int64_t bias_size) {
   const std::string label = NodeLabel(node);
-  if (x.dtype() != DType::kFloat32 || w.dtype() != DType::kFloat32 ||
-      (b != nullptr && b->dtype() != DType::kFloat32))
-    return Unsupported(label + "only float32 is supported, got " + DTypeName(x.dtype()));
+  if ((x.dtype() != DType::kFloat32 && x.dtype() != DType::kFloat64) || w.dtype() != x.dtype() ||
+      (b != nullptr && b->dtype() != x.dtype()))
+    return Unsupported(label + "only float32 or float64 operands of one type are supported, got " +
+                       DTypeName(x.dtype()) + " and " + DTypeName(w.dtype()));
   if (x.rank() < 3)
     return InvalidInput(label + "input must have rank >= 3 (N, C, spatial...), has " +
                         DimsToString(x.dims()));
@@ -26,6 +28,22 @@ Status CheckConvOperands(const Node& node, const Tensor& x, const Tensor& w, con
     return InvalidInput(label + "bias " + DimsToString(b->dims()) + " must have shape [" +
                         std::to_string(bias_size) + "]");
   return Status::Ok();
+}
+
+// A float32 or float64 tensor's elements as doubles (the reference computes in double).
+std::vector<double> AsDoubles(const Tensor& t) {
+  std::vector<double> values(static_cast<size_t>(t.num_elements()));
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = t.dtype() == DType::kFloat64 ? t.data<double>()[i]
+                                             : static_cast<double>(t.data<float>()[i]);
+  return values;
+}
+
+void StoreDouble(Tensor& t, int64_t i, double value) {
+  if (t.dtype() == DType::kFloat64)
+    t.data<double>()[i] = value;
+  else
+    t.data<float>()[i] = static_cast<float>(value);
 }
 
 // Offset of a spatial multi-index in a tensor laid out [N, C, spatial...].
@@ -77,21 +95,21 @@ Status ConvKernel(const Node& node, const std::vector<const Tensor*>& inputs,
 
   Dims out_dims = {batch, out_channels};
   out_dims.insert(out_dims.end(), geo.output.begin(), geo.output.end());
-  Tensor y(DType::kFloat32, out_dims);
+  Tensor y(x.dtype(), out_dims);
 
   const size_t n_spatial = in_spatial.size();
   const Dims x_strides = RowMajorStrides(x.dims());
   const Dims w_strides = RowMajorStrides(w.dims());
   const Dims y_strides = RowMajorStrides(out_dims);
-  const float* xd = x.data<float>();
-  const float* wd = w.data<float>();
-  float* yd = y.data<float>();
+  const std::vector<double> xd = AsDoubles(x);
+  const std::vector<double> wd = AsDoubles(w);
+  const std::vector<double> bd = b != nullptr ? AsDoubles(*b) : std::vector<double>();
 
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t m = 0; m < out_channels; ++m) {
       const int64_t g = m / group_out_channels;
       ForEachIndex(geo.output, [&](const Dims& o) {
-        double acc = b != nullptr ? b->data<float>()[m] : 0.0;
+        double acc = b != nullptr ? bd[static_cast<size_t>(m)] : 0.0;
         for (int64_t c = 0; c < group_in_channels; ++c) {
           const int64_t ic = g * group_in_channels + c;
           ForEachIndex(kernel, [&](const Dims& k) {
@@ -103,12 +121,12 @@ Status ConvKernel(const Node& node, const std::vector<const Tensor*>& inputs,
               x_offset += pos * x_strides[2 + d];
               w_offset += k[d] * w_strides[2 + d];
             }
-            acc += static_cast<double>(xd[x_offset]) * static_cast<double>(wd[w_offset]);
+            acc += xd[static_cast<size_t>(x_offset)] * wd[static_cast<size_t>(w_offset)];
           });
         }
         int64_t y_offset = n * y_strides[0] + m * y_strides[1];
         for (size_t d = 0; d < n_spatial; ++d) y_offset += o[d] * y_strides[2 + d];
-        yd[y_offset] = ApplyActivation(act, static_cast<float>(acc));
+        StoreDouble(y, y_offset, ApplyActivation<double>(act.kind, act.alpha, act.beta, acc));
       });
     }
   }
@@ -197,14 +215,15 @@ Status ConvTransposeKernel(const Node& node, const std::vector<const Tensor*>& i
   const Dims x_strides = RowMajorStrides(x.dims());
   const Dims w_strides = RowMajorStrides(w.dims());
   const Dims y_strides = RowMajorStrides(out_dims);
-  const float* xd = x.data<float>();
-  const float* wd = w.data<float>();
+  const std::vector<double> xd = AsDoubles(x);
+  const std::vector<double> wd = AsDoubles(w);
 
   for (int64_t nb = 0; nb < batch; ++nb) {
     for (int64_t c = 0; c < in_channels; ++c) {
       const int64_t g = c / group_in_channels;
       ForEachIndex(in_spatial, [&](const Dims& i) {
-        const double xv = xd[nb * x_strides[0] + c * x_strides[1] + SpatialOffset(i, x_strides)];
+        const double xv = xd[static_cast<size_t>(nb * x_strides[0] + c * x_strides[1] +
+                                                 SpatialOffset(i, x_strides))];
         for (int64_t mo = 0; mo < group_out_channels; ++mo) {
           const int64_t m = g * group_out_channels + mo;
           ForEachIndex(kernel, [&](const Dims& k) {
@@ -216,19 +235,20 @@ Status ConvTransposeKernel(const Node& node, const std::vector<const Tensor*>& i
             }
             const int64_t w_offset =
                 c * w_strides[0] + mo * w_strides[1] + SpatialOffset(k, w_strides);
-            acc[y_offset] += xv * static_cast<double>(wd[w_offset]);
+            acc[static_cast<size_t>(y_offset)] += xv * wd[static_cast<size_t>(w_offset)];
           });
         }
       });
     }
   }
 
-  Tensor y(DType::kFloat32, out_dims);
-  float* yd = y.data<float>();
+  Tensor y(x.dtype(), out_dims);
+  const std::vector<double> bd = b != nullptr ? AsDoubles(*b) : std::vector<double>();
   const int64_t spatial_size = NumElements(out_spatial);
   for (int64_t i = 0; i < y.num_elements(); ++i) {
     const int64_t m = (i / spatial_size) % out_channels;
-    yd[i] = static_cast<float>(acc[i] + (b != nullptr ? b->data<float>()[m] : 0.f));
+    StoreDouble(y, i,
+                acc[static_cast<size_t>(i)] + (b != nullptr ? bd[static_cast<size_t>(m)] : 0.0));
   }
   (*outputs)[0] = std::move(y);
   return Status::Ok();

@@ -43,4 +43,35 @@ StatusOr<std::vector<Tensor>> EvaluateGraphReference(const Graph& graph,
   return result;
 }
 
+Tensor WidenToFloat64(const Tensor& tensor) {
+  if (tensor.dtype() != DType::kFloat32) return tensor;
+  Tensor wide(DType::kFloat64, tensor.dims());
+  for (int64_t i = 0; i < tensor.num_elements(); ++i)
+    wide.data<double>()[i] = static_cast<double>(tensor.data<float>()[i]);
+  return wide;
+}
+
+StatusOr<std::vector<Tensor>> EvaluateGraphInFloat64(const Graph& graph,
+                                                     const std::vector<Tensor>& inputs) {
+  Graph wide = graph;
+  for (Value& value : wide.values) {
+    if (value.dtype == DType::kFloat32) value.dtype = DType::kFloat64;
+    if (value.constant) value.constant = WidenToFloat64(*value.constant);
+  }
+  constexpr int64_t kOnnxFloat = 1, kOnnxDouble = 11;
+  for (Node& node : wide.nodes) {
+    if (node.op_type == "Cast" && node.attrs.Has("to")) {
+      IOS_ASSIGN_OR_RETURN(int64_t to, node.attrs.GetInt("to", 0));
+      if (to == kOnnxFloat) node.attrs.Set("to", kOnnxDouble);
+    } else if (node.op_type == "ConstantOfShape") {
+      if (const Tensor* value = node.attrs.GetTensor("value"))
+        node.attrs.Set("value", WidenToFloat64(*value));
+    }
+  }
+  std::vector<Tensor> wide_inputs;
+  wide_inputs.reserve(inputs.size());
+  for (const Tensor& input : inputs) wide_inputs.push_back(WidenToFloat64(input));
+  return EvaluateGraphReference(wide, wide_inputs);
+}
+
 }  // namespace ios

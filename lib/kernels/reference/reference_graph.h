@@ -14,4 +14,15 @@ namespace ios {
 StatusOr<std::vector<Tensor>> EvaluateGraphReference(const Graph& graph,
                                                      const std::vector<Tensor>& inputs);
 
+// The same with every float32 value widened to float64: float32 constants and inputs become
+// float64, and Cast or ConstantOfShape nodes that would make float32 make float64, so that
+// nothing is rounded to float32 on the way and each op's own double arithmetic carries through.
+// Its outputs (float64 where the graph's are float32) are an oracle that float32 runtimes,
+// onnxruntime included, can be measured against (iosc --reference-outputs).
+StatusOr<std::vector<Tensor>> EvaluateGraphInFloat64(const Graph& graph,
+                                                     const std::vector<Tensor>& inputs);
+
+// A float32 tensor widened to float64; any other tensor as it is.
+Tensor WidenToFloat64(const Tensor& tensor);
+
 }  // namespace ios

@@ -1,5 +1,6 @@
-// The --load-inputs / --save-outputs / --check file convention: DIR/input_N.pb and
-// DIR/output_N.pb, ONNX TensorProto files numbered from 0.
+// The tensor-folder convention of iosrun --load-inputs / --save-outputs / --check and iosc
+// --reference-outputs: DIR/input_N.pb and DIR/output_N.pb, ONNX TensorProto files numbered
+// from 0 (the layout of ONNX's backend test data, and what scripts/ort_reference.py writes).
 #pragma once
 
 #include <string>

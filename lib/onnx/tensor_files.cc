@@ -1,4 +1,4 @@
-#include "iosrun/tensor_files.h"
+#include "onnx/tensor_files.h"
 
 #include <sys/stat.h>
 
