@@ -2,7 +2,7 @@
 """Write an onnxruntime reference input/output pair for an ONNX model.
 
     ort_reference.py MODEL --out DIR [--batch N] [--input-shape NAME:DIMS ...]
-                     [--seed S] [--threads T]
+                     [--seed S] [--threads T] [--float64 [--engine ios|onnxruntime]]
 
 Runs onnxruntime (CPU, default session options, intra_op_num_threads = T) on
 random inputs (fixed seed; float inputs are standard normal float32) with every
@@ -11,6 +11,13 @@ shape with --input-shape (as iosc takes it, e.g. images:1x3x640x640), and writes
 DIR/output_<i>.pb as serialised onnx.TensorProto files (one per graph input /
 output, in order; each TensorProto carries the graph name of its value), the
 layout of ONNX's backend test data.  Files are written atomically.
+
+With --float64 the outputs are a float64 reference instead, an oracle that
+float32 runtimes (onnxruntime's float32 outputs included) can be measured
+against: `--engine ios` (the default) has `iosc --reference-outputs` evaluate
+the model with ios's reference kernels in float64 (slow, but every op ios
+supports); `--engine onnxruntime` converts the model to float64 and runs
+onnxruntime, which lacks float64 kernels for Conv and many CNN ops.
 """
 
 import argparse
@@ -19,6 +26,7 @@ import sys
 import tempfile
 
 import numpy as np
+import onnx
 from onnx import numpy_helper
 
 _ORT_TYPES = {
@@ -96,6 +104,62 @@ def parse_input_shape(spec):
     return name, shape
 
 
+def model_in_float64(path):
+    """The model with every float32 tensor, input, output and cast widened to float64."""
+    import onnx
+    from onnx import TensorProto
+    model = onnx.load(path)
+    graph = model.graph
+
+    def widen(tensor):
+        if tensor.data_type == TensorProto.FLOAT:
+            tensor.CopyFrom(numpy_helper.from_array(
+                numpy_helper.to_array(tensor).astype(np.float64), tensor.name))
+
+    for tensor in graph.initializer:
+        widen(tensor)
+    for info in list(graph.input) + list(graph.output) + list(graph.value_info):
+        if info.type.tensor_type.elem_type == TensorProto.FLOAT:
+            info.type.tensor_type.elem_type = TensorProto.DOUBLE
+    for node in graph.node:
+        for attr in node.attribute:
+            if node.op_type == "Cast" and attr.name == "to" and attr.i == TensorProto.FLOAT:
+                attr.i = TensorProto.DOUBLE
+            if attr.HasField("t"):
+                widen(attr.t)
+    return model
+
+
+def float64_outputs(args, feeds):
+    """(names, float64 outputs) from the chosen engine for the float32 `feeds`."""
+    if args.engine == "onnxruntime":
+        import onnxruntime as ort
+        try:
+            session = ort.InferenceSession(model_in_float64(args.model).SerializeToString(),
+                                           providers=["CPUExecutionProvider"])
+        except Exception as e:  # noqa: BLE001: ORT says which kernel it lacks
+            raise SystemExit("ort_reference: onnxruntime cannot run this model in float64 (%s);"
+                             " use --engine ios" % str(e).splitlines()[0])
+        names = [o.name for o in session.get_outputs()]
+        wide = {k: v.astype(np.float64) if v.dtype == np.float32 else v for k, v in feeds.items()}
+        return names, session.run(names, wide)
+    import subprocess
+    cmd = [args.iosc, args.model, "--reference-outputs", args.out]
+    for name, value in feeds.items():
+        cmd += ["--input-shape", "%s:%s" % (name, "x".join(str(d) for d in value.shape))]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit("ort_reference: %s failed:\n%s" % (" ".join(cmd), result.stderr))
+    names, outputs = [], []
+    i = 0
+    while os.path.exists(os.path.join(args.out, "output_%d.pb" % i)):
+        tensor = onnx.load_tensor(os.path.join(args.out, "output_%d.pb" % i))
+        names.append(tensor.name)
+        outputs.append(numpy_helper.to_array(tensor))
+        i += 1
+    return names, outputs
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", help="ONNX model file")
@@ -105,6 +169,12 @@ def main(argv=None):
                         metavar="NAME:DIMS", help="an input's whole shape, e.g. images:1x3x640x640")
     parser.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
     parser.add_argument("--threads", type=int, default=2, help="onnxruntime intra-op threads (default 2)")
+    parser.add_argument("--float64", action="store_true",
+                        help="write a float64 reference (see above) instead of onnxruntime's float32")
+    parser.add_argument("--engine", choices=("ios", "onnxruntime"), default="ios",
+                        help="what computes the float64 reference (default ios)")
+    parser.add_argument("--iosc", default=os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), "build", "tools", "iosc"), help="iosc for --engine ios")
     args = parser.parse_args(argv)
     if args.batch < 1:
         parser.error("--batch must be >= 1")
@@ -115,13 +185,20 @@ def main(argv=None):
     if unknown:
         parser.error("--input-shape names %s, not inputs of the model" % ", ".join(unknown))
     feeds = make_inputs(session, args.batch, args.seed, shapes)
-    output_names = [o.name for o in session.get_outputs()]
-    outputs = session.run(output_names, feeds)
 
     os.makedirs(args.out, exist_ok=True)
+    for i in range(len(session.get_outputs()) + 16):  # no stale outputs of an earlier run
+        stale = os.path.join(args.out, "output_%d.pb" % i)
+        if os.path.exists(stale):
+            os.remove(stale)
     for i, (name, value) in enumerate(feeds.items()):
         write_atomically(os.path.join(args.out, "input_%d.pb" % i),
                          numpy_helper.from_array(value, name).SerializeToString())
+    if args.float64:
+        output_names, outputs = float64_outputs(args, feeds)
+    else:
+        output_names = [o.name for o in session.get_outputs()]
+        outputs = session.run(output_names, feeds)
     for i, (name, value) in enumerate(zip(output_names, outputs)):
         value = np.asarray(value)
         write_atomically(os.path.join(args.out, "output_%d.pb" % i),
