@@ -1,10 +1,12 @@
 #include "onnx/onnx_importer.h"
 
 #include <onnx/onnx_pb.h>
+#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "onnx/attribute_proto.h"
@@ -17,6 +19,12 @@ namespace ios {
 namespace {
 
 bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+// A named dimension: "?" is what some exporters (paddle2onnx) write for any unknown dimension,
+// so it names none.
+bool HasSymbol(const onnx::TensorShapeProto_Dimension& dim) {
+  return dim.has_dim_param() && !dim.dim_param().empty() && dim.dim_param() != "?";
+}
 
 StatusOr<int64_t> DefaultOpset(const onnx::ModelProto& model, const std::string& source) {
   for (const auto& opset : model.opset_import()) {
@@ -138,15 +146,18 @@ class Importer {
     }
     std::map<std::string, int64_t> symbols;  // dim_param -> its value
     std::map<std::string, std::string> fixed_by;
-    auto fix_symbol = [&](const std::string& symbol, int64_t value,
-                          const std::string& by) -> Status {
+    std::set<std::string> ambiguous;  // given two values by the shapes given
+    // The shapes given win: a symbol they give two values (against ONNX's rule that one symbol
+    // is one value) binds nothing, with a warning.
+    auto fix_symbol = [&](const std::string& symbol, int64_t value, const std::string& by) {
       auto [it, inserted] = symbols.emplace(symbol, value);
-      if (!inserted && it->second != value)
-        return InvalidInput(source_ + ": the dimension '" + symbol + "' is " +
-                            std::to_string(it->second) + " for " + fixed_by[symbol] + " but " +
-                            std::to_string(value) + " for " + by);
+      if (!inserted && it->second != value && ambiguous.insert(symbol).second) {
+        spdlog::warn(
+            "{}: the model's dimension '{}' is {} for {} but {} for {}; the shapes given "
+            "are used as they are, and no other dimension takes '{}' from them",
+            source_, symbol, it->second, fixed_by[symbol], value, by, symbol);
+      }
       fixed_by.emplace(symbol, by);
-      return Status::Ok();
     };
     std::map<std::string, Dims> shapes;
     // Inputs given a shape first: their symbols then fix the other inputs' dimensions.
@@ -169,18 +180,18 @@ class Importer {
           return InvalidInput(what + ": the shape given for it, " + DimsToString(shape) +
                               ", contradicts the model's static dimension " + std::to_string(d) +
                               " (" + std::to_string(dim.dim_value()) + ")");
-        if (dim.has_dim_param())
-          IOS_RETURN_IF_ERROR(
-              fix_symbol(dim.dim_param(), shape[d], "input '" + input->name() + "'"));
+        if (HasSymbol(dim)) fix_symbol(dim.dim_param(), shape[d], "input '" + input->name() + "'");
       }
       shapes[input->name()] = shape;
     }
+    for (const std::string& symbol : ambiguous) symbols.erase(symbol);
     // Then the batch: dimension 0 of every other input.
     for (const auto* input : inputs) {
       if (shapes.count(input->name())) continue;
       IOS_ASSIGN_OR_RETURN(const auto* dims,
                            ModelDims(*input, source_ + ": input '" + input->name() + "'"));
-      if (dims->size() > 0 && (*dims)[0].has_dim_param() && !symbols.count((*dims)[0].dim_param()))
+      if (dims->size() > 0 && HasSymbol((*dims)[0]) && !symbols.count((*dims)[0].dim_param()) &&
+          !ambiguous.count((*dims)[0].dim_param()))
         symbols[(*dims)[0].dim_param()] = options_.batch;
     }
     for (const auto* input : inputs) {
@@ -190,7 +201,7 @@ class Importer {
       Dims shape;
       for (int d = 0; d < dims->size(); ++d) {
         const auto& dim = (*dims)[d];
-        auto symbol = dim.has_dim_param() ? symbols.find(dim.dim_param()) : symbols.end();
+        auto symbol = HasSymbol(dim) ? symbols.find(dim.dim_param()) : symbols.end();
         if (symbol != symbols.end()) {
           shape.push_back(symbol->second);
         } else if (d == 0) {
@@ -225,12 +236,12 @@ class Importer {
     for (int i = 0; i < dims.size(); ++i) {
       std::string part = i == 0                    ? std::to_string(options_.batch)
                          : dims[i].has_dim_value() ? std::to_string(dims[i].dim_value())
-                         : dims[i].has_dim_param() ? "<" + dims[i].dim_param() + ">"
+                         : HasSymbol(dims[i])      ? "<" + dims[i].dim_param() + ">"
                                                    : "<dim" + std::to_string(i) + ">";
       example += (i == 0 ? "" : "x") + part;
     }
     const std::string symbol =
-        dims[d].has_dim_param() ? " (the symbol '" + dims[d].dim_param() + "')" : " (unnamed)";
+        HasSymbol(dims[d]) ? " (the symbol '" + dims[d].dim_param() + "')" : " (unnamed)";
     return InvalidInput(what + ": dimension " + std::to_string(d) + symbol +
                         " is free; give the input's shape with --input-shape " + input.name() +
                         ":" + example);

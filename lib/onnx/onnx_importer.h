@@ -7,8 +7,10 @@
 // model's, and its static dimensions other than the batch must agree). Every other input takes
 // `batch` as its dimension 0, symbolic or numeric (the batch of a model exported with a static
 // batch of 1 can be changed so). A symbol (dim_param) names one value everywhere: once an input
-// fixes it, every dimension with that symbol takes that value. A dimension left unknown is an
-// error naming the input, the dimension, its symbol and the flag that fixes it.
+// fixes it, every dimension with that symbol takes that value ("?", which paddle2onnx writes for
+// any free dimension, names none; shapes given that disagree on a symbol are used as given, and
+// the symbol then binds nothing). A dimension left unknown is an error naming the input, the
+// dimension, its symbol and the flag that fixes it.
 #pragma once
 
 #include <cstdint>
