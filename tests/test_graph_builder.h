@@ -31,13 +31,7 @@ class GraphBuilder {
   }
 
   ValueId Constant(const std::string& name, Tensor tensor) {
-    Value value;
-    value.name = name;
-    value.dtype = tensor.dtype();
-    value.dims = tensor.dims();
-    value.has_shape = true;
-    value.constant = std::move(tensor);
-    return graph_.AddValue(std::move(value));
+    return graph_.AddConstant(name, std::move(tensor));
   }
 
   // A float tensor with values uniform in [-1, 1) from a fixed seed.

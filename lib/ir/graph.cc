@@ -14,6 +14,16 @@ ValueId Graph::AddValue(Value value) {
   return static_cast<ValueId>(values.size() - 1);
 }
 
+ValueId Graph::AddConstant(std::string name, Tensor tensor) {
+  Value value;
+  value.name = std::move(name);
+  value.dtype = tensor.dtype();
+  value.dims = tensor.dims();
+  value.has_shape = true;
+  value.constant = std::move(tensor);
+  return AddValue(std::move(value));
+}
+
 NodeId Graph::AddNode(Node node) {
   nodes.push_back(std::move(node));
   return static_cast<NodeId>(nodes.size() - 1);

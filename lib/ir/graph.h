@@ -54,6 +54,8 @@ class Graph {
   std::vector<ValueId> outputs;
 
   ValueId AddValue(Value value);
+  // A constant value holding `tensor` (dtype, dims and shape from it).
+  ValueId AddConstant(std::string name, Tensor tensor);
   NodeId AddNode(Node node);
   // Id of the value with that name, or kNoValue.
   ValueId FindValue(const std::string& value_name) const;

@@ -15,17 +15,6 @@ bool IsFloatVector(const Tensor* t, int64_t size) {
   return t && t->dtype() == DType::kFloat32 && t->rank() == 1 && t->dims()[0] == size;
 }
 
-// A new constant value; folded weights never overwrite an initializer another node may share.
-ValueId AddConstant(Graph& graph, const std::string& name, Tensor tensor) {
-  Value value;
-  value.name = name;
-  value.dtype = tensor.dtype();
-  value.dims = tensor.dims();
-  value.has_shape = true;
-  value.constant = std::move(tensor);
-  return graph.AddValue(std::move(value));
-}
-
 bool TryFold(Graph& graph, NodeId bn_id) {
   Node& bn = graph.nodes[bn_id];
   if (bn.op_type != "BatchNormalization" || bn.inputs.size() < 5 || bn.outputs.size() != 1)
@@ -65,8 +54,9 @@ bool TryFold(Graph& graph, NodeId bn_id) {
         static_cast<float>((b - mean->data<float>()[o]) * scale + beta->data<float>()[o]);
   }
   const std::string base = conv.name.empty() ? bn.name : conv.name;
-  ValueId w_id = AddConstant(graph, base + ".weight_bn_folded", std::move(new_w));
-  ValueId b_id = AddConstant(graph, base + ".bias_bn_folded", std::move(new_b));
+  // A new constant: folded weights never overwrite an initializer another node may share.
+  ValueId w_id = graph.AddConstant(base + ".weight_bn_folded", std::move(new_w));
+  ValueId b_id = graph.AddConstant(base + ".bias_bn_folded", std::move(new_b));
   Node& conv_ref = graph.nodes[conv_id];  // AddValue does not move nodes, but stay explicit
   conv_ref.inputs.resize(3, kNoValue);
   conv_ref.inputs[1] = w_id;

@@ -77,7 +77,7 @@ std::optional<ValueId> RowParameter(Graph& graph, ValueId param, const Dims& row
   if (!value.constant) return std::nullopt;
   Tensor reshaped = *value.constant;
   reshaped.Reshape(dims);
-  return AddConstantValue(graph, name, std::move(reshaped));
+  return graph.AddConstant(name, std::move(reshaped));
 }
 
 // The core, from the first ReduceMean through the Div.
@@ -154,8 +154,8 @@ void Replace(Graph& graph, const LayerNormMatch& match) {
   ValueId scale = match.scale;
   if (scale == kNoValue) {
     const Dims row(x_dims.begin() + match.axis, x_dims.end());
-    scale = AddConstantValue(graph, graph.nodes[match.last].name + "/ones",
-                             Tensor::FromFloat(std::vector<float>(NumElements(row), 1.f), row));
+    scale = graph.AddConstant(graph.nodes[match.last].name + "/ones",
+                              Tensor::FromFloat(std::vector<float>(NumElements(row), 1.f), row));
   }
   for (NodeId id : match.nodes)
     if (id != match.last) graph.nodes[id].dead = true;

@@ -46,13 +46,7 @@ std::string UniqueValueName(const Graph& graph, const std::string& base) {
 }
 
 ValueId AddConstant(Graph& graph, const std::string& name, Tensor tensor) {
-  Value value;
-  value.name = UniqueValueName(graph, name);
-  value.dtype = tensor.dtype();
-  value.dims = tensor.dims();
-  value.has_shape = true;
-  value.constant = std::move(tensor);
-  return graph.AddValue(std::move(value));
+  return graph.AddConstant(UniqueValueName(graph, name), std::move(tensor));
 }
 
 // Merges one stage; returns the merged conv and the split.

@@ -57,14 +57,4 @@ std::optional<ValueId> OperandBesideScalar(const Graph& graph, const Node& node,
   return std::nullopt;
 }
 
-ValueId AddConstantValue(Graph& graph, const std::string& name, Tensor tensor) {
-  Value value;
-  value.name = name;
-  value.dtype = tensor.dtype();
-  value.dims = tensor.dims();
-  value.has_shape = true;
-  value.constant = std::move(tensor);
-  return graph.AddValue(std::move(value));
-}
-
 }  // namespace ios

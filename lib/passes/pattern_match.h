@@ -34,7 +34,4 @@ std::optional<ValueId> OtherInput(const Node& node, ValueId operand);
 std::optional<ValueId> OperandBesideScalar(const Graph& graph, const Node& node, double want,
                                            bool constant_second = false);
 
-// Adds a constant value to the graph.
-ValueId AddConstantValue(Graph& graph, const std::string& name, Tensor tensor);
-
 }  // namespace ios

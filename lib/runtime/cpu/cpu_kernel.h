@@ -34,6 +34,11 @@ struct CpuKernelContext {
 // The context for a node of `graph`: its types, and its constant inputs (for prepacking).
 CpuKernelContext MakeCpuKernelContext(const Graph& graph, const Node& node);
 
+// For a one-input elementwise op: true when its input and output are float32 of one size (an own
+// kernel runs it), false for another dtype (the reference kernel does), InvalidInput when the
+// output does not match the input.
+StatusOr<bool> IsFloat32Elementwise(const CpuKernelContext& context);
+
 // The fast kernel for the node when there is one, else a wrapper around the reference kernel.
 StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& context);
 // True when CreateCpuKernel would return a kernel of its own (not the reference fallback).

@@ -25,4 +25,16 @@ CpuKernelContext MakeCpuKernelContext(const Graph& graph, const Node& node) {
   return context;
 }
 
+StatusOr<bool> IsFloat32Elementwise(const CpuKernelContext& context) {
+  if (context.input_types.empty() || context.output_types.empty())
+    return InvalidInput("needs an input and an output");
+  const TensorType& x = context.input_types[0];
+  if (x.dtype != DType::kFloat32) return false;
+  if (context.output_types[0].dtype != DType::kFloat32 ||
+      NumElements(context.output_types[0].dims) != NumElements(x.dims))
+    return InvalidInput("output " + DimsToString(context.output_types[0].dims) +
+                        " does not match input " + DimsToString(x.dims));
+  return true;
+}
+
 }  // namespace ios

@@ -70,14 +70,9 @@ class GeluCpuKernel : public CpuKernel {
 
 StatusOr<std::unique_ptr<CpuKernel>> CreateGeluCpuKernel(const CpuKernelContext& context) {
   const Node& node = *context.node;
-  if (context.input_types.empty() || context.output_types.empty())
-    return InvalidInput("needs an input and an output");
+  IOS_ASSIGN_OR_RETURN(bool float32, IsFloat32Elementwise(context));
+  if (!float32) return std::unique_ptr<CpuKernel>();  // the reference
   const TensorType& x = context.input_types[0];
-  if (x.dtype != DType::kFloat32) return std::unique_ptr<CpuKernel>();  // the reference
-  if (context.output_types[0].dtype != DType::kFloat32 ||
-      NumElements(context.output_types[0].dims) != NumElements(x.dims))
-    return InvalidInput("output " + DimsToString(context.output_types[0].dims) +
-                        " does not match input " + DimsToString(x.dims));
   IOS_ASSIGN_OR_RETURN(GeluApproximation approximation, ParseGeluApproximation(node));
   IOS_ASSIGN_OR_RETURN(dnnl::engine engine, CpuEngine());
   const dnnl::algorithm algorithm = approximation == GeluApproximation::kTanh

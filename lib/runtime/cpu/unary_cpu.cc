@@ -36,14 +36,9 @@ class ErfCpuKernel : public CpuKernel {
 }  // namespace
 
 StatusOr<std::unique_ptr<CpuKernel>> CreateErfCpuKernel(const CpuKernelContext& context) {
-  if (context.input_types.empty() || context.output_types.empty())
-    return InvalidInput("needs an input and an output");
+  IOS_ASSIGN_OR_RETURN(bool float32, IsFloat32Elementwise(context));
+  if (!float32) return std::unique_ptr<CpuKernel>();  // the reference
   const TensorType& x = context.input_types[0];
-  if (x.dtype != DType::kFloat32) return std::unique_ptr<CpuKernel>();  // the reference
-  if (context.output_types[0].dtype != DType::kFloat32 ||
-      NumElements(context.output_types[0].dims) != NumElements(x.dims))
-    return InvalidInput("output " + DimsToString(context.output_types[0].dims) +
-                        " does not match input " + DimsToString(x.dims));
   return std::unique_ptr<CpuKernel>(new ErfCpuKernel(NumElements(x.dims)));
 }
 
