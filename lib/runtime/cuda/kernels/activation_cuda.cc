@@ -79,12 +79,7 @@ CudaKernelOr CreateActivationCudaKernel(const CudaKernelContext& context) {
   const Node& node = *context.node;
   std::optional<ActivationKind> kind = ActivationKindFromOpType(node.op_type);
   if (!kind) return Internal("not an activation: " + node.op_type);
-  IOS_RETURN_IF_ERROR(RequireMainDType(context, DType::kFloat32));
-  const int64_t count = NumElements(context.input_types[0].dims);
-  if (NumElements(context.output_types[0].dims) != count)
-    return InvalidOnCuda(node, "output " + DimsToString(context.output_types[0].dims) +
-                                   " does not match input " +
-                                   DimsToString(context.input_types[0].dims));
+  IOS_ASSIGN_OR_RETURN(const int64_t count, ElementwiseCount(context, DType::kFloat32));
   if (*kind == ActivationKind::kClip) return CreateClip(context, count);
   IOS_ASSIGN_OR_RETURN(Activation act, ActivationOfNode(node));
   return CudaKernelOr(std::make_unique<ActivationCudaKernel>(act, count));

@@ -106,13 +106,7 @@ constexpr UnaryEntry kUnaryOps[] = {
 
 // A float32 unary kernel computing `op` over the node's input.
 CudaKernelOr MakeUnaryCudaKernel(const CudaKernelContext& context, UnaryOpKind op) {
-  const Node& node = *context.node;
-  IOS_RETURN_IF_ERROR(RequireMainDType(context, DType::kFloat32));
-  const int64_t count = NumElements(context.input_types[0].dims);
-  if (NumElements(context.output_types[0].dims) != count)
-    return InvalidOnCuda(node, "output " + DimsToString(context.output_types[0].dims) +
-                                   " does not match input " +
-                                   DimsToString(context.input_types[0].dims));
+  IOS_ASSIGN_OR_RETURN(const int64_t count, ElementwiseCount(context, DType::kFloat32));
   return CudaKernelOr(std::make_unique<UnaryCudaKernel>(op, count));
 }
 

@@ -52,6 +52,16 @@ Status RequireMainDType(const CudaKernelContext& context, DType dtype) {
   return Status::Ok();
 }
 
+StatusOr<int64_t> ElementwiseCount(const CudaKernelContext& context, DType dtype) {
+  IOS_RETURN_IF_ERROR(RequireMainDType(context, dtype));
+  const int64_t count = NumElements(context.input_types[0].dims);
+  if (NumElements(context.output_types[0].dims) != count)
+    return InvalidOnCuda(*context.node, "output " + DimsToString(context.output_types[0].dims) +
+                                            " does not match input " +
+                                            DimsToString(context.input_types[0].dims));
+  return count;
+}
+
 bool CastTypeOf(DType dtype, CastType* type) {
   switch (dtype) {
     case DType::kFloat32:

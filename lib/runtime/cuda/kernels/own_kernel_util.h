@@ -33,6 +33,8 @@ Status ParamsErrorOnCuda(const Node& node, const Status& status);
 
 // Refuses unless input 0 and output 0 exist and both have `dtype`.
 Status RequireMainDType(const CudaKernelContext& context, DType dtype);
+// For an elementwise op: RequireMainDType, then the element count, which output 0 must share.
+StatusOr<int64_t> ElementwiseCount(const CudaKernelContext& context, DType dtype);
 
 // A kernel computing out[i] = in[MapOffset(*map, i)] for the `out` dims, elements of `elem`
 // bytes (Slice, Transpose, Expand, Tile); refuses the node when the map could not be `built`
