@@ -20,6 +20,7 @@
 #include "small_fork_join_model.h"
 #include "test_graph_builder.h"
 #include "util/file_util.h"
+#include "util/sha256.h"
 
 namespace ios {
 namespace {
@@ -445,7 +446,7 @@ TEST(PlanIoTest, WeightsFollowTheBodyInTheContainerAndLoadBitExact) {
     EXPECT_EQ(plan.weights(w).offset() % 64, 0);
   }
   const std::string bytes = ReadFileToString(path).value();
-  ASSERT_GE(bytes.size(), 24u);
+  ASSERT_GE(bytes.size(), 56u);
   EXPECT_EQ(bytes.substr(0, 8), std::string("\0IOSPLAN", 8));
   auto read = ReadPlanFile(path);
   ASSERT_TRUE(read.ok()) << read.status().message();
@@ -458,6 +459,66 @@ TEST(PlanIoTest, WeightsFollowTheBodyInTheContainerAndLoadBitExact) {
   EXPECT_EQ(ReadFileToString(again_path).value(), bytes);
   std::remove(path.c_str());
   std::remove(again_path.c_str());
+}
+
+// Every byte of a plan is checked as it loads: a flip in the header's digest, the body, a
+// weight or the padding, and bytes appended, are each "plan is corrupted"; --no-verify
+// (PlanVerify::kSkip) skips the digests.
+TEST(PlanIoTest, ACorruptedByteAnywhereIsFound) {
+  plan::Plan plan = BuildSmallPlan();
+  const std::string path = TempPath("checked.iosplan");
+  ASSERT_TRUE(WritePlanFile(plan, path).ok());
+  const std::string good = ReadFileToString(path).value();
+  const uint64_t body_size = [&] {
+    uint64_t size = 0;
+    for (int i = 7; i >= 0; --i) size = (size << 8) | static_cast<unsigned char>(good[16 + i]);
+    return size;
+  }();
+  const size_t data_start = (56 + body_size + 63) / 64 * 64;
+  // A position inside the first weight with a gap after it, and one in that gap.
+  size_t in_weight = 0, in_padding = 0;
+  for (int w = 0; w + 1 < plan.weights_size(); ++w) {
+    const int64_t end = plan.weights(w).offset() + plan.weights(w).bytes();
+    if (plan.weights(w).bytes() > 0 && plan.weights(w + 1).offset() > end) {
+      in_weight = data_start + static_cast<size_t>(plan.weights(w).offset());
+      in_padding = data_start + static_cast<size_t>(end);
+      break;
+    }
+  }
+  ASSERT_GT(in_weight, 0u);
+  struct Case {
+    const char* what;
+    size_t position;
+  };
+  for (const Case& c : {Case{"digest", 30}, Case{"body", 60}, Case{"weight", in_weight},
+                        Case{"padding", in_padding}}) {
+    std::string bad = good;
+    bad[c.position] = static_cast<char>(bad[c.position] ^ 0x10);
+    WriteRaw(path, bad);
+    auto opened = PlanFile::Open(path);
+    Status status = opened.status();
+    if (opened.ok()) {  // a weight's bytes are checked when they are read
+      auto loaded = LoadPlanFile(std::move(opened).value());
+      status = loaded.status();
+    }
+    ASSERT_FALSE(status.ok()) << c.what;
+    EXPECT_EQ(status.code(), StatusCode::kInvalidInput) << c.what;
+    EXPECT_NE(status.message().find("plan is corrupted"), std::string::npos)
+        << c.what << ": " << status.message();
+  }
+  WriteRaw(path, good + "x");
+  auto appended = ReadPlanFile(path);
+  ASSERT_FALSE(appended.ok());
+  EXPECT_NE(appended.status().message().find("bytes after its last weight"), std::string::npos);
+
+  // Skipping the checks loads a flipped weight (so that the measurement below means something).
+  std::string flipped = good;
+  flipped[in_weight] = static_cast<char>(flipped[in_weight] ^ 0x10);
+  WriteRaw(path, flipped);
+  auto unchecked = PlanFile::Open(path, PlanVerify::kSkip);
+  ASSERT_TRUE(unchecked.ok()) << unchecked.status().message();
+  EXPECT_TRUE(LoadPlanFile(std::move(unchecked).value()).ok());
+  std::remove(path.c_str());
 }
 
 TEST(PlanIoTest, FormatTwoPlansWithTheirWeightsInsideStillLoad) {
@@ -485,9 +546,11 @@ TEST(PlanIoTest, RejectsWeightsOutsideTheDataSectionAndAnUnknownContainer) {
   body.mutable_weights(1)->set_offset(0);
   const std::string new_body = body.SerializeAsString();
   std::string header = bytes.substr(0, 16);
-  for (int i = 0; i < 8; ++i) header.push_back(static_cast<char>((new_body.size() >> (8 * i)) & 255));
-  const size_t data_start = (24 + new_body.size() + 63) / 64 * 64;
-  std::string rebuilt = header + new_body + std::string(data_start - 24 - new_body.size(), '\0') +
+  for (int i = 0; i < 8; ++i)
+    header.push_back(static_cast<char>((new_body.size() >> (8 * i)) & 255));
+  header += Sha256Bytes(new_body.data(), new_body.size());
+  const size_t data_start = (56 + new_body.size() + 63) / 64 * 64;
+  std::string rebuilt = header + new_body + std::string(data_start - 56 - new_body.size(), '\0') +
                         std::string(4096, '\0');
   WriteRaw(path, rebuilt);
   auto overlap = ReadPlanFile(path);

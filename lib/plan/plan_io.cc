@@ -14,6 +14,7 @@
 #include "plan/plan_format.h"
 #include "plan/plan_validate.h"
 #include "util/file_util.h"
+#include "util/sha256.h"
 
 namespace ios {
 namespace {
@@ -22,7 +23,8 @@ namespace {
 // exist), so a format 1 or 2 plan, a bare message, is told apart from the container.
 constexpr char kMagic[8] = {'\0', 'I', 'O', 'S', 'P', 'L', 'A', 'N'};
 constexpr uint32_t kContainerVersion = 1;
-constexpr int64_t kHeaderBytes = 24;  // magic, container version, reserved, body size
+constexpr int64_t kHeaderBytes = 56;  // magic, container version, reserved, body size, digest
+constexpr int64_t kDigestBytes = 32;
 constexpr int64_t kDataAlignment = 64;
 
 int64_t AlignUp(int64_t value) {
@@ -41,6 +43,11 @@ uint64_t GetLittleEndian(const unsigned char* in, int bytes) {
 
 Status NotAPlan(const std::string& path) {
   return InvalidInput(path + ": not an ios plan (truncated or corrupted)");
+}
+
+Status Corrupted(const std::string& path, const std::string& what) {
+  return InvalidInput(path + ": plan is corrupted: " + what +
+                      " (iosrun --no-verify skips the checks, for plans you trust)");
 }
 
 struct FileCloser {
@@ -79,6 +86,8 @@ Status WritePlanFile(plan::Plan& plan, const std::string& path) {
     data[static_cast<size_t>(w)].swap(*weight->mutable_data());
     weight->set_bytes(static_cast<int64_t>(data[static_cast<size_t>(w)].size()));
     weight->set_offset(offset);
+    weight->set_sha256(
+        Sha256Bytes(data[static_cast<size_t>(w)].data(), data[static_cast<size_t>(w)].size()));
     offset = AlignUp(offset + weight->bytes());
   }
   std::string body;
@@ -101,6 +110,7 @@ Status WritePlanFile(plan::Plan& plan, const std::string& path) {
   PutLittleEndian(kContainerVersion, 4, &header);
   PutLittleEndian(0, 4, &header);
   PutLittleEndian(body.size(), 8, &header);
+  header += Sha256Bytes(body.data(), body.size());
   const int64_t data_start = AlignUp(kHeaderBytes + static_cast<int64_t>(body.size()));
   Status written = WriteFileAtomicallyWith(path, [&](std::FILE* file) {
     const std::string zeros(static_cast<size_t>(kDataAlignment), '\0');
@@ -128,9 +138,10 @@ Status WritePlanFile(plan::Plan& plan, const std::string& path) {
   return written;
 }
 
-StatusOr<PlanFile> PlanFile::Open(const std::string& path) {
+StatusOr<PlanFile> PlanFile::Open(const std::string& path, PlanVerify verify) {
   PlanFile opened;
   opened.path_ = path;
+  opened.verify_ = verify;
   File file(std::fopen(path.c_str(), "rb"));
   if (!file) return IoError(path + ": cannot open: " + std::strerror(errno));
   unsigned char header[kHeaderBytes] = {};
@@ -157,6 +168,10 @@ StatusOr<PlanFile> PlanFile::Open(const std::string& path) {
   if (std::fseek(file.get(), kHeaderBytes, SEEK_SET) != 0 ||
       !ReadExactly(file.get(), body.data(), static_cast<int64_t>(body_size)))
     return NotAPlan(path);
+  const bool check = verify == PlanVerify::kCheck;
+  if (check && Sha256Bytes(body.data(), body.size()) !=
+                   std::string(reinterpret_cast<const char*>(header + 24), kDigestBytes))
+    return Corrupted(path, "its body does not match its SHA-256");
   if (!opened.plan_.ParseFromString(body) || !LooksLikeAPlan(opened.plan_)) return NotAPlan(path);
   if (opened.plan_.format_major() < 3) return NotAPlan(path);  // a container holds 3 and later
 
@@ -174,8 +189,20 @@ StatusOr<PlanFile> PlanFile::Open(const std::string& path) {
                           "'s bytes lie outside the file's data section (truncated or "
                           "corrupted)");
     }
+    // Between weights: zeros only.
+    if (check && offset > end_of_previous) {
+      std::string gap(static_cast<size_t>(offset - end_of_previous), '\1');
+      if (fseeko(file.get(), static_cast<off_t>(opened.data_start_ + end_of_previous), SEEK_SET) !=
+              0 ||
+          !ReadExactly(file.get(), gap.data(), static_cast<int64_t>(gap.size())) ||
+          gap.find_first_not_of('\0') != std::string::npos)
+        return Corrupted(path, "the padding before weight " + std::to_string(w) + " is not zero");
+    }
     end_of_previous = offset + bytes;
   }
+  if (data_size != end_of_previous)
+    return Corrupted(path, "the file has " + std::to_string(data_size - end_of_previous) +
+                               " bytes after its last weight");
   IOS_RETURN_IF_ERROR(ValidatePlan(opened.plan_, path, WeightBytes::kInFile));
   return opened;
 }
@@ -193,11 +220,17 @@ Status PlanFile::ReadWeight(int w, void* into) const {
     return IoError(path_ + ": cannot read weight " + std::to_string(w) + ": " +
                    std::strerror(errno));
   }
+  if (verify_ == PlanVerify::kCheck &&
+      Sha256Bytes(into, static_cast<size_t>(weight.bytes())) != weight.sha256()) {
+    return Corrupted(path_, "weight " + std::to_string(w) + " ('" +
+                                plan_.tensors(weight.tensor()).name() +
+                                "') does not match its SHA-256");
+  }
   return Status::Ok();
 }
 
-StatusOr<plan::Plan> ReadPlanFile(const std::string& path) {
-  IOS_ASSIGN_OR_RETURN(PlanFile file, PlanFile::Open(path));
+StatusOr<plan::Plan> ReadPlanFile(const std::string& path, PlanVerify verify) {
+  IOS_ASSIGN_OR_RETURN(PlanFile file, PlanFile::Open(path, verify));
   if (!file.weights_in_file()) return std::move(file.mutable_plan());
   plan::Plan& plan = file.mutable_plan();
   for (int w = 0; w < plan.weights_size(); ++w) {

@@ -6,11 +6,16 @@
 //   bytes 8-11   container version, little-endian (1)
 //   bytes 12-15  reserved (0)
 //   bytes 16-23  the body's size B, little-endian
-//   B bytes      the body: the plan::Plan message, whose weights carry their size and offset
-//                but not their bytes
+//   bytes 24-55  the body's SHA-256
+//   B bytes      the body: the plan::Plan message, whose weights carry their size, offset and
+//                SHA-256 but not their bytes
 //   zero padding to a multiple of 64, then the data section: each weight's bytes at its offset
-//                (64-byte aligned, in weight order)
-// Plans of formats 1 and 2 (one bare message holding the weights) are still read.
+//                (64-byte aligned, in weight order, zeros between), and nothing after the last.
+// A plan moves between machines, and servers load plans they did not write: every byte is
+// checked when it is read (the body against its digest, each weight against its own, padding
+// for zeros, the file's size), and any difference is "plan is corrupted", never wrong outputs.
+// PlanVerify::kSkip leaves the digests unchecked for trusted, huge plans (iosrun --no-verify).
+// Plans of formats 1 and 2 (one bare message holding the weights) are still read, unchecked.
 #pragma once
 
 #include <string>
@@ -30,7 +35,9 @@ inline Status WritePlanFile(plan::Plan&& plan, const std::string& path) {
 // InvalidInput "<path>: not an ios plan (truncated or corrupted)" for bytes that do not parse as
 // a plan, and ValidatePlan's errors for a plan that is not valid. Every weight's bytes are in
 // the returned message.
-StatusOr<plan::Plan> ReadPlanFile(const std::string& path);
+enum class PlanVerify { kCheck, kSkip };
+
+StatusOr<plan::Plan> ReadPlanFile(const std::string& path, PlanVerify verify = PlanVerify::kCheck);
 
 // A plan file opened for loading: its message, read and validated, whose weights' bytes stay in
 // the file (format 3) until ReadWeight copies each, once, where it is needed (LoadPlanFile in
@@ -38,7 +45,7 @@ StatusOr<plan::Plan> ReadPlanFile(const std::string& path);
 // the message; ReadWeight copies them from there.
 class PlanFile {
  public:
-  static StatusOr<PlanFile> Open(const std::string& path);
+  static StatusOr<PlanFile> Open(const std::string& path, PlanVerify verify = PlanVerify::kCheck);
 
   const plan::Plan& plan() const { return plan_; }
   plan::Plan& mutable_plan() { return plan_; }
@@ -51,6 +58,7 @@ class PlanFile {
   plan::Plan plan_;
   std::string path_;
   int64_t data_start_ = -1;  // where the data section starts; -1: the bytes are in the message
+  PlanVerify verify_ = PlanVerify::kCheck;
 };
 
 }  // namespace ios

@@ -1,5 +1,6 @@
 """iosrun refuses bad plans and bad input files with a clear message and exit status 2, and
 never crashes or leaves partial outputs."""
+import hashlib
 import os
 import tempfile
 
@@ -37,8 +38,16 @@ def main():
         # a plan::Plan message that starts with its format major (field 1).
         tally.check("plan starts with the container's magic", data[:8] == b"\0IOSPLAN",
                     data[:8].hex())
-        tally.check("its body starts with format major 3", data[24:26] == b"\x08\x03",
-                    data[24:28].hex())
+        tally.check("its body starts with format major 3", data[56:58] == b"\x08\x03",
+                    data[56:60].hex())
+        body_size = int.from_bytes(data[16:24], "little")
+
+        def with_body(edited):
+            """The plan with an edited body of the same length, its digest made to match."""
+            assert len(edited) == body_size
+            return data[:24] + hashlib.sha256(edited).digest() + edited + data[56 + body_size:]
+
+        body = data[56:56 + body_size]
 
         def variant(name, contents):
             path = os.path.join(tmp, name)
@@ -53,11 +62,17 @@ def main():
         expect_error(tally, "corrupted plan",
                      run([args.iosrun, variant("junk.iosplan", os.urandom(4096))]), "not an ios plan")
         expect_error(tally, "newer plan format",
-                     run([args.iosrun, variant("v4.iosplan", data[:24] + b"\x08\x04" + data[26:])]),
+                     run([args.iosrun, variant("v4.iosplan", with_body(b"\x08\x04" + body[2:]))]),
                      "plan format 4.", "to 3.x")  # 4.<this build's minor>
+        for label, position in (("its body", 56 + body_size // 2), ("a weight", len(data) - 9)):
+            flipped = bytearray(data)
+            flipped[position] ^= 0x40
+            expect_error(tally, f"a flipped byte in {label}",
+                         run([args.iosrun, variant("flipped.iosplan", bytes(flipped))]),
+                         "plan is corrupted")
         kind = b"\x0a\x03cpu"  # DeviceFingerprint.kind = "cpu", field 1, length 3
-        tally.check("device kind is in the plan once", data.count(kind) == 1)
-        other = variant("sim.iosplan", data.replace(kind, b"\x0a\x03sim"))
+        tally.check("device kind is in the plan once", body.count(kind) == 1)
+        other = variant("sim.iosplan", with_body(body.replace(kind, b"\x0a\x03sim")))
         expect_error(tally, "plan for another device kind", run([args.iosrun, other, "--bench"]),
                      "analytic model", "--force")
         result = run([args.iosrun, other, "--force"])

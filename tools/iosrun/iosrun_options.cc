@@ -23,6 +23,9 @@ int ParseIosrunOptions(int argc, char** argv, IosrunOptions* options) {
                  "--threads on the CPU, 8 on a GPU")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_flag("--no-verify", options->no_verify,
+               "Skip checking the plan's SHA-256 digests (its body and every weight) as it "
+               "loads, for trusted, huge plans");
   app.add_flag("--no-cuda-graph", options->no_cuda_graph,
                "GPU: issue the commands onto the streams every run instead of launching one "
                "captured CUDA Graph");

@@ -14,6 +14,7 @@ struct IosrunOptions {
   int threads = 0;      // CPU: cores to use, 0 = all
   int max_streams = 0;  // 0 = one per group of the widest stage, up to the cores (CPU) or 8 (GPU)
   bool no_cuda_graph = false;      // GPU: replay the commands every run instead of a CUDA Graph
+  bool no_verify = false;          // skip the plan's SHA-256 checks (plan/plan_io.h)
   bool include_transfers = false;  // GPU --bench: host latency includes the H2D and D2H copies
   bool info = false;
   std::string info_json_path;

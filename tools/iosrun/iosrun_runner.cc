@@ -54,7 +54,9 @@ void UseShortOpenMpSpinForConcurrentPlans(const IosrunOptions& options, const pl
 
 StatusOr<int> RunIosrun(const IosrunOptions& options) {
   // The weights' bytes stay in the file until the session's graph takes them (LoadPlanFile).
-  IOS_ASSIGN_OR_RETURN(PlanFile file, PlanFile::Open(options.plan_path));
+  IOS_ASSIGN_OR_RETURN(PlanFile file,
+                       PlanFile::Open(options.plan_path,
+                                      options.no_verify ? PlanVerify::kSkip : PlanVerify::kCheck));
   const plan::Plan& plan = file.plan();
   if (options.info) std::fputs(FormatPlanSummary(plan).c_str(), stdout);
   if (!options.info_json_path.empty()) {
