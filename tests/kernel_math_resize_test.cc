@@ -1,7 +1,8 @@
 // The Resize math that the CPU and CUDA kernels run (kernels/math/resize_math.h), executed on the
-// host in float, as the kernels do, and compared with the reference kernel (double) on random
-// shapes for every mode, coordinate transformation and nearest rounding; plus the output dims
-// of ParseResize against the reference's, and the places where float and double arithmetic part.
+// host in float, as the kernels do (per-axis taps, and the CUDA kernel's ResizeGatherElement),
+// and compared with the reference kernel (double) on random shapes for every mode, coordinate
+// transformation and nearest rounding; plus the output dims of ParseResize against the
+// reference's, and the places where float and double arithmetic part.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -68,6 +69,16 @@ Tensor ResizeThroughMath(const ResizeParams& p, const Tensor& x) {
     }
     y.data<float>()[o++] = sum;
   });
+  return y;
+}
+
+// Y as the CUDA kernel computes it: ResizeGatherElement for every output element.
+Tensor ResizeThroughGather(const ResizeParams& p, const Tensor& x) {
+  Tensor y(DType::kFloat32, p.out_dims);
+  ResizeGather gather;
+  EXPECT_TRUE(PlanResizeGather(p.interpolation, p.axes, &gather));
+  for (int64_t i = 0; i < y.num_elements(); ++i)
+    y.data<float>()[i] = ResizeGatherElement(gather, x.data<float>(), i);
   return y;
 }
 
@@ -149,6 +160,8 @@ TEST(KernelMathResizeTest, EveryModeMatchesTheReference) {
           // reference: double), a few ulps of the inputs' magnitude (<= 2).
           const double tolerance = std::string(mode) == "nearest" ? 0.0 : 4e-6;
           ExpectTensorsNear(want, ResizeThroughMath(*params, c.x), tolerance, tolerance);
+          // The CUDA kernel's per-element code, run on the host.
+          ExpectTensorsNear(want, ResizeThroughGather(*params, c.x), tolerance, tolerance);
           ++compared;
         }
       }
@@ -262,6 +275,28 @@ TEST(KernelMathResizeTest, OutputDimsAgreeWithTheReference) {
       }
     }
   }
+}
+
+TEST(KernelMathResizeTest, GatherPlanMergesUntouchedDims) {
+  // NCHW resizing H and W: N and C merge into one dim; NHWC: H and W stay apart around C.
+  auto axes = [](const Dims& in, const Dims& out) {
+    std::vector<ResizeAxis> result;
+    for (size_t d = 0; d < in.size(); ++d)
+      result.push_back(ResizeAxis{in[d], out[d], static_cast<float>(out[d]) / in[d]});
+    return result;
+  };
+  ResizeGather g;
+  ASSERT_TRUE(PlanResizeGather(ResizeInterpolation{}, axes({2, 3, 4, 5}, {2, 3, 8, 10}), &g));
+  EXPECT_EQ(g.rank, 3);
+  EXPECT_EQ(g.axes[0].in, 6);
+  EXPECT_EQ(g.in_strides[0], 20);
+  EXPECT_EQ(g.count, 480);
+  ASSERT_TRUE(PlanResizeGather(ResizeInterpolation{}, axes({2, 4, 5, 3}, {2, 8, 10, 3}), &g));
+  EXPECT_EQ(g.rank, 4);
+  EXPECT_EQ(g.in_strides[1], 15);
+  // Five resized dims do not fit; four do.
+  EXPECT_FALSE(PlanResizeGather(ResizeInterpolation{}, axes({2, 2, 2, 2, 2}, {4, 4, 4, 4, 4}), &g));
+  EXPECT_TRUE(PlanResizeGather(ResizeInterpolation{}, axes({2, 2, 2, 2, 2}, {2, 4, 4, 4, 4}), &g));
 }
 
 TEST(KernelMathResizeTest, CoordinatesRoundingAndWeights) {

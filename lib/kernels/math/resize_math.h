@@ -1,6 +1,7 @@
 // Per-axis math of Resize and Upsample on float32, shared by the CPU kernel (which tabulates it
-// once per node) and the CUDA kernel (which evaluates it per output element), and host-tested
-// against the reference kernel (kernels/reference/resize_ref.cc, in double).
+// once per node) and the CUDA kernel (which evaluates it per output element: ResizeGather
+// below), and host-tested against the reference kernel (kernels/reference/resize_ref.cc, in
+// double).
 //
 // Resize is separable: every output index o of an axis maps to a source coordinate x
 // (ResizeSourceCoordinate), and x to a few input indices with weights (ResizeAxisTaps): one for
@@ -16,6 +17,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/math/host_device.h"
 
@@ -188,6 +190,94 @@ IOS_HD ResizeTaps ResizeAxisTaps(const ResizeInterpolation& interpolation, const
   if (interpolation.exclude_outside && kept != 0.f)
     for (int32_t k = 0; k < 4; ++k) taps.weight[k] /= kept;
   return taps;
+}
+
+// ---- One output element from the input, as the CUDA kernel computes it ----------------------
+
+// Dims after runs of untouched axes are merged into one, and how many of them may be resized
+// (3 covers trilinear; a node that needs more is refused by the CUDA factory).
+constexpr int kMaxResizeGatherRank = 8;
+constexpr int kMaxResizeGatherAxes = 4;
+
+struct ResizeGather {
+  ResizeInterpolation interpolation;
+  int32_t rank = 0;
+  ResizeAxis axes[kMaxResizeGatherRank];  // an untouched dim has in == out and scale 1
+  bool resized[kMaxResizeGatherRank] = {};
+  int64_t in_strides[kMaxResizeGatherRank] = {};  // input elements per step of each dim
+  int64_t count = 0;                              // output elements
+};
+
+// The gather for a node's axes (one per dim of X), each run of untouched dims merged into one,
+// so that an NCHW resize of H and W has rank 3 (N * C, H, W). False when more dims or resized
+// dims remain than ResizeGather holds.
+inline bool PlanResizeGather(const ResizeInterpolation& interpolation,
+                             const std::vector<ResizeAxis>& axes, ResizeGather* gather) {
+  ResizeGather g;
+  g.interpolation = interpolation;
+  g.count = 1;
+  int32_t resized = 0;
+  for (const ResizeAxis& axis : axes) {
+    g.count *= axis.out;
+    const bool touched = !ResizeAxisIsIdentity(axis);
+    if (!touched && g.rank > 0 && !g.resized[g.rank - 1]) {
+      g.axes[g.rank - 1].in *= axis.in;  // extends the run of untouched dims before it
+      g.axes[g.rank - 1].out *= axis.out;
+      continue;
+    }
+    if (g.rank == kMaxResizeGatherRank || (touched && resized == kMaxResizeGatherAxes))
+      return false;
+    g.axes[g.rank] = axis;
+    g.resized[g.rank] = touched;
+    resized += touched ? 1 : 0;
+    ++g.rank;
+  }
+  int64_t stride = 1;
+  for (int32_t d = g.rank - 1; d >= 0; --d) {
+    g.in_strides[d] = stride;
+    stride *= g.axes[d].in;
+  }
+  *gather = g;
+  return true;
+}
+
+// Output element `i` (row-major): the untouched dims add a fixed offset, each resized dim
+// contributes its taps, and the element is the sum over every combination of them of the
+// weight product times x (one read for nearest).
+IOS_HD float ResizeGatherElement(const ResizeGather& g, const float* x, int64_t i) {
+  ResizeTaps taps[kMaxResizeGatherAxes];
+  int64_t strides[kMaxResizeGatherAxes];
+  int32_t resized = 0;
+  int64_t base = 0;
+  for (int32_t d = g.rank - 1; d >= 0; --d) {
+    const int64_t o = i % g.axes[d].out;
+    i /= g.axes[d].out;
+    if (!g.resized[d]) {
+      base += o * g.in_strides[d];
+      continue;
+    }
+    taps[resized] = ResizeAxisTaps(g.interpolation, g.axes[d], o);
+    strides[resized] = g.in_strides[d];
+    ++resized;
+  }
+  if (g.interpolation.mode == ResizeMode::kNearest) {
+    for (int32_t k = 0; k < resized; ++k) base += taps[k].index[0] * strides[k];
+    return x[base];
+  }
+  int32_t pick[kMaxResizeGatherAxes] = {};  // an odometer over the taps of each resized dim
+  float sum = 0.f;
+  while (true) {
+    int64_t offset = base;
+    float weight = 1.f;
+    for (int32_t k = 0; k < resized; ++k) {
+      offset += taps[k].index[pick[k]] * strides[k];
+      weight *= taps[k].weight[pick[k]];
+    }
+    sum += weight * x[offset];
+    int32_t k = 0;
+    while (k < resized && ++pick[k] == taps[k].count) pick[k++] = 0;
+    if (k == resized) return sum;
+  }
 }
 
 }  // namespace ios
