@@ -731,6 +731,123 @@ TEST(CpuKernelTest, LayerNormalization) {
   }
 }
 
+// ---- Resize and Upsample -------------------------------------------------------------------
+
+// A Resize node of `opset` with constant scales (or sizes, when `sizes` is not empty) on
+// `axes` of an input of `dims`.
+OneNodeCase ResizeCase(std::mt19937& rng, int64_t opset, const Dims& dims,
+                       const std::vector<float>& scales, const Dims& sizes = {}) {
+  OneNodeCase c("Resize", opset);
+  c.Input(RandomFloats(rng, dims));
+  if (opset >= 11) c.Omitted();
+  if (!sizes.empty()) {
+    c.Omitted().Constant(Tensor::FromInt64(sizes, {static_cast<int64_t>(sizes.size())}));
+  } else {
+    c.Constant(Tensor::FromFloat(scales, {static_cast<int64_t>(scales.size())}));
+  }
+  return c;
+}
+
+TEST(CpuKernelTest, ResizeNearest) {
+  std::mt19937 rng(1270);
+  // Scales and size ratios that float represents exactly, so that rounding ties agree with the
+  // reference's exact arithmetic (kernel_math_resize_test.cc covers the float/double split).
+  for (const char* coordinate : {"asymmetric", "half_pixel", "align_corners", "pytorch_half_pixel",
+                                 "tf_half_pixel_for_nn"}) {
+    for (const char* rounding : {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
+      SCOPED_TRACE(std::string(coordinate) + " " + rounding);
+      OneNodeCase up = ResizeCase(rng, 13, {1, 16, 20, 24}, {1, 1, 2, 2});
+      up.Attr("coordinate_transformation_mode", std::string(coordinate))
+          .Attr("nearest_mode", std::string(rounding));
+      up.Check(kExact);
+      OneNodeCase mixed = ResizeCase(rng, 13, {2, 3, 8, 6}, {}, {2, 3, 4, 9});
+      mixed.Attr("coordinate_transformation_mode", std::string(coordinate))
+          .Attr("nearest_mode", std::string(rounding));
+      mixed.Check(kExact);
+    }
+  }
+  {  // NHWC: H and W resized, C moves as a vector.
+    OneNodeCase c = ResizeCase(rng, 13, {2, 5, 6, 3}, {1, 3, 0.5f, 1});
+    c.Check(kExact);
+  }
+  {  // Only the channel axis (an inner vector of H x W).
+    OneNodeCase c = ResizeCase(rng, 13, {1, 3, 4, 5}, {1, 2, 1, 1});
+    c.Check(kExact);
+  }
+  {  // opset 18 axes, 3-D.
+    OneNodeCase c = ResizeCase(rng, 18, {1, 2, 3, 4, 5}, {2, 1.5f, 2});
+    c.Attr("axes", Ints({2, 3, 4}));
+    c.Check(kExact);
+  }
+  {  // Resize 10 (asymmetric, onnxruntime's rounding) shrinking and growing; Upsample 7 and 9.
+    OneNodeCase r10 = ResizeCase(rng, 10, {1, 2, 9, 8}, {1, 1, 0.5f, 1.5f});
+    r10.Check(kExact);
+    OneNodeCase u7("Upsample", 7);
+    u7.Input(RandomFloats(rng, {1, 4, 5, 6})).Attr("scales", std::vector<float>{1, 1, 2, 3});
+    u7.Check(kExact);
+    OneNodeCase u9("Upsample", 9);
+    u9.Input(RandomFloats(rng, {1, 4, 5, 6})).Constant(Tensor::FromFloat({1, 1, 2, 2}, {4}));
+    u9.Check(kExact);
+  }
+  {  // Nothing resized: a copy.
+    OneNodeCase c = ResizeCase(rng, 13, {2, 3, 4}, {1, 1, 1});
+    c.Check(kExact);
+  }
+  {  // int64 runs the reference.
+    OneNodeCase c("Resize", 13);
+    c.Input(Tensor::FromInt64({1, 2, 3, 4}, {1, 4})).Omitted();
+    c.Constant(Tensor::FromFloat({1, 2}, {2}));
+    c.Check(kExact, /*expect_fast=*/false);
+  }
+}
+
+TEST(CpuKernelTest, ResizeLinearAndCubic) {
+  std::mt19937 rng(1280);
+  // Float weights and sums against the reference's double: a few ulps of values in [-1, 1].
+  constexpr Tolerance kLinear{2e-6, 1e-5};
+  constexpr Tolerance kCubic{5e-6, 1e-5};
+  for (const char* coordinate : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                                 "half_pixel_symmetric"}) {
+    SCOPED_TRACE(coordinate);
+    OneNodeCase up = ResizeCase(rng, 19, {1, 16, 20, 24}, {1, 1, 2, 2});
+    up.Attr("mode", std::string("linear"))
+        .Attr("coordinate_transformation_mode", std::string(coordinate));
+    up.Check(kLinear);
+    // Uneven sizes (13 -> 25 matches a stride-2 lateral of odd size), and shrinking.
+    OneNodeCase uneven = ResizeCase(rng, 19, {2, 3, 13, 7}, {}, {2, 3, 25, 5});
+    uneven.Attr("mode", std::string("linear"))
+        .Attr("coordinate_transformation_mode", std::string(coordinate));
+    uneven.Check(kLinear);
+    // Scales whose product floor() cuts short (half_pixel_symmetric then shifts the grid).
+    OneNodeCase cut = ResizeCase(rng, 19, {1, 2, 7, 9}, {1, 1, 1.7f, 0.6f});
+    cut.Attr("mode", std::string("cubic"))
+        .Attr("coordinate_transformation_mode", std::string(coordinate));
+    cut.Check(kCubic);
+  }
+  {  // NHWC bilinear, trilinear, and cubic with exclude_outside and a = -0.5.
+    OneNodeCase nhwc = ResizeCase(rng, 13, {1, 6, 5, 8}, {1, 2, 2, 1});
+    nhwc.Attr("mode", std::string("linear"));
+    nhwc.Check(kLinear);
+    OneNodeCase tri = ResizeCase(rng, 13, {1, 2, 4, 5, 6}, {1, 1, 2, 1.5f, 0.5f});
+    tri.Attr("mode", std::string("linear"));
+    tri.Check(kLinear);
+    OneNodeCase cubic = ResizeCase(rng, 13, {1, 3, 9, 11}, {1, 1, 2, 2});
+    cubic.Attr("mode", std::string("cubic"))
+        .Attr("exclude_outside", int64_t{1})
+        .Attr("cubic_coeff_a", -0.5f);
+    cubic.Check(kCubic);
+  }
+  {  // Upsample 9 linear (asymmetric), and a detection neck's size at 2 threads' worth of work.
+    OneNodeCase u9("Upsample", 9);
+    u9.Input(RandomFloats(rng, {1, 4, 5, 6})).Constant(Tensor::FromFloat({1, 1, 2, 2}, {4}));
+    u9.Attr("mode", std::string("linear"));
+    u9.Check(kLinear);
+    OneNodeCase neck = ResizeCase(rng, 13, {1, 64, 40, 40}, {1, 1, 2, 2});
+    neck.Attr("mode", std::string("linear"));
+    neck.Check(kLinear);
+  }
+}
+
 // ---- Data movement -------------------------------------------------------------------------
 
 TEST(CpuKernelTest, ConcatAndSplit) {
@@ -880,7 +997,7 @@ TEST(CpuKernelTest, Pad) {
 TEST(CpuKernelTest, FallsBackToTheReference) {
   EXPECT_TRUE(HasFastCpuKernel("Conv"));
   EXPECT_TRUE(HasFastCpuKernel("Concat"));
-  for (const char* op : {"Erf", "Gelu", "LayerNormalization"})
+  for (const char* op : {"Erf", "Gelu", "LayerNormalization", "Resize", "Upsample"})
     EXPECT_TRUE(HasFastCpuKernel(op)) << op;
   EXPECT_FALSE(HasFastCpuKernel("Gather"));
   EXPECT_FALSE(HasFastCpuKernel("ConvTranspose"));

@@ -734,6 +734,134 @@ TEST(OpRegistryShapeTest, UnknownOpAndInputCounts) {
               "required input 0");
 }
 
+// ---- Resize and Upsample ---------------------------------------------------------------------
+
+// A constant 1-D float32 tensor (Resize's scales).
+In ConstFloats(const std::vector<float>& values) {
+  const Dims dims = {static_cast<int64_t>(values.size())};
+  Tensor t(DType::kFloat32, dims);
+  for (size_t i = 0; i < values.size(); ++i) t.data<float>()[i] = values[i];
+  return In{DType::kFloat32, dims, std::move(t)};
+}
+
+TEST(ResizeShapeTest, ScalesAndSizesAcrossOpsets) {
+  // The output dims were checked against onnxruntime 1.32.
+  EXPECT_OUT_DIMS(
+      InferOneNode("Resize", 13, {F({1, 3, 10, 12}), Omitted(), ConstFloats({1, 1, 2, 2})}), 0,
+      {1, 3, 20, 24});
+  EXPECT_OUT_DIMS(
+      InferOneNode("Resize", 19, {F({1, 3, 7, 9}), Omitted(), ConstFloats({1, 1, 1.7f, 2.3f})}), 0,
+      {1, 3, 11, 20});
+  // 10 * 0.7f is 7 in float (onnxruntime); onnx 1.23's shape inference says 6 (double).
+  EXPECT_OUT_DIMS(
+      InferOneNode("Resize", 19, {F({1, 3, 10, 10}), Omitted(), ConstFloats({1, 1, 0.7f, 1.5f})}),
+      0, {1, 3, 7, 15});
+  EXPECT_OUT_DIMS(
+      InferOneNode("Resize", 13, {F({1, 3, 10, 12}), Omitted(), Omitted(), Const({1, 3, 25, 7})}),
+      0, {1, 3, 25, 7});
+  // Opset 11 with an empty scales (the spec's way of giving sizes instead), opset 10 with
+  // scales as input 1, Upsample 9 (input) and 7 (attribute).
+  EXPECT_OUT_DIMS(
+      InferOneNode("Resize", 11,
+                   {F({1, 2, 4, 4}), ConstFloats({}), ConstFloats({}), Const({1, 2, 3, 9})}),
+      0, {1, 2, 3, 9});
+  EXPECT_OUT_DIMS(InferOneNode("Resize", 10, {F({1, 2, 4, 5}), ConstFloats({1, 1, 2, 0.5f})}), 0,
+                  {1, 2, 8, 2});
+  EXPECT_OUT_DIMS(InferOneNode("Upsample", 9, {F({1, 2, 4, 5}), ConstFloats({1, 1, 2, 3})},
+                               Attrs({{"mode", Str("linear")}})),
+                  0, {1, 2, 8, 15});
+  EXPECT_OUT_DIMS(
+      InferOneNode("Upsample", 7, {F({2, 3})}, Attrs({{"scales", std::vector<float>{2, 1.5f}}})), 0,
+      {4, 4});
+  // Every mode is inferred alike; the type follows X (nearest copies any element type).
+  auto cubic = InferOneNode("Resize", 19, {F({1, 1, 4, 4}), Omitted(), ConstFloats({1, 1, 2, 2})},
+                            Attrs({{"mode", Str("cubic")}, {"exclude_outside", Int(1)}}));
+  EXPECT_OUT_DIMS(cubic, 0, {1, 1, 8, 8});
+  auto ints =
+      InferOneNode("Resize", 13, {Typed(DType::kInt64, {2, 3}), Omitted(), ConstFloats({2, 2})});
+  EXPECT_OUT_DIMS(ints, 0, {4, 6});
+  EXPECT_EQ(ints.Out().dtype, DType::kInt64);
+}
+
+TEST(ResizeShapeTest, AxesAndKeepAspectRatio) {
+  // opset 18: scales/sizes for the listed axes only, in their order, negative axes allowed.
+  EXPECT_OUT_DIMS(InferOneNode("Resize", 18, {F({1, 2, 4, 4}), Omitted(), ConstFloats({3, 0.5f})},
+                               Attrs({{"axes", Ints{3, 1}}})),
+                  0, {1, 1, 4, 12});
+  EXPECT_OUT_DIMS(
+      InferOneNode("Resize", 19, {F({2, 3, 5, 7}), Omitted(), Omitted(), Const({3, 20})},
+                   Attrs({{"axes", Ints{-1, 2}}})),
+      0, {2, 3, 20, 3});
+  // One scale for both axes: min(8/5, 8/7) or max, times the length, rounded half up.
+  EXPECT_OUT_DIMS(
+      InferOneNode("Resize", 18, {F({2, 3, 5, 7}), Omitted(), Omitted(), Const({8, 8})},
+                   Attrs({{"axes", Ints{2, 3}}, {"keep_aspect_ratio_policy", Str("not_larger")}})),
+      0, {2, 3, 6, 8});
+  EXPECT_OUT_DIMS(
+      InferOneNode("Resize", 18, {F({2, 3, 5, 7}), Omitted(), Omitted(), Const({8, 8})},
+                   Attrs({{"axes", Ints{2, 3}}, {"keep_aspect_ratio_policy", Str("not_smaller")}})),
+      0, {2, 3, 8, 11});
+}
+
+TEST(ResizeShapeTest, RefusalsNameTheProblem) {
+  const In x = F({1, 3, 8, 8});
+  const In scales = ConstFloats({1, 1, 2, 2});
+  // Scales or sizes computed at run time: the output shape would be unknown.
+  ExpectError(InferOneNode("Resize", 13, {x, Omitted(), F({4})}), StatusCode::kUnsupported,
+              "input 'scales' is computed at run time");
+  ExpectError(InferOneNode("Resize", 13, {x, Omitted(), Omitted(), Typed(DType::kInt64, {4})}),
+              StatusCode::kUnsupported, "input 'sizes' is computed at run time");
+  ExpectError(InferOneNode("Upsample", 9, {x, F({4})}), StatusCode::kUnsupported,
+              "input 'scales' is computed at run time");
+  ExpectError(InferOneNode("Resize", 13, {x, Omitted(), scales},
+                           Attrs({{"coordinate_transformation_mode", Str("tf_crop_and_resize")}})),
+              StatusCode::kUnsupported, "tf_crop_and_resize");
+  ExpectError(InferOneNode("Resize", 18, {x, Omitted(), scales},
+                           Attrs({{"mode", Str("linear")}, {"antialias", Int(1)}})),
+              StatusCode::kUnsupported, "antialias=1");
+  ExpectError(InferOneNode("Resize", 13, {Typed(DType::kInt64, {1, 3, 8, 8}), Omitted(), scales},
+                           Attrs({{"mode", Str("linear")}})),
+              StatusCode::kUnsupported, "int64");
+  // Malformed nodes.
+  ExpectError(InferOneNode("Resize", 13, {x, Omitted(), scales, Const({1, 3, 16, 16})}),
+              StatusCode::kInvalidInput, "both scales and sizes");
+  ExpectError(InferOneNode("Resize", 13, {x}), StatusCode::kInvalidInput,
+              "neither scales nor sizes");
+  ExpectError(InferOneNode("Resize", 13, {x, Omitted(), ConstFloats({2, 2})}),
+              StatusCode::kInvalidInput, "scales has 2 values; expected 4");
+  ExpectError(InferOneNode("Resize", 13, {x, Omitted(), ConstFloats({1, 1, 0, 2})}),
+              StatusCode::kInvalidInput, "is not > 0");
+  ExpectError(InferOneNode("Resize", 13, {x, Omitted(), ConstFloats({1, 1, 0.1f, 2})}),
+              StatusCode::kInvalidInput, "would resize to 0");
+  ExpectError(InferOneNode("Resize", 13, {x, Omitted(), scales}, Attrs({{"mode", Str("area")}})),
+              StatusCode::kInvalidInput, "mode 'area'");
+  ExpectError(
+      InferOneNode("Resize", 13, {x, Omitted(), scales}, Attrs({{"nearest_mode", Str("nearest")}})),
+      StatusCode::kInvalidInput, "nearest_mode 'nearest'");
+  ExpectError(
+      InferOneNode("Resize", 18, {x, Omitted(), scales},
+                   Attrs({{"coordinate_transformation_mode", Str("half_pixel_symmetric")}})),
+      StatusCode::kInvalidInput, "from opset 19");
+  ExpectError(InferOneNode("Resize", 13, {x, Omitted(), scales},
+                           Attrs({{"mode", Str("linear")}, {"exclude_outside", Int(1)}})),
+              StatusCode::kInvalidInput, "exclude_outside");
+  ExpectError(InferOneNode("Resize", 18, {x, Omitted(), scales},
+                           Attrs({{"keep_aspect_ratio_policy", Str("not_larger")}})),
+              StatusCode::kInvalidInput, "keep_aspect_ratio_policy applies to sizes");
+  ExpectError(InferOneNode("Resize", 18, {x, Omitted(), ConstFloats({2, 2})},
+                           Attrs({{"axes", Ints{2, -2}}})),
+              StatusCode::kInvalidInput, "twice");
+  ExpectError(InferOneNode("Upsample", 9, {x, ConstFloats({1, 1, 0.5f, 2})}),
+              StatusCode::kInvalidInput, "below 1");
+  ExpectError(InferOneNode("Upsample", 10, {x, scales}), StatusCode::kInvalidInput,
+              "deprecated from opset 10");
+  ExpectError(InferOneNode("Upsample", 7, {x}), StatusCode::kInvalidInput, "'scales' is required");
+  // The error names the node and op (InferNode adds that context).
+  const OneNode named = InferOneNode("Resize", 13, {x, Omitted(), F({4})});
+  EXPECT_NE(named.status.message().find("node 'n' (Resize, opset 13)"), std::string::npos)
+      << named.status.message();
+}
+
 // ---- Cost ------------------------------------------------------------------------------------
 
 TEST(OpCostTest, ConvMatchesHandFormula) {
@@ -783,6 +911,20 @@ TEST(OpCostTest, GeluErfAndLayerNorm) {
   auto norm = InferOneNode("LayerNormalization", 17, {F({4, 16}), Weight({16}), Weight({16})});
   EXPECT_DOUBLE_EQ(norm.Cost().flops, 7.0 * 64);
   EXPECT_DOUBLE_EQ(norm.Cost().bytes_moved, 4.0 * (64 + 16 + 16 + 64));
+}
+
+TEST(OpCostTest, Resize) {
+  // Nearest copies; linear reads 2 taps per resized axis, cubic 4: 2 flops per tap.
+  auto scales = [] { return ConstFloats({1, 1, 2, 2}); };
+  auto nearest = InferOneNode("Resize", 13, {F({1, 2, 3, 4}), Omitted(), scales()});
+  EXPECT_DOUBLE_EQ(nearest.Cost().flops, 0);
+  EXPECT_DOUBLE_EQ(nearest.Cost().bytes_moved, 4.0 * (24 + 4 + 96));
+  auto linear = InferOneNode("Resize", 13, {F({1, 2, 3, 4}), Omitted(), scales()},
+                             Attrs({{"mode", Str("linear")}}));
+  EXPECT_DOUBLE_EQ(linear.Cost().flops, 2.0 * 4 * 96);
+  auto cubic = InferOneNode("Resize", 13, {F({1, 2, 3, 4}), Omitted(), ConstFloats({1, 1, 1, 2})},
+                            Attrs({{"mode", Str("cubic")}}));
+  EXPECT_DOUBLE_EQ(cubic.Cost().flops, 2.0 * 4 * 48);
 }
 
 }  // namespace

@@ -144,6 +144,8 @@ TEST(ReferenceKernelTableTest, HasAKernelForEveryOpIosSupports) {
                          "Range",
                          "Expand",
                          "Tile",
+                         "Resize",
+                         "Upsample",
                          "Identity",
                          "Dropout",
                          "Constant",

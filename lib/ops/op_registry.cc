@@ -13,6 +13,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterTensorOps(*r);
     RegisterMatmulOps(*r);
     RegisterMiscOps(*r);
+    RegisterResizeOps(*r);
     return r;
   }();
   return *registry;

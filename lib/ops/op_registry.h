@@ -39,5 +39,6 @@ void RegisterPoolOps(OpRegistry& registry);         // MaxPool, AveragePool, Glo
 void RegisterTensorOps(OpRegistry& registry);       // Concat, Split, Slice, Reshape, Transpose, ...
 void RegisterMatmulOps(OpRegistry& registry);       // Gemm, MatMul
 void RegisterMiscOps(OpRegistry& registry);         // Softmax, Identity, Dropout, Constant, ...
+void RegisterResizeOps(OpRegistry& registry);       // Resize, Upsample
 
 }  // namespace ios

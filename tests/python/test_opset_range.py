@@ -45,7 +45,7 @@ def main():
 
     listing = run([args.iosc, "--list-ops"])
     tally.check("iosc --list-ops", listing.returncode == 0, listing.stderr)
-    m = re.search(r"opsets (\d+) to (\d+)", listing.stdout)
+    m = re.search(r"default domain.s opsets (\d+) to (\d+)", listing.stdout)
     if not tally.check("--list-ops states the opset range", m is not None, listing.stdout[:600]):
         tally.finish()
     low, high = int(m.group(1)), int(m.group(2))

@@ -22,6 +22,10 @@ std::string OpSupportTableMarkdown() {
       << "it may still refuse a node for its dtype or attributes (float32 math, constant\n"
       << "Slice/Pad/ReduceMean parameters), naming the node. `iosc --device N` refuses a model\n"
       << "with an op the CUDA backend cannot run before it profiles anything.\n\n"
+      << "Resize (from opset 10) and Upsample (opsets 7 to 9) run nearest (every nearest_mode),\n"
+      << "linear and cubic on every coordinate_transformation_mode but tf_crop_and_resize;\n"
+      << "their scales or sizes must be constant once the input shape is fixed, and\n"
+      << "antialias=1 is refused.\n\n"
       << "Models of the default domain's opsets " << kMinSupportedOpset << " to "
       << kMaxSupportedOpset << " are read; a newer opset is refused with that range.\n\n"
       << "| op | reference | CPU | CUDA |\n|---|---|---|---|\n";

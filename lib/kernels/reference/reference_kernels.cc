@@ -16,6 +16,7 @@ ReferenceKernelTable BuildTable() {
   AddTensorReferenceKernels(table);
   AddMatmulReferenceKernels(table);
   AddMiscReferenceKernels(table);
+  AddResizeReferenceKernels(table);
   return table;
 }
 

@@ -46,6 +46,8 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateErfCpuKernel(const CpuKernelContext& 
 StatusOr<std::unique_ptr<CpuKernel>> CreateGeluCpuKernel(const CpuKernelContext& context);
 // layer_norm_cpu.cc (oneDNN)
 StatusOr<std::unique_ptr<CpuKernel>> CreateLayerNormCpuKernel(const CpuKernelContext& context);
+// resize_cpu.cc: Resize and Upsample (float32; own loops over tap tables)
+StatusOr<std::unique_ptr<CpuKernel>> CreateResizeCpuKernel(const CpuKernelContext& context);
 // reference_fallback_cpu.cc: any op with a reference kernel.
 StatusOr<std::unique_ptr<CpuKernel>> CreateReferenceFallbackCpuKernel(
     const CpuKernelContext& context);

@@ -62,6 +62,9 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"Gelu", CreateGeluCpuKernel},
     // layer_norm_cpu.cc (oneDNN)
     {"LayerNormalization", CreateLayerNormCpuKernel},
+    // resize_cpu.cc
+    {"Resize", CreateResizeCpuKernel},
+    {"Upsample", CreateResizeCpuKernel},
 };
 
 const FastKernelEntry* FindFastKernel(const std::string& op_type) {

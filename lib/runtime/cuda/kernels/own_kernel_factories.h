@@ -46,5 +46,7 @@ CudaKernelOr CreateCastCudaKernel(const CudaKernelContext& context);
 // indexing_cuda.cc
 CudaKernelOr CreateGatherCudaKernel(const CudaKernelContext& context);
 CudaKernelOr CreateTileCudaKernel(const CudaKernelContext& context);
+// resize_cuda.cc: Resize and Upsample (float32).
+CudaKernelOr CreateResizeCudaKernel(const CudaKernelContext& context);
 
 }  // namespace ios

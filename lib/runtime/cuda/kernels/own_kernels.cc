@@ -57,6 +57,8 @@ void AddOwnCudaKernels(std::vector<CudaKernelEntry>& table) {
       {"Dropout", CreateCopyCudaKernel},
       {"Gather", CreateGatherCudaKernel},
       {"Tile", CreateTileCudaKernel},
+      {"Resize", CreateResizeCudaKernel},
+      {"Upsample", CreateResizeCudaKernel},
       // Reductions and normalisation.
       {"Softmax", CreateSoftmaxCudaKernel},
       {"ReduceMean", CreateReduceMeanCudaKernel},
