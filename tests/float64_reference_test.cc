@@ -65,6 +65,29 @@ TEST(Float64ReferenceTest, AConvNetworkAgreesWithItsFloat32EvaluationToRounding)
   EXPECT_GT(max_difference, 0.0) << "float32 rounding should show somewhere";
 }
 
+TEST(Float64ReferenceTest, ResizeReadsItsWidenedScales) {
+  // Resize's float32 scales constant is widened like every other one; the reference Resize reads
+  // it as float64 and upsamples the float64 data (PP-OCR's detection neck was refused here).
+  GraphBuilder b(10);
+  ValueId x = b.Input("x", {1, 2, 3, 3});
+  ValueId scales = b.Constant("scales", Tensor::FromFloat({1.f, 1.f, 2.f, 2.f}, {4}));
+  AttributeMap linear;
+  linear.Set("mode", std::string("linear"));
+  Graph graph = b.Finish({b.Op("Resize", {x, scales}, linear)});
+  const Tensor input = testing::RandomTensor({1, 2, 3, 3}, 3);
+  auto narrow = EvaluateGraphReference(graph, {input});
+  auto wide = EvaluateGraphInFloat64(graph, {input});
+  ASSERT_TRUE(narrow.ok()) << narrow.status().message();
+  ASSERT_TRUE(wide.ok()) << wide.status().message();
+  const Tensor& a = (*narrow)[0];
+  const Tensor& w = (*wide)[0];
+  ASSERT_EQ(w.dtype(), DType::kFloat64);
+  ASSERT_EQ(a.dims(), (Dims{1, 2, 6, 6}));
+  ASSERT_EQ(w.dims(), a.dims());
+  for (int64_t i = 0; i < a.num_elements(); ++i)
+    EXPECT_NEAR(static_cast<double>(a.data<float>()[i]), w.data<double>()[i], 1e-6) << i;
+}
+
 TEST(Float64ReferenceTest, WideningLeavesOtherTypesAlone) {
   const Tensor ints = Tensor::FromInt64({1, 2, 3}, {3});
   EXPECT_EQ(WidenToFloat64(ints).dtype(), DType::kInt64);

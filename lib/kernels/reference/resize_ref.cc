@@ -122,7 +122,9 @@ Status ReadAxes(const Node& node, bool upsample, const Dims& x, const Inputs& in
   } else {
     const Tensor* given = Given(inputs, upsample || OpsetBefore(node, 11) ? 1 : 2);
     if (given != nullptr) {
-      if (given->dtype() != DType::kFloat32) return InvalidInput(label + "scales must be float32");
+      // float64 only in the float64 oracle, which widens every float32 constant.
+      if (given->dtype() != DType::kFloat32 && given->dtype() != DType::kFloat64)
+        return InvalidInput(label + "scales must be float32");
       for (int64_t i = 0; i < given->num_elements(); ++i) scales.push_back(given->FloatAt(i));
     }
     if (!upsample && !OpsetBefore(node, 11)) sizes = Given(inputs, 3);
