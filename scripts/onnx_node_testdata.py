@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write ONNX's backend node tests for some ops from the installed Python onnx package.
 
-    onnx_node_testdata.py --out DIR [--ops Erf,Gelu,LayerNormalization,Resize,Upsample]
+    onnx_node_testdata.py --out DIR [--ops Erf,Gelu,LayerNormalization,Resize,Upsample,Mod,ScatterND]
 
 Debian's libonnx-testdata stops at onnx 1.12 (opset 17), and the onnx wheels on PyPI ship the
 node-test generators (onnx/backend/test/case/node/*.py) but not their data. This runs the
@@ -44,7 +44,7 @@ def write_case(case, out_dir):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="folder to write; DIR/node is replaced")
-    parser.add_argument("--ops", default="Erf,Gelu,LayerNormalization,Resize,Upsample",
+    parser.add_argument("--ops", default="Erf,Gelu,LayerNormalization,Resize,Upsample,Mod,ScatterND",
                         help="comma-separated op types (default: %(default)s)")
     args = parser.parse_args()
     try:

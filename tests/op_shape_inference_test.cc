@@ -247,14 +247,22 @@ TEST(ConvTransposeShapeTest, Errors) {
 
 // ---- BatchNormalization ----------------------------------------------------------------------
 
-TEST(BatchNormShapeTest, InferenceOnly) {
+TEST(BatchNormShapeTest, GivenOrBatchStatistics) {
   auto params = [] {
     return std::vector<In>{F({2, 3, 4, 4}), Weight({3}), Weight({3}), Weight({3}), Weight({3})};
   };
   EXPECT_OUT_DIMS(InferOneNode("BatchNormalization", 15, params()), 0, {2, 3, 4, 4});
+  // training_mode=1 (opset 14+): Y, then the running mean and variance, one per channel.
+  const OneNode training =
+      InferOneNode("BatchNormalization", 15, params(), Attrs({{"training_mode", Int(1)}}), 3);
+  EXPECT_OUT_DIMS(training, 0, {2, 3, 4, 4});
+  EXPECT_EQ(training.Out(1).dims, (Dims{3}));
+  EXPECT_EQ(training.Out(2).dims, (Dims{3}));
+  ExpectError(InferOneNode("BatchNormalization", 15, params(), Attrs({{"training_mode", Int(2)}})),
+              StatusCode::kInvalidInput, "training_mode=2");
   ExpectError(
-      InferOneNode("BatchNormalization", 15, params(), Attrs({{"training_mode", Int(1)}}), 3),
-      StatusCode::kUnsupported, "training_mode=1");
+      InferOneNode("BatchNormalization", 15, params(), Attrs({{"training_mode", Int(1)}}), 5),
+      StatusCode::kInvalidInput, "at most 3");
   ExpectError(InferOneNode("BatchNormalization", 9, params(), {}, 3), StatusCode::kUnsupported,
               "inference only");
   ExpectError(InferOneNode("BatchNormalization", 7, params(), Attrs({{"spatial", Int(0)}})),
@@ -264,6 +272,41 @@ TEST(BatchNormShapeTest, InferenceOnly) {
   ExpectError(InferOneNode("BatchNormalization", 15,
                            {F({2, 3, 4, 4}), Weight({4}), Weight({3}), Weight({3}), Weight({3})}),
               StatusCode::kInvalidInput, "scale");
+}
+
+TEST(ModShapeTest, BroadcastsAndChecksFmod) {
+  EXPECT_OUT_DIMS(InferOneNode("Mod", 13, {Typed(DType::kInt64, {2}), Typed(DType::kInt64, {})}), 0,
+                  {2});
+  EXPECT_OUT_DIMS(InferOneNode("Mod", 13, {F({2, 1, 3}), F({4, 1})}, Attrs({{"fmod", Int(1)}})), 0,
+                  {2, 4, 3});
+  ExpectError(InferOneNode("Mod", 13, {F({2}), F({2})}, Attrs({{"fmod", Int(3)}})),
+              StatusCode::kInvalidInput, "fmod=3");
+  ExpectError(InferOneNode("Mod", 13, {F({2}), Typed(DType::kInt64, {2})}),
+              StatusCode::kInvalidInput, "");
+}
+
+TEST(ScatterNDShapeTest, UpdatesMatchIndicesAndData) {
+  // indices [2, 1] address rows of data [4, 5]: updates are [2, 5].
+  EXPECT_OUT_DIMS(
+      InferOneNode("ScatterND", 16, {F({4, 5}), Typed(DType::kInt64, {2, 1}), F({2, 5})},
+                   Attrs({{"reduction", Str("add")}})),
+      0, {4, 5});
+  // Element indices (last dim = rank): updates are indices' leading dims.
+  EXPECT_OUT_DIMS(InferOneNode("ScatterND", 18, {F({4, 5}), Typed(DType::kInt64, {3, 2}), F({3})},
+                               Attrs({{"reduction", Str("max")}})),
+                  0, {4, 5});
+  ExpectError(InferOneNode("ScatterND", 16, {F({4, 5}), Typed(DType::kInt64, {2, 1}), F({2, 4})}),
+              StatusCode::kInvalidInput, "updates have shape [2,4]");
+  ExpectError(InferOneNode("ScatterND", 16, {F({4, 5}), Typed(DType::kInt64, {2, 3}), F({2})}),
+              StatusCode::kInvalidInput, "last dimension is 3");
+  ExpectError(InferOneNode("ScatterND", 16, {F({4, 5}), Typed(DType::kFloat32, {2, 1}), F({2, 5})}),
+              StatusCode::kInvalidInput, "indices have type");
+  ExpectError(InferOneNode("ScatterND", 16, {F({4, 5}), Typed(DType::kInt64, {2, 1}), F({2, 5})},
+                           Attrs({{"reduction", Str("max")}})),
+              StatusCode::kInvalidInput, "from opset 18");
+  ExpectError(InferOneNode("ScatterND", 18, {F({4, 5}), Typed(DType::kInt64, {2, 1}), F({2, 5})},
+                           Attrs({{"reduction", Str("mean")}})),
+              StatusCode::kInvalidInput, "reduction 'mean'");
 }
 
 TEST(LayerNormShapeTest, AxisScaleBiasAndStatistics) {

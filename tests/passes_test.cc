@@ -62,15 +62,52 @@ TEST(FoldBatchNormTest, SkipsAConvWhoseOutputHasAnotherReader) {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 2, 5, 5});
   ValueId conv = b.Conv(x, 4, 1);
-  ValueId bn = b.Op("BatchNormalization",
-                    {conv, b.Constant("g", b.Random({4})), b.Constant("be", b.Random({4})),
-                     b.Constant("m", b.Random({4})), b.Constant("v", Tensor::FromFloat({1, 2, 3, 4}, {4}))});
+  ValueId bn =
+      b.Op("BatchNormalization",
+           {conv, b.Constant("g", b.Random({4})), b.Constant("be", b.Random({4})),
+            b.Constant("m", b.Random({4})), b.Constant("v", Tensor::FromFloat({1, 2, 3, 4}, {4}))});
   ValueId other = b.Op("Relu", {conv});
   Graph g = b.Finish({bn, other});
   auto folded = FoldBatchNormIntoConv(g);
   ASSERT_TRUE(folded.ok());
   EXPECT_EQ(folded.value(), 0);
   EXPECT_EQ(CountOps(g, "BatchNormalization"), 1);
+}
+
+// training_mode=1 normalises by the conv output's own statistics, which no weight folding can
+// reproduce: the pass must leave it, and the graph still computes the batch statistics.
+TEST(FoldBatchNormTest, SkipsTrainingMode) {
+  GraphBuilder b(15);
+  ValueId x = b.Input("x", {2, 2, 5, 5});
+  ValueId conv = b.Conv(x, 4, 1);
+  AttributeMap training;
+  training.Set("training_mode", int64_t{1});
+  ValueId bn =
+      b.Op("BatchNormalization",
+           {conv, b.Constant("g", Tensor::FromFloat({1, 1, 1, 1}, {4})),
+            b.Constant("be", Tensor::FromFloat({0, 0, 0, 0}, {4})), b.Constant("m", b.Random({4})),
+            b.Constant("v", Tensor::FromFloat({1, 2, 3, 4}, {4}))},
+           training);
+  Graph g = b.Finish({bn});
+  auto folded = FoldBatchNormIntoConv(g);
+  ASSERT_TRUE(folded.ok());
+  EXPECT_EQ(folded.value(), 0);
+  auto out = EvaluateGraphReference(g, {b.Random({2, 2, 5, 5})});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  // Every channel of the output has mean 0 and (population) variance 1 - epsilon / (var + eps).
+  const Tensor& y = out.value()[0];
+  for (int64_t c = 0; c < 4; ++c) {
+    double sum = 0, squares = 0;
+    for (int64_t n = 0; n < 2; ++n) {
+      for (int64_t i = 0; i < 25; ++i) {
+        const double v = y.data<float>()[(n * 4 + c) * 25 + i];
+        sum += v;
+        squares += v * v;
+      }
+    }
+    EXPECT_NEAR(sum / 50, 0.0, 1e-5) << "channel " << c;
+    EXPECT_NEAR(squares / 50, 1.0, 1e-3) << "channel " << c;
+  }
 }
 
 TEST(FuseActivationTest, ReluAndClipFuseIntoTheConvBefore) {
@@ -127,11 +164,13 @@ TEST(InferAndFoldTest, FoldsTheExportersFlattenChain) {
   ValueId shape = b.Op("Shape", {x});
   AttributeMap gather_axis;
   gather_axis.Set("axis", int64_t{0});
-  ValueId batch = b.Op("Gather", {shape, b.Constant("zero", Tensor::FromInt64({0}, {}))}, gather_axis);
+  ValueId batch =
+      b.Op("Gather", {shape, b.Constant("zero", Tensor::FromInt64({0}, {}))}, gather_axis);
   ValueId batch1 = b.Op("Unsqueeze", {batch, b.Constant("axes", Tensor::FromInt64({0}, {1}))});
   AttributeMap concat_axis;
   concat_axis.Set("axis", int64_t{0});
-  ValueId target = b.Op("Concat", {batch1, b.Constant("minus1", Tensor::FromInt64({-1}, {1}))}, concat_axis);
+  ValueId target =
+      b.Op("Concat", {batch1, b.Constant("minus1", Tensor::FromInt64({-1}, {1}))}, concat_axis);
   ValueId flat = b.Op("Reshape", {x, target});
   Graph g = b.Finish({flat});
   FoldStats stats;

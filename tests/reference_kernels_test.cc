@@ -320,12 +320,65 @@ TEST(ReferenceNormalizationTest, BatchNormalizationInference) {
   ExpectFloats(out[0], {1, 2, 1, 2}, {0, 0.5f, 1, 3});
 }
 
-TEST(ReferenceNormalizationTest, TrainingModeIsUnsupported) {
+TEST(ReferenceNormalizationTest, TrainingModeUsesTheBatchStatistics) {
+  // N = 2, C = 2: channel 0 holds 1 and 3 (mean 2, variance 1), channel 1 holds 2 and 6 (mean 4,
+  // variance 4).
+  Tensor x = F32({1, 2, 3, 6}, {2, 2});
+  Tensor scale = F32({1, 2}, {2});
+  Tensor bias = F32({0, 1}, {2});
+  Tensor mean = F32({0, 0}, {2});
+  Tensor var = F32({1, 1}, {2});
+  auto out = Eval(MakeNode("BatchNormalization", 15,
+                           {{"training_mode", int64_t{1}}, {"epsilon", 0.f}, {"momentum", 0.5f}}),
+                  {&x, &scale, &bias, &mean, &var}, 3);
+  ExpectFloats(out[0], {2, 2}, {-1, -1, 1, 3});
+  // Running statistics: given · momentum + batch · (1 − momentum).
+  ExpectFloats(out[1], {2}, {1, 2});
+  ExpectFloats(out[2], {2}, {1, 2.5f});
+}
+
+TEST(ReferenceNormalizationTest, TrainingModeOtherThan0Or1IsInvalid) {
   Tensor x = F32({1, 2}, {1, 2});
   Tensor p = F32({1, 1}, {2});
-  Status status = EvalStatus(MakeNode("BatchNormalization", 15, {{"training_mode", int64_t{1}}}),
+  Status status = EvalStatus(MakeNode("BatchNormalization", 15, {{"training_mode", int64_t{2}}}),
                              {&x, &p, &p, &p, &p});
-  EXPECT_EQ(status.code(), StatusCode::kUnsupported);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidInput);
+}
+
+// ---- Mod and ScatterND -----------------------------------------------------------------------
+
+TEST(ReferenceModTest, SignFollowsTheDivisorOrTheDividend) {
+  Tensor a = Typed<int64_t>(DType::kInt64, {-7, 7, -7, 7}, {4});
+  Tensor b = Typed<int64_t>(DType::kInt64, {3, -3, -3, 3}, {4});
+  auto floored = Eval(MakeNode("Mod", 13), {&a, &b});
+  EXPECT_EQ(floored[0].ToInt64Vector(), (std::vector<int64_t>{2, -2, -1, 1}));
+  auto truncated = Eval(MakeNode("Mod", 13, {{"fmod", int64_t{1}}}), {&a, &b});
+  EXPECT_EQ(truncated[0].ToInt64Vector(), (std::vector<int64_t>{-1, 1, -1, 1}));
+  Tensor zero = Typed<int64_t>(DType::kInt64, {0}, {1});
+  EXPECT_EQ(EvalStatus(MakeNode("Mod", 13), {&a, &zero}).code(), StatusCode::kInvalidInput);
+  Tensor x = F32({-4.5f, 4.5f}, {2});
+  Tensor y = F32({2, 2}, {2});
+  ExpectFloats(Eval(MakeNode("Mod", 13, {{"fmod", int64_t{1}}}), {&x, &y})[0], {2}, {-0.5f, 0.5f});
+  ExpectFloats(Eval(MakeNode("Mod", 13), {&x, &y})[0], {2}, {1.5f, 0.5f});
+}
+
+TEST(ReferenceScatterNDTest, ReplacesOrCombinesSlices) {
+  Tensor data = F32({1, 2, 3, 4, 5, 6}, {3, 2});
+  Tensor rows = Typed<int64_t>(DType::kInt64, {2, -3}, {2, 1});  // rows 2 and 0
+  Tensor updates = F32({10, 20, 30, 40}, {2, 2});
+  ExpectFloats(Eval(MakeNode("ScatterND", 16), {&data, &rows, &updates})[0], {3, 2},
+               {30, 40, 3, 4, 10, 20});
+  ExpectFloats(Eval(MakeNode("ScatterND", 16, {{"reduction", std::string("add")}}),
+                    {&data, &rows, &updates})[0],
+               {3, 2}, {31, 42, 3, 4, 15, 26});
+  Tensor element = Typed<int64_t>(DType::kInt64, {1, 1}, {1, 2});
+  Tensor value = F32({-1}, {1});
+  ExpectFloats(Eval(MakeNode("ScatterND", 18, {{"reduction", std::string("min")}}),
+                    {&data, &element, &value})[0],
+               {3, 2}, {1, 2, 3, -1, 5, 6});
+  Tensor outside = Typed<int64_t>(DType::kInt64, {3, 0}, {2, 1});
+  EXPECT_EQ(EvalStatus(MakeNode("ScatterND", 16), {&data, &outside, &updates}).code(),
+            StatusCode::kInvalidInput);
 }
 
 TEST(ReferenceNormalizationTest, LayerNormalizationLastAxisWithScaleAndBias) {

@@ -1,5 +1,5 @@
-// Elementwise ops with numpy (multidirectional) broadcasting: arithmetic, variadic reductions
-// across inputs (Sum, Mean, Min, Max), comparisons and Where.
+// Elementwise ops with numpy (multidirectional) broadcasting: arithmetic (Mod too), variadic
+// reductions across inputs (Sum, Mean, Min, Max), comparisons and Where.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -49,6 +49,17 @@ Status InferWhere(const Node& node, const std::vector<InferInput>& inputs,
   return Status::Ok();
 }
 
+// Mod: fmod=0 takes the divisor's sign (Python's and numpy's %), fmod=1 the dividend's (C's
+// fmod). ONNX's text asks fmod=1 for floats, but its newer node tests define a float fmod=0
+// as numpy's mod, which ios follows.
+Status InferMod(const Node& node, const std::vector<InferInput>& inputs,
+                std::vector<TensorType>* outputs) {
+  IOS_ASSIGN_OR_RETURN(int64_t fmod, node.attrs.GetInt("fmod", 0));
+  if (fmod != 0 && fmod != 1)
+    return InvalidInput("fmod=" + std::to_string(fmod) + "; expected 0 or 1");
+  return BroadcastInfer(ResultType::kSameAsInput, true)(node, inputs, outputs);
+}
+
 // n inputs combine with n - 1 ops per output element (at least one, for a single input).
 OpCost VariadicCost(const Node& node, const std::vector<TensorType>& inputs,
                     const std::vector<TensorType>& outputs) {
@@ -64,6 +75,7 @@ void RegisterElementwiseOps(OpRegistry& registry) {
     RegisterOp(registry, OpSchema{op_type, 2, 2, 1, 1,
                                   BroadcastInfer(ResultType::kSameAsInput, true), one_per_element});
   }
+  RegisterOp(registry, OpSchema{"Mod", 2, 2, 1, 1, InferMod, one_per_element});
   RegisterOp(registry, OpSchema{"Pow", 2, 2, 1, 1, BroadcastInfer(ResultType::kSameAsInput, false),
                                 one_per_element});
   for (const char* op_type : {"Min", "Max", "Sum", "Mean"}) {

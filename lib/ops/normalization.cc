@@ -1,4 +1,5 @@
-// BatchNormalization in inference mode: y = (x - mean) / sqrt(var + epsilon) · scale + B.
+// BatchNormalization: y = (x - mean) / sqrt(var + epsilon) · scale + B, with the given
+// statistics, or the batch's own with training_mode=1 (opset 14+).
 // LayerNormalization (opset 17): each row of the dims [axis, rank) normalised by its own mean
 // and variance, then scaled and shifted; optional outputs Mean and InvStdDev per row.
 #include <string>
@@ -16,12 +17,19 @@ constexpr const char* kBatchNormParamNames[] = {"X", "scale", "B", "input_mean",
 Status InferBatchNorm(const Node& node, const std::vector<InferInput>& inputs,
                       std::vector<TensorType>* outputs) {
   IOS_ASSIGN_OR_RETURN(int64_t training_mode, node.attrs.GetInt("training_mode", 0));
-  if (training_mode != 0) {
-    return Unsupported("training_mode=" + std::to_string(training_mode) +
-                       " is not supported: ios runs inference only and needs training_mode=0");
-  }
-  // The running mean/var outputs (opset < 14 and training_mode=1) exist only for training.
-  for (size_t i = 1; i < node.outputs.size(); ++i) {
+  if (training_mode != 0 && training_mode != 1)
+    return InvalidInput("training_mode=" + std::to_string(training_mode) + "; expected 0 or 1");
+  // training_mode=1 (opset 14+) normalises with the batch's own statistics. Exporters emit it
+  // for weight standardisation (timm's ScaledStdConv, NFNet), where X is a weight and the node
+  // folds to a constant; the running-statistic outputs are then plain values too.
+  const bool training = training_mode == 1;
+  if (training && node.opset != 0 && node.opset < 14)
+    return InvalidInput("training_mode is an attribute from opset 14; this node is opset " +
+                        std::to_string(node.opset));
+  if (training && node.outputs.size() > 3)
+    return InvalidInput("has " + std::to_string(node.outputs.size()) + " outputs; at most 3");
+  // Before opset 14 the extra outputs (mean, var, saved mean and var) exist only for training.
+  for (size_t i = 1; i < node.outputs.size() && !training; ++i) {
     if (node.outputs[i] != kNoValue) {
       return Unsupported("output " + std::to_string(i) +
                          " (a training statistic) is not supported: ios runs inference only "
@@ -50,6 +58,9 @@ Status InferBatchNorm(const Node& node, const std::vector<InferInput>& inputs,
     }
   }
   (*outputs)[0] = inputs[0].type;
+  // running_mean and running_var (training_mode=1): one value per channel.
+  for (size_t i = 1; i < outputs->size(); ++i)
+    (*outputs)[i] = TensorType{inputs[0].type.dtype, Dims{x[1]}};
   return Status::Ok();
 }
 

@@ -14,6 +14,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterMatmulOps(*r);
     RegisterMiscOps(*r);
     RegisterResizeOps(*r);
+    RegisterScatterOps(*r);
     return r;
   }();
   return *registry;

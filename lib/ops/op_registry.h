@@ -40,5 +40,6 @@ void RegisterTensorOps(OpRegistry& registry);  // Concat, Split, Slice, Reshape,
 void RegisterMatmulOps(OpRegistry& registry);  // Gemm, MatMul
 void RegisterMiscOps(OpRegistry& registry);    // Softmax, Identity, Dropout, Constant, ...
 void RegisterResizeOps(OpRegistry& registry);  // Resize, Upsample
+void RegisterScatterOps(OpRegistry& registry);  // ScatterND
 
 }  // namespace ios

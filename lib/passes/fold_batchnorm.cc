@@ -19,6 +19,9 @@ bool TryFold(Graph& graph, NodeId bn_id) {
   Node& bn = graph.nodes[bn_id];
   if (bn.op_type != "BatchNormalization" || bn.inputs.size() < 5 || bn.outputs.size() != 1)
     return false;
+  // With training_mode=1 the node normalises by X's own statistics, not the constants.
+  auto training_mode = bn.attrs.GetInt("training_mode", 0);
+  if (!training_mode.ok() || training_mode.value() != 0) return false;
   const Value& x = graph.values[bn.inputs[0]];
   if (x.producer == kNoNode || x.consumers.size() != 1 || x.is_graph_output) return false;
   NodeId conv_id = x.producer;

@@ -1,4 +1,4 @@
-// Reference elementwise ops with multidirectional (numpy) broadcasting: arithmetic, Pow,
+// Reference elementwise ops with multidirectional (numpy) broadcasting: arithmetic, Mod, Pow,
 // variadic Min/Max/Sum/Mean, comparisons and Where.
 #include <cmath>
 #include <string>
@@ -111,6 +111,48 @@ Status ArithmeticKernel(Arith op, const Node& node, const std::vector<const Tens
     };
     IOS_ASSIGN_OR_RETURN(Tensor out, (BroadcastBinary<T, T, T>(node, a, b, a.dtype(), fn)));
     if (divided_by_zero) return InvalidInput(NodeLabel(node) + "integer division by zero");
+    (*outputs)[0] = std::move(out);
+    return Status::Ok();
+  });
+}
+
+// Mod. fmod=1: C's fmod, the remainder with the dividend's sign. fmod=0: the remainder with
+// the divisor's sign, as numpy's mod (for floats: a zero takes the divisor's sign, x mod ±inf
+// is x or ±inf, mod 0 is NaN). An integer remainder by zero is an InvalidInput error.
+Status ModKernel(const Node& node, const std::vector<const Tensor*>& inputs,
+                 std::vector<Tensor>* outputs) {
+  IOS_RETURN_IF_ERROR(CheckInputs(node, inputs, 2));
+  IOS_RETURN_IF_ERROR(RequireOutputs(node, outputs, 1));
+  IOS_ASSIGN_OR_RETURN(int64_t fmod, node.attrs.GetInt("fmod", 0));
+  if (fmod != 0 && fmod != 1) return InvalidInput(NodeLabel(node) + "fmod must be 0 or 1");
+  const Tensor& a = *inputs[0];
+  const Tensor& b = *inputs[1];
+  return DispatchNumeric(a.dtype(), node.op_type, [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    bool divided_by_zero = false;
+    auto fn = [&](T x, T y) -> T {
+      if constexpr (std::is_floating_point_v<T>) {
+        T r = std::fmod(x, y);
+        if (fmod == 1 || y == 0 || std::isnan(r)) return r;
+        if (r == 0) return std::copysign(T(0), y);
+        return (r < 0) != (y < 0) ? static_cast<T>(r + y) : r;
+      } else {
+        if (y == 0) {
+          divided_by_zero = true;
+          return 0;
+        }
+        if constexpr (std::is_signed_v<T>) {
+          if (y == T(-1)) return 0;  // also INT_MIN % -1, which C leaves undefined
+        }
+        T r = static_cast<T>(x % y);
+        if constexpr (std::is_signed_v<T>) {
+          if (fmod == 0 && r != 0 && ((r < 0) != (y < 0))) r = static_cast<T>(r + y);
+        }
+        return r;
+      }
+    };
+    IOS_ASSIGN_OR_RETURN(Tensor out, (BroadcastBinary<T, T, T>(node, a, b, a.dtype(), fn)));
+    if (divided_by_zero) return InvalidInput(NodeLabel(node) + "integer remainder by zero");
     (*outputs)[0] = std::move(out);
     return Status::Ok();
   });
@@ -246,6 +288,7 @@ void AddElementwiseReferenceKernels(ReferenceKernelTable& table) {
   table["Sub"] = Bind(ArithmeticKernel, Arith::kSub);
   table["Mul"] = Bind(ArithmeticKernel, Arith::kMul);
   table["Div"] = Bind(ArithmeticKernel, Arith::kDiv);
+  table["Mod"] = ModKernel;
   table["Pow"] = PowKernel;
   table["Min"] = Bind(VariadicKernel, Variadic::kMin);
   table["Max"] = Bind(VariadicKernel, Variadic::kMax);

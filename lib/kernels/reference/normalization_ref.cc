@@ -1,4 +1,4 @@
-// Reference BatchNormalization (inference form) and LayerNormalization.
+// Reference BatchNormalization (given or batch statistics) and LayerNormalization.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -9,18 +9,22 @@
 namespace ios {
 namespace {
 
-// Y = scale * (X - mean) / sqrt(var + epsilon) + B, per channel (dimension 1).
+// Y = scale * (X - mean) / sqrt(var + epsilon) + B, per channel (dimension 1). With
+// training_mode=1 the mean and (population) variance are X's own over every axis but 1, and
+// outputs 1 and 2, when present, are input_mean/var · momentum + batch mean/var · (1 − momentum).
 Status BatchNormalizationKernel(const Node& node, const std::vector<const Tensor*>& inputs,
                                 std::vector<Tensor>* outputs) {
   for (size_t i = 0; i < 5; ++i) IOS_RETURN_IF_ERROR(RequireInput(node, inputs, i));
   IOS_RETURN_IF_ERROR(RequireOutputs(node, outputs, 1));
   const std::string label = NodeLabel(node);
   IOS_ASSIGN_OR_RETURN(int64_t training_mode, node.attrs.GetInt("training_mode", 0));
-  if (training_mode != 0)
-    return Unsupported(label + "training_mode=1 is not supported (inference only)");
+  if (training_mode != 0 && training_mode != 1)
+    return InvalidInput(label + "training_mode must be 0 or 1");
+  const bool training = training_mode == 1;
   IOS_ASSIGN_OR_RETURN(int64_t spatial, node.attrs.GetInt("spatial", 1));
   if (spatial != 1) return Unsupported(label + "spatial=0 is not supported");
   IOS_ASSIGN_OR_RETURN(float epsilon, node.attrs.GetFloat("epsilon", 1e-5f));
+  IOS_ASSIGN_OR_RETURN(float momentum, node.attrs.GetFloat("momentum", 0.9f));
 
   const Tensor& x = *inputs[0];
   if (x.rank() < 2)
@@ -39,16 +43,46 @@ Status BatchNormalizationKernel(const Node& node, const std::vector<const Tensor
 
   return DispatchFloat(x.dtype(), node.op_type, [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
+    const T* xd = x.data<T>();
+    std::vector<double> mean(static_cast<size_t>(channels));
+    std::vector<double> var(static_cast<size_t>(channels));
+    for (int64_t c = 0; c < channels; ++c) {
+      mean[c] = inputs[3]->data<T>()[c];
+      var[c] = inputs[4]->data<T>()[c];
+    }
+    if (training) {
+      for (size_t k = 1; k < outputs->size() && k < 3; ++k)
+        (*outputs)[k] = Tensor(x.dtype(), Dims{channels});
+      const double count = static_cast<double>(batch * inner);
+      for (int64_t c = 0; c < channels; ++c) {
+        double sum = 0;
+        for (int64_t n = 0; n < batch; ++n)
+          for (int64_t i = 0; i < inner; ++i) sum += xd[(n * channels + c) * inner + i];
+        const double batch_mean = count > 0 ? sum / count : 0.0;
+        double squares = 0;
+        for (int64_t n = 0; n < batch; ++n) {
+          for (int64_t i = 0; i < inner; ++i) {
+            const double d = xd[(n * channels + c) * inner + i] - batch_mean;
+            squares += d * d;
+          }
+        }
+        const double batch_var = count > 0 ? squares / count : 0.0;
+        // The running statistics blend the given ones with the batch's.
+        const double running_mean = mean[c] * momentum + batch_mean * (1.0 - momentum);
+        const double running_var = var[c] * momentum + batch_var * (1.0 - momentum);
+        mean[c] = batch_mean;
+        var[c] = batch_var;
+        for (size_t k = 1; k < outputs->size() && k < 3; ++k)
+          (*outputs)[k].data<T>()[c] = static_cast<T>(k == 1 ? running_mean : running_var);
+      }
+    }
     const T* scale = inputs[1]->data<T>();
     const T* bias = inputs[2]->data<T>();
-    const T* mean = inputs[3]->data<T>();
-    const T* var = inputs[4]->data<T>();
     Tensor y(x.dtype(), x.dims());
-    const T* xd = x.data<T>();
     T* yd = y.data<T>();
     for (int64_t n = 0; n < batch; ++n) {
       for (int64_t c = 0; c < channels; ++c) {
-        const double inv_std = 1.0 / std::sqrt(static_cast<double>(var[c]) + epsilon);
+        const double inv_std = 1.0 / std::sqrt(var[c] + epsilon);
         for (int64_t i = 0; i < inner; ++i) {
           const int64_t offset = (n * channels + c) * inner + i;
           yd[offset] = static_cast<T>(static_cast<double>(scale[c]) *

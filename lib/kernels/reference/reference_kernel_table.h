@@ -20,5 +20,6 @@ void AddTensorReferenceKernels(ReferenceKernelTable& table);         // tensor_r
 void AddMatmulReferenceKernels(ReferenceKernelTable& table);         // matmul_ref.cc
 void AddMiscReferenceKernels(ReferenceKernelTable& table);           // misc_ref.cc
 void AddResizeReferenceKernels(ReferenceKernelTable& table);         // resize_ref.cc
+void AddScatterReferenceKernels(ReferenceKernelTable& table);        // scatter_ref.cc
 
 }  // namespace ios

@@ -17,6 +17,7 @@ ReferenceKernelTable BuildTable() {
   AddMatmulReferenceKernels(table);
   AddMiscReferenceKernels(table);
   AddResizeReferenceKernels(table);
+  AddScatterReferenceKernels(table);
   return table;
 }
 
