@@ -94,9 +94,18 @@ def main():
         os.makedirs(empty)
         expect_error(tally, "no input files", run([args.iosrun, plan, "--load-inputs", empty]),
                      "input_0.pb")
-        expect_error(tally, "unwritable output folder",
-                     run([args.iosrun, plan, "--save-outputs", os.path.join(tmp, "no", "such")]),
-                     "cannot write")
+        made = os.path.join(tmp, "no", "such")
+        result = run([args.iosrun, plan, "--save-outputs", made])
+        tally.check("--save-outputs creates a missing folder and writes into it",
+                    result.returncode == 0 and os.path.exists(os.path.join(made, "output_0.pb")),
+                    result.stdout + result.stderr)
+        a_file = os.path.join(tmp, "a_file")
+        with open(a_file, "w") as f:
+            f.write("keep")
+        expect_error(tally, "--save-outputs under a file (refused before the run)",
+                     run([args.iosrun, plan, "--save-outputs", os.path.join(a_file, "out")]),
+                     "cannot create the --save-outputs folder")
+        tally.check("... and the file is untouched", open(a_file).read() == "keep")
         expect_error(tally, "no CUDA device", run([args.iosrun, plan, "--device", "0"]),
                      "no CUDA device")
         expect_error(tally, "iosc: no CUDA device", run([args.iosc, model, "--device", "0", "-o", plan]),

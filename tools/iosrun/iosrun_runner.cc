@@ -67,6 +67,7 @@ StatusOr<int> RunIosrun(const IosrunOptions& options) {
                          options.check_dir.empty() && options.load_inputs_dir.empty() &&
                          options.save_outputs_dir.empty();
   if (only_info) return 0;
+  IOS_RETURN_IF_ERROR(PrepareOutputDir(options));
 
   const std::string device = options.device.empty() ? plan.device().kind() : options.device;
   const int cuda_ordinal = CudaOrdinalOf(device);

@@ -1,8 +1,11 @@
 #include "iosrun/run_io.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <random>
+#include <system_error>
 
+#include "kernels/math/cast_math.h"
 #include "onnx/tensor_files.h"
 #include "util/output_check.h"
 
@@ -18,6 +21,9 @@ std::vector<Tensor> RandomInputs(const Graph& graph) {
     Tensor t(graph.values[id].dtype, graph.values[id].dims);
     if (t.dtype() == DType::kFloat32)
       for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = normal(rng);
+    if (t.dtype() == DType::kFloat16)
+      for (int64_t i = 0; i < t.num_elements(); ++i)
+        t.data<uint16_t>()[i] = DoubleToHalf(normal(rng));
     inputs.push_back(std::move(t));
   }
   return inputs;
@@ -39,6 +45,18 @@ StatusOr<std::vector<Tensor>> LoadRunInputs(const IosrunOptions& options, const 
   const std::string dir = InputDir(options);
   if (dir.empty()) return RandomInputs(graph);
   return ReadNumberedTensors(dir, "input");
+}
+
+Status PrepareOutputDir(const IosrunOptions& options) {
+  const std::string& dir = options.save_outputs_dir;
+  if (dir.empty()) return Status::Ok();
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error)
+    return InvalidInput(dir + ": cannot create the --save-outputs folder: " + error.message());
+  if (!std::filesystem::is_directory(dir, error))
+    return InvalidInput(dir + ": --save-outputs needs a folder, and this is not one");
+  return Status::Ok();
 }
 
 StatusOr<int> HandleRunOutputs(const IosrunOptions& options, const Graph& graph,

@@ -19,6 +19,10 @@ std::string InputDir(const IosrunOptions& options);
 // DIR/input_N.pb from InputDir, or Normal(0, 1) values from a fixed seed.
 StatusOr<std::vector<Tensor>> LoadRunInputs(const IosrunOptions& options, const Graph& graph);
 
+// Creates the --save-outputs folder (and its parents) when it does not exist, before anything
+// runs; InvalidInput naming the path when it cannot be made or is not a folder.
+Status PrepareOutputDir(const IosrunOptions& options);
+
 // Saves, checks or lists the outputs as the options ask; returns the exit code (1 when --check
 // finds a mismatch, else 0).
 StatusOr<int> HandleRunOutputs(const IosrunOptions& options, const Graph& graph,
