@@ -9,6 +9,8 @@
 #include "passes/fold_batchnorm.h"
 #include "passes/fuse_activation.h"
 #include "passes/infer_and_fold.h"
+#include "passes/widen_float16.h"
+#include "kernels/math/cast_math.h"
 #include "test_graph_builder.h"
 
 namespace ios {
@@ -183,6 +185,86 @@ TEST(InferAndFoldTest, FoldsTheExportersFlattenChain) {
   ASSERT_TRUE(shape_value.constant.has_value());
   EXPECT_EQ(shape_value.constant->ToInt64Vector(), (std::vector<int64_t>{3, -1}));
   EXPECT_EQ(g.values[g.outputs[0]].dims, (Dims{3, 16}));
+}
+
+// A float32 tensor rounded to float16.
+Tensor ToHalf(const Tensor& t) {
+  Tensor half(DType::kFloat16, t.dims());
+  for (int64_t i = 0; i < t.num_elements(); ++i)
+    half.data<uint16_t>()[i] = DoubleToHalf(t.data<float>()[i]);
+  return half;
+}
+
+// The float16 graph x -> Conv -> Cast(to float16) -> Relu -> y, as a `.half()` export writes it,
+// computes in float32 inside and keeps float16 at its interface.
+TEST(WidenFloat16Test, ComputesInFloat32BetweenFloat16InputsAndOutputs) {
+  GraphBuilder b(13);
+  b.set_infer(false);
+  ValueId x = b.Input("x", {1, 2, 5, 5});
+  Tensor w = b.Random({3, 2, 3, 3});
+  Tensor bias = b.Random({3});
+  AttributeMap conv_attrs;
+  conv_attrs.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  ValueId conv = b.Op("Conv", {x, b.Constant("w", ToHalf(w)), b.Constant("b", ToHalf(bias))},
+                      conv_attrs);
+  AttributeMap to_half;
+  to_half.Set("to", int64_t{10});
+  ValueId cast = b.Op("Cast", {conv}, to_half);
+  ValueId y = b.Op("Relu", {cast});
+  Graph g = b.Finish({y});
+  g.values[x].dtype = DType::kFloat16;
+  g.values[y].dtype = DType::kFloat16;  // as the importer reads the declared output type
+
+  CanonicalizeStats stats;
+  Status status = Canonicalize(g, CanonicalizeOptions{}, &stats);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_GT(stats.float16_values_widened, 0);
+  ASSERT_EQ(g.inputs.size(), 1u);
+  EXPECT_EQ(g.values[g.inputs[0]].dtype, DType::kFloat16);
+  EXPECT_EQ(g.values[g.outputs[0]].dtype, DType::kFloat16);
+  int casts = 0;
+  for (const Node& node : g.nodes) {
+    casts += node.op_type == "Cast";
+    for (ValueId v : node.inputs) {
+      if (v == kNoValue || g.values[v].is_graph_input) continue;
+      EXPECT_NE(g.values[v].dtype, DType::kFloat16) << "'" << g.values[v].name << "' stayed float16";
+    }
+  }
+  EXPECT_EQ(casts, 3);  // in, the model's own (now to float32), out
+
+  // The float32 result of the same weights, rounded once to float16 at the end.
+  GraphBuilder f(13);
+  ValueId fx = f.Input("x", {1, 2, 5, 5});
+  Tensor w32 = w, b32 = bias;
+  for (int64_t i = 0; i < w32.num_elements(); ++i)
+    w32.data<float>()[i] = static_cast<float>(HalfToDouble(DoubleToHalf(w.data<float>()[i])));
+  for (int64_t i = 0; i < b32.num_elements(); ++i)
+    b32.data<float>()[i] = static_cast<float>(HalfToDouble(DoubleToHalf(bias.data<float>()[i])));
+  ValueId fy = f.Op("Relu", {f.Op("Conv", {fx, f.Constant("w", w32), f.Constant("b", b32)},
+                                  conv_attrs)});
+  Graph reference = f.Finish({fy});
+  Tensor input = ToHalf(b.Random({1, 2, 5, 5}));
+  Tensor input32(DType::kFloat32, input.dims());
+  for (int64_t i = 0; i < input.num_elements(); ++i)
+    input32.data<float>()[i] = static_cast<float>(HalfToDouble(input.data<uint16_t>()[i]));
+  auto got = EvaluateGraphReference(g, {input});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  auto expected = EvaluateGraphReference(reference, {input32});
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  ASSERT_EQ(got.value()[0].dtype(), DType::kFloat16);
+  for (int64_t i = 0; i < expected.value()[0].num_elements(); ++i)
+    EXPECT_EQ(got.value()[0].data<uint16_t>()[i], DoubleToHalf(expected.value()[0].data<float>()[i]))
+        << "element " << i;
+}
+
+TEST(WidenFloat16Test, LeavesAFloat32GraphAlone) {
+  GraphBuilder b;
+  Graph g = ConvBnRelu(b);
+  const size_t nodes = g.nodes.size();
+  auto widened = WidenFloat16ToFloat32(g);
+  ASSERT_TRUE(widened.ok());
+  EXPECT_EQ(widened.value(), 0);
+  EXPECT_EQ(g.nodes.size(), nodes);
 }
 
 TEST(CanonicalizeTest, PipelineFoldsFusesAndPreservesNumerics) {

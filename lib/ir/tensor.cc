@@ -3,6 +3,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "kernels/math/cast_math.h"  // HalfToDouble: header-only element math, no dependencies
+
 namespace ios {
 
 int64_t NumElements(const Dims& dims) {
@@ -48,6 +50,7 @@ double Tensor::FloatAt(int64_t i) const {
   switch (dtype_) {
     case DType::kFloat32: return data<float>()[i];
     case DType::kFloat64: return data<double>()[i];
+    case DType::kFloat16: return HalfToDouble(data<uint16_t>()[i]);
     default: return static_cast<double>(IntAt(i));
   }
 }

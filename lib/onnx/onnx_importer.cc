@@ -366,6 +366,12 @@ class Importer {
                             "' is not produced by any node");
       }
       graph_.outputs.push_back(it->second);
+      // The declared element type, until inference computes it: passes that keep the graph's
+      // interface (float16 widening) read it.
+      Value& value = graph_.values[it->second];
+      const int32_t elem_type = output.type().tensor_type().elem_type();
+      if (value.dtype == DType::kUndefined && !value.constant && elem_type != 0)
+        value.dtype = DTypeFromOnnx(elem_type);
     }
     if (graph_.outputs.empty()) return InvalidInput(source_ + ": the graph has no outputs");
     return Status::Ok();

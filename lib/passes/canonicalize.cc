@@ -7,6 +7,7 @@
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_layer_norm.h"
 #include "passes/infer_and_fold.h"
+#include "passes/widen_float16.h"
 
 namespace ios {
 namespace {
@@ -23,6 +24,7 @@ Status InferAll(Graph& graph) {
 Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, CanonicalizeStats* stats) {
   CanonicalizeStats local;
   local.nodes_before = static_cast<int>(graph.nodes.size());
+  IOS_ASSIGN_OR_RETURN(local.float16_values_widened, WidenFloat16ToFloat32(graph));
   if (options.fold_constants) {
     FoldStats fold;
     IOS_RETURN_IF_ERROR(InferShapesAndFoldConstants(graph, &fold));

@@ -1,4 +1,5 @@
 // The canonicalisation pipeline that iosc runs after import, in order:
+//   0. float16 values widened to float32 (always: ios computes in float32; passes/widen_float16.h),
 //   1. shape inference with constant folding (shape subgraphs disappear),
 //   2. Identity / Dropout elimination,
 //   3. GELU fusion (exporters' Erf and Tanh subgraphs become one Gelu node),
@@ -16,6 +17,7 @@ namespace ios {
 struct CanonicalizeStats {
   int nodes_before = 0;
   int nodes_after = 0;
+  int float16_values_widened = 0;
   int constants_folded = 0;
   int identities_removed = 0;
   int gelus_fused = 0;

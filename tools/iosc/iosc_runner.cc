@@ -137,6 +137,10 @@ Status RunIosc(const IoscOptions& options) {
       "%d GELUs fused, %d LayerNorms fused, %d BatchNorms folded, %d activations fused)\n",
       stats.nodes_before, stats.nodes_after, stats.constants_folded, stats.identities_removed,
       stats.gelus_fused, stats.layer_norms_fused, stats.batchnorms_folded, stats.activations_fused);
+  if (stats.float16_values_widened > 0)
+    std::printf("float16 model: %d float16 values computed in float32 (inputs and outputs stay "
+                "float16)\n",
+                stats.float16_values_widened);
   if (!options.emit_onnx_path.empty()) {
     IOS_RETURN_IF_ERROR(ExportOnnxFile(graph, options.emit_onnx_path));
     spdlog::info("wrote the canonicalised graph to {}", options.emit_onnx_path);

@@ -26,6 +26,8 @@ std::string OpSupportTableMarkdown() {
       << "linear and cubic on every coordinate_transformation_mode but tf_crop_and_resize;\n"
       << "their scales or sizes must be constant once the input shape is fixed, and\n"
       << "antialias=1 is refused.\n\n"
+      << "Float16 models (`model.half()` exports) are computed in float32: their inputs and\n"
+      << "outputs stay float16, everything between them is float32.\n\n"
       << "Models of the default domain's opsets " << kMinSupportedOpset << " to "
       << kMaxSupportedOpset << " are read; a newer opset is refused with that range.\n\n"
       << "| op | reference | CPU | CUDA |\n|---|---|---|---|\n";

@@ -1,6 +1,7 @@
 #include "kernels/reference/reference_graph.h"
 
 #include "kernels/reference/reference_kernels.h"
+#include "kernels/reference/reference_util.h"
 
 namespace ios {
 
@@ -44,6 +45,13 @@ StatusOr<std::vector<Tensor>> EvaluateGraphReference(const Graph& graph,
 }
 
 Tensor WidenToFloat64(const Tensor& tensor) {
+  if (tensor.dtype() == DType::kFloat16) {
+    Tensor wide(DType::kFloat64, tensor.dims());
+    const auto* bits = reinterpret_cast<const uint16_t*>(tensor.raw());
+    for (int64_t i = 0; i < tensor.num_elements(); ++i)
+      wide.data<double>()[i] = HalfBitsToDouble(bits[i]);
+    return wide;
+  }
   if (tensor.dtype() != DType::kFloat32) return tensor;
   Tensor wide(DType::kFloat64, tensor.dims());
   for (int64_t i = 0; i < tensor.num_elements(); ++i)
@@ -55,14 +63,15 @@ StatusOr<std::vector<Tensor>> EvaluateGraphInFloat64(const Graph& graph,
                                                      const std::vector<Tensor>& inputs) {
   Graph wide = graph;
   for (Value& value : wide.values) {
-    if (value.dtype == DType::kFloat32) value.dtype = DType::kFloat64;
+    if (value.dtype == DType::kFloat32 || value.dtype == DType::kFloat16)
+      value.dtype = DType::kFloat64;
     if (value.constant) value.constant = WidenToFloat64(*value.constant);
   }
-  constexpr int64_t kOnnxFloat = 1, kOnnxDouble = 11;
+  constexpr int64_t kOnnxFloat = 1, kOnnxFloat16 = 10, kOnnxDouble = 11;
   for (Node& node : wide.nodes) {
     if (node.op_type == "Cast" && node.attrs.Has("to")) {
       IOS_ASSIGN_OR_RETURN(int64_t to, node.attrs.GetInt("to", 0));
-      if (to == kOnnxFloat) node.attrs.Set("to", kOnnxDouble);
+      if (to == kOnnxFloat || to == kOnnxFloat16) node.attrs.Set("to", kOnnxDouble);
     } else if (node.op_type == "ConstantOfShape") {
       if (const Tensor* value = node.attrs.GetTensor("value"))
         node.attrs.Set("value", WidenToFloat64(*value));

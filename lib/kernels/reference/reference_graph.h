@@ -14,7 +14,7 @@ namespace ios {
 StatusOr<std::vector<Tensor>> EvaluateGraphReference(const Graph& graph,
                                                      const std::vector<Tensor>& inputs);
 
-// The same with every float32 value widened to float64: float32 constants and inputs become
+// The same with every float32 (and float16) value widened to float64: constants and inputs become
 // float64, and Cast or ConstantOfShape nodes that would make float32 make float64, so that
 // nothing is rounded to float32 on the way and each op's own double arithmetic carries through.
 // Its outputs (float64 where the graph's are float32) are an oracle that float32 runtimes,
@@ -22,7 +22,7 @@ StatusOr<std::vector<Tensor>> EvaluateGraphReference(const Graph& graph,
 StatusOr<std::vector<Tensor>> EvaluateGraphInFloat64(const Graph& graph,
                                                      const std::vector<Tensor>& inputs);
 
-// A float32 tensor widened to float64; any other tensor as it is.
+// A float32 or float16 tensor widened to float64 (exactly); any other tensor as it is.
 Tensor WidenToFloat64(const Tensor& tensor);
 
 }  // namespace ios
