@@ -1,6 +1,7 @@
 #include "ir/tensor.h"
 
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 #include "kernels/math/cast_math.h"  // HalfToDouble: header-only element math, no dependencies
@@ -35,23 +36,45 @@ Tensor::Tensor(DType dtype, Dims dims)
 
 int64_t Tensor::IntAt(int64_t i) const {
   switch (dtype_) {
-    case DType::kInt64: return data<int64_t>()[i];
-    case DType::kInt32: return data<int32_t>()[i];
-    case DType::kInt8: return data<int8_t>()[i];
-    case DType::kUint8: return data<uint8_t>()[i];
-    case DType::kBool: return data<uint8_t>()[i] != 0;
-    case DType::kFloat32: return static_cast<int64_t>(data<float>()[i]);
-    case DType::kFloat64: return static_cast<int64_t>(data<double>()[i]);
-    default: return 0;
+    case DType::kInt64:
+      return data<int64_t>()[i];
+    case DType::kInt32:
+      return data<int32_t>()[i];
+    case DType::kInt8:
+      return data<int8_t>()[i];
+    case DType::kUint8:
+      return data<uint8_t>()[i];
+    case DType::kBool:
+      return data<uint8_t>()[i] != 0;
+    case DType::kFloat32:
+      return static_cast<int64_t>(data<float>()[i]);
+    case DType::kFloat64:
+      return static_cast<int64_t>(data<double>()[i]);
+    default:
+      return 0;
   }
+}
+
+int64_t CheckedNumBytes(DType dtype, const Dims& dims) {
+  int64_t bytes = static_cast<int64_t>(DTypeSize(dtype));
+  for (int64_t d : dims) {
+    if (d < 0) return -1;
+    if (d > 0 && bytes > std::numeric_limits<int64_t>::max() / d) return -1;
+    bytes *= d;
+  }
+  return bytes;
 }
 
 double Tensor::FloatAt(int64_t i) const {
   switch (dtype_) {
-    case DType::kFloat32: return data<float>()[i];
-    case DType::kFloat64: return data<double>()[i];
-    case DType::kFloat16: return HalfToDouble(data<uint16_t>()[i]);
-    default: return static_cast<double>(IntAt(i));
+    case DType::kFloat32:
+      return data<float>()[i];
+    case DType::kFloat64:
+      return data<double>()[i];
+    case DType::kFloat16:
+      return HalfToDouble(data<uint16_t>()[i]);
+    default:
+      return static_cast<double>(IntAt(i));
   }
 }
 

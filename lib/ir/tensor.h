@@ -14,6 +14,16 @@ using Dims = std::vector<int64_t>;
 
 // Number of elements; 1 for a scalar (empty dims).
 int64_t NumElements(const Dims& dims);
+// a * b into *product; false (and *product untouched) when it overflows int64.
+inline bool CheckedMul(int64_t a, int64_t b, int64_t* product) {
+  int64_t result;
+  if (__builtin_mul_overflow(a, b, &result)) return false;
+  *product = result;
+  return true;
+}
+// Bytes of a dense tensor of these dims, or -1 when a dimension is negative or the size does not
+// fit in int64 (a hostile or mistaken shape, whose element count would overflow).
+int64_t CheckedNumBytes(DType dtype, const Dims& dims);
 std::string DimsToString(const Dims& dims);
 // Row-major strides in elements.
 Dims RowMajorStrides(const Dims& dims);
@@ -30,9 +40,13 @@ class Tensor {
   size_t num_bytes() const { return bytes_.size(); }
 
   template <typename T>
-  T* data() { return reinterpret_cast<T*>(bytes_.data()); }
+  T* data() {
+    return reinterpret_cast<T*>(bytes_.data());
+  }
   template <typename T>
-  const T* data() const { return reinterpret_cast<const T*>(bytes_.data()); }
+  const T* data() const {
+    return reinterpret_cast<const T*>(bytes_.data());
+  }
   uint8_t* raw() { return bytes_.data(); }
   const uint8_t* raw() const { return bytes_.data(); }
 

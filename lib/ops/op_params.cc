@@ -203,7 +203,10 @@ StatusOr<PadParams> ParsePad(const NodeInputs& inputs) {
   for (size_t i = 0; i < n_axes; ++i) {
     IOS_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, axes[i], rank));
     result.begin[axis] = pads[i];
-    result.out_dims[axis] = x.dims[axis] + pads[i] + pads[n_axes + i];
+    int64_t grown = 0;
+    if (__builtin_add_overflow(x.dims[axis], pads[i], &grown) ||
+        __builtin_add_overflow(grown, pads[n_axes + i], &result.out_dims[axis]))
+      return InvalidInput("pads " + DimsToString(pads) + " overflow 64 bits");
     if (result.out_dims[axis] < 0) return InvalidInput("pads crop more than the input");
     const bool grows = pads[i] > 0 || pads[n_axes + i] > 0;
     if (result.mode != PadMode::kConstant && grows && x.dims[axis] == 0)

@@ -88,6 +88,11 @@ Status InferNode(Graph& graph, NodeId id) {
                             DimsToString(outputs[i].dims) + " with a negative dimension");
       }
     }
+    if (CheckedNumBytes(outputs[i].dtype, outputs[i].dims) < 0) {
+      return InvalidInput(NodeContext(graph, node) + ": output '" +
+                          graph.values[node.outputs[i]].name + "' would have shape " +
+                          DimsToString(outputs[i].dims) + ", whose size overflows 64 bits");
+    }
     Value& value = graph.values[node.outputs[i]];
     value.dtype = outputs[i].dtype;
     value.dims = outputs[i].dims;

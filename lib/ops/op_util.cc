@@ -15,10 +15,14 @@ Status CheckWindowList(const std::string& name, const std::vector<int64_t>& valu
                         " values " + ListToString(values) + ", expected " +
                         std::to_string(expected));
   }
+  // The upper bound keeps the window arithmetic (extent, padded size) far from overflow; no
+  // model has a kernel, stride, dilation or pad of 2^31.
+  constexpr int64_t kMaxValue = (int64_t{1} << 31) - 1;
   for (int64_t v : values) {
-    if (v < min_value) {
+    if (v < min_value || v > kMaxValue) {
       return InvalidInput("attribute '" + name + "' is " + ListToString(values) +
-                          "; every value must be >= " + std::to_string(min_value));
+                          "; every value must be between " + std::to_string(min_value) + " and " +
+                          std::to_string(kMaxValue));
     }
   }
   return Status::Ok();

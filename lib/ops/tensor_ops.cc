@@ -187,7 +187,9 @@ StatusOr<Dims> ResolveReshape(const Dims& in, const std::vector<int64_t>& shape,
     }
     if (v < 0) return InvalidInput("shape " + DimsToString(shape) + " has a negative dim");
     out[i] = v;
-    known *= v;
+    if (!CheckedMul(known, v, &known))
+      return InvalidInput("shape " + DimsToString(shape) +
+                          " has more elements than fit in 64 bits");
   }
   const int64_t total = NumElements(in);
   if (infer_at >= 0) {

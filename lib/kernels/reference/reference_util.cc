@@ -152,12 +152,18 @@ StatusOr<WindowGeometry> ComputeWindowGeometry(const Node& node, const Dims& inp
   g.pads_end.assign(pads.begin() + n, pads.end());
   g.output.assign(n, 0);
 
+  // As the op registry's window checks (ops/op_util.cc): values below 2^31 keep the arithmetic
+  // below far from overflow.
+  constexpr int64_t kMaxValue = (int64_t{1} << 31) - 1;
   for (size_t d = 0; d < n; ++d) {
     if (g.kernel[d] < 1) return InvalidInput(label + "kernel sizes must be positive");
     if (g.strides[d] < 1) return InvalidInput(label + "strides must be positive");
     if (g.dilations[d] < 1) return InvalidInput(label + "dilations must be positive");
     if (g.pads_begin[d] < 0 || g.pads_end[d] < 0)
       return InvalidInput(label + "pads must not be negative");
+    if (g.kernel[d] > kMaxValue || g.strides[d] > kMaxValue || g.dilations[d] > kMaxValue ||
+        g.pads_begin[d] > kMaxValue || g.pads_end[d] > kMaxValue)
+      return InvalidInput(label + "kernel, strides, dilations and pads must be below 2^31");
     const int64_t in = input[d];
     const int64_t s = g.strides[d];
     const int64_t effective_kernel = (g.kernel[d] - 1) * g.dilations[d] + 1;
