@@ -10,6 +10,7 @@
 #include "runtime/command_list.h"
 #include "runtime/cpu/cpu_device.h"
 #include "util/latency_stats.h"
+#include "util/memory_info.h"
 
 namespace ios {
 namespace {
@@ -56,6 +57,9 @@ void* CpuProfilerCostSource::BufferPool::Get(size_t bytes, int index, CpuProfile
   auto& list = buffers_[bytes];
   while (static_cast<int>(list.size()) <= index) {
     const size_t rounded = (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+    // Never past the machine's available memory: the buffer is touched at once, and an
+    // overcommitted allocation would end in the out-of-memory killer instead of an error.
+    if (!CheckFitsInMemory(static_cast<int64_t>(rounded), -1, "", "").ok()) return nullptr;
     auto* data = static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, rounded));
     if (data == nullptr) return nullptr;
     if (randomize_) {
@@ -178,8 +182,10 @@ StatusOr<double> CpuProfilerCostSource::TimeStage(const Graph& graph, const Sche
     void* data = (buffer.produced ? work_pool_ : input_pool_)
                      .Get(buffer.bytes, buffer.pool_index, counters_, rng_);
     if (data == nullptr)
-      return Internal("cannot allocate a " + std::to_string(buffer.bytes) +
-                      "-byte profiling buffer");
+      return InvalidInput("profiling needs a " + std::to_string(buffer.bytes >> 20) +
+                          " MiB buffer for '" + graph.values[buffer.value].name +
+                          "', more than this machine has available (lower --batch or "
+                          "--input-shape, or compile for an analytic --device sim:...)");
     value_ptr[buffer.value] = data;
   }
 

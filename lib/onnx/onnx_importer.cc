@@ -261,6 +261,9 @@ class Importer {
                            ", which ios does not support");
       }
       value.dims = shapes.at(input->name());
+      if (CheckedNumBytes(value.dtype, value.dims) < 0)
+        return InvalidInput(what + " has shape " + DimsToString(value.dims) +
+                            ", whose size overflows 64 bits");
       value.has_shape = true;
       ValueId id = static_cast<ValueId>(graph_.values.size());
       IOS_RETURN_IF_ERROR(DefineValue(std::move(value)));
@@ -387,12 +390,30 @@ class Importer {
 
 }  // namespace
 
+Status CheckOnnxSize(uint64_t bytes, const std::string& source) {
+  // Protobuf cannot parse a message of 2 GiB or more: models that large keep their weights in
+  // external data files, which is what the ONNX format has them for.
+  if (bytes < (uint64_t{1} << 31)) return Status::Ok();
+  return InvalidInput(source + ": the file is " + std::to_string(bytes >> 20) +
+                      " MiB, past protobuf's 2 GiB limit for one message; save the model with "
+                      "its weights as external data (onnx.save(model, path, "
+                      "save_as_external_data=True))");
+}
+
+Status CheckOnnxFileSize(const std::string& path) {
+  std::error_code error;
+  const uintmax_t size = std::filesystem::file_size(path, error);
+  if (error) return Status::Ok();  // reading the file reports what is wrong with it
+  return CheckOnnxSize(static_cast<uint64_t>(size), path);
+}
+
 StatusOr<Graph> ImportOnnxBytes(std::string bytes, const std::string& source,
                                 const ImportOptions& options) {
   if (options.batch <= 0) {
     return InvalidInput("the batch size must be positive, got " + std::to_string(options.batch));
   }
   if (bytes.empty()) return InvalidInput(source + ": the file is empty, not an ONNX model");
+  IOS_RETURN_IF_ERROR(CheckOnnxSize(static_cast<uint64_t>(bytes.size()), source));
   onnx::ModelProto model;
   // Random bytes sometimes parse as a protobuf; an ONNX model also needs a graph with nodes.
   if (!model.ParseFromString(bytes) || !model.has_graph() || model.graph().node_size() == 0 ||
@@ -402,6 +423,11 @@ StatusOr<Graph> ImportOnnxBytes(std::string bytes, const std::string& source,
                         "not ONNX)");
   }
   std::string().swap(bytes);  // the parsed model holds everything from here on
+  if (options.max_nodes > 0 && model.graph().node_size() > options.max_nodes) {
+    return InvalidInput(source + ": the graph has " + std::to_string(model.graph().node_size()) +
+                        " nodes, more than the limit of " + std::to_string(options.max_nodes) +
+                        " (iosc --max-nodes raises it)");
+  }
   return Importer(model, source, options).Run();
 }
 
@@ -411,6 +437,7 @@ std::string ModelFolder(const std::string& model_path) {
 }
 
 StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
+  IOS_RETURN_IF_ERROR(CheckOnnxFileSize(path));
   IOS_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
   ImportOptions with_folder = options;
   if (with_folder.external_data_dir.empty()) with_folder.external_data_dir = ModelFolder(path);

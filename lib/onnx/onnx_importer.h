@@ -34,10 +34,17 @@ struct ImportOptions {
   // The folder external tensor data is relative to; ImportOnnxFile sets the model file's.
   // Empty for ImportOnnxBytes: a model with external data is then refused.
   std::string external_data_dir;
+  // More nodes than this (in the main graph) is refused before anything is built; 0 = no limit.
+  int64_t max_nodes = 1000000;
 };
 
 // The folder a model file's external data is relative to: the file's own ("." for a bare name).
 std::string ModelFolder(const std::string& model_path);
+
+// InvalidInput for a model of 2 GiB or more (protobuf's limit for one message), naming the fix
+// (external data). CheckOnnxFileSize checks a file before it is read.
+Status CheckOnnxSize(uint64_t bytes, const std::string& source);
+Status CheckOnnxFileSize(const std::string& path);
 
 StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options);
 // Same, from the bytes of a model; `source` names it in messages. Pass the bytes with std::move

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -114,6 +115,16 @@ StatusOr<std::string> PlanInfoJson(const plan::Plan& plan) {
     weight.clear_data();
   }
   return MessageToJson(copy);
+}
+
+int64_t PlanHostBytes(const plan::Plan& plan) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  int64_t total = std::max<int64_t>(0, plan.memory().arena_bytes());
+  for (const plan::Weight& weight : plan.weights()) {
+    const int64_t bytes = std::max<int64_t>(0, weight.bytes());
+    total = bytes > kMax - total ? kMax : total + bytes;
+  }
+  return total;
 }
 
 }  // namespace ios

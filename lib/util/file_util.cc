@@ -5,8 +5,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 namespace ios {
 
@@ -48,6 +50,19 @@ Status WriteFileAtomicallyWith(const std::string& path,
     return IoError(path + ": cannot replace: " + std::strerror(saved_errno));
   }
   return Status::Ok();
+}
+
+bool IsSameFile(const std::string& a, const std::string& b) {
+  std::error_code error;
+  const bool same = std::filesystem::equivalent(a, b, error);
+  return !error && same;
+}
+
+Status CheckOutputIsNotInput(const std::string& input, const std::string& output,
+                             const std::string& flag) {
+  if (output.empty() || input.empty() || !IsSameFile(input, output)) return Status::Ok();
+  return InvalidInput(output + ": " + flag + " names the input " + input +
+                      "; writing it would destroy it");
 }
 
 }  // namespace ios

@@ -17,4 +17,12 @@ Status WriteFileAtomically(const std::string& path, const std::string& contents)
 Status WriteFileAtomicallyWith(const std::string& path,
                                const std::function<bool(std::FILE*)>& write);
 
+// True when both paths name the same file or folder (through links, "..", or a relative and an
+// absolute spelling); false when either does not exist yet.
+bool IsSameFile(const std::string& a, const std::string& b);
+// InvalidInput when `output` (given with `flag`) is the same file as `input`: writing it would
+// destroy what the run reads.
+Status CheckOutputIsNotInput(const std::string& input, const std::string& output,
+                             const std::string& flag);
+
 }  // namespace ios

@@ -1,7 +1,9 @@
 """Every bad input in testdata/bad gets a clear message, exit status 2, no crash, and no output
 file; an existing output file survives a failed run untouched. So do models whose external data
 is broken (a location out of the model's folder, a missing .data file, an offset past its end)
-and bad --input-shape flags (an unknown input, a wrong rank, a contradicted static dim)."""
+and bad --input-shape flags (an unknown input, a wrong rank, a contradicted static dim), the
+resource limits (--max-nodes, sizes past 64 bits, protobuf's 2 GiB) and an output path that is
+the model itself."""
 import os
 import tempfile
 
@@ -118,6 +120,45 @@ def check_input_shapes(tally, args, tmp):
         tally.check(f"--input-shape, {label}: no plan", not os.path.exists(plan))
 
 
+def check_limits(tally, args, tmp):
+    """Resource limits and self-destruction: each refused with exit 2, a message naming the limit
+    and the flag (or fix), and no output."""
+    good = os.path.join(args.source_dir, "testdata", "models", "residual_blocks_opset17.onnx")
+    free_dims = os.path.join(args.source_dir, "testdata", "bad", "unknown_dim.onnx")
+    big = os.path.join(tmp, "big.onnx")
+    with open(big, "wb") as f:  # sparse: 2 GiB + 1 byte that take no disk
+        f.truncate((2 << 30) + 1)
+    copy = os.path.join(tmp, "model_copy.onnx")
+    with open(good, "rb") as f:
+        original = f.read()
+    with open(copy, "wb") as f:
+        f.write(original)
+    cases = {
+        "more nodes than --max-nodes": ([good, "--max-nodes", "3"],
+                                        ["more than the limit of 3", "--max-nodes"]),
+        "dims whose size overflows 64 bits": (
+            [free_dims, "--input-shape", "input:999999999999x3x999999999999x8"],
+            ["overflows 64 bits"]),
+        "a model of 2 GiB or more": ([big], ["past protobuf's 2 GiB limit",
+                                            "save_as_external_data=True"]),
+    }
+    for label, (argv, needles) in cases.items():
+        plan = os.path.join(tmp, "limit.iosplan")
+        result = run([args.iosc] + argv + ["-o", plan])
+        tally.check(f"{label}: exit status 2", result.returncode == 2,
+                    f"got {result.returncode}: {result.stderr}")
+        for needle in needles:
+            tally.check(f"{label}: says {needle!r}", needle in result.stderr, result.stderr)
+        tally.check(f"{label}: no plan", not os.path.exists(plan))
+    for flag in ("-o", "--emit-onnx", "--dump-blocks"):
+        result = run([args.iosc, copy, flag, os.path.join(tmp, ".", "model_copy.onnx")])
+        tally.check(f"{flag} naming the model itself: exit status 2 and says so",
+                    result.returncode == 2 and "names the input" in result.stderr, result.stderr)
+        with open(copy, "rb") as f:
+            tally.check(f"{flag} naming the model itself: the model is untouched",
+                        f.read() == original)
+
+
 def main():
     args = parse_args()
     tally = Tally()
@@ -146,6 +187,7 @@ def main():
         tally.check("--batch 0 is refused with status 2", result.returncode == 2, result.stderr)
         check_external_data(tally, args, tmp)
         check_input_shapes(tally, args, tmp)
+        check_limits(tally, args, tmp)
     tally.finish()
 
 

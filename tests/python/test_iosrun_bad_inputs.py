@@ -106,6 +106,24 @@ def main():
                      run([args.iosrun, plan, "--save-outputs", os.path.join(a_file, "out")]),
                      "cannot create the --save-outputs folder")
         tally.check("... and the file is untouched", open(a_file).read() == "keep")
+        big_plan = os.path.join(tmp, "batch64.iosplan")
+        run([args.iosc, model, "--batch", "64", "-o", big_plan])
+        result = run([args.iosrun, big_plan, "--memory-limit-mb", "1"])
+        tally.check("a plan over --memory-limit-mb: exit 2 naming the limit and the flag",
+                    result.returncode == 2 and "more than the 1.0 MiB memory limit allows"
+                    in result.stderr and "--memory-limit-mb" in result.stderr, result.stderr)
+        check_ref = os.path.join(tmp, "check_ref")
+        saved = run([args.iosrun, plan, "--save-outputs", check_ref])
+        tally.check("--save-outputs writes a reference", saved.returncode == 0, saved.stderr)
+        reference = open(os.path.join(check_ref, "output_0.pb"), "rb").read()
+        result = run([args.iosrun, plan, "--check", check_ref, "--save-outputs", check_ref])
+        tally.check("--save-outputs into the --check folder is refused (exit 2)",
+                    result.returncode == 2 and "names the input" in result.stderr, result.stderr)
+        tally.check("... and the expected outputs are untouched",
+                    open(os.path.join(check_ref, "output_0.pb"), "rb").read() == reference)
+        result = run([args.iosrun, plan, "--info-json", plan])
+        tally.check("--info-json naming the plan itself is refused (exit 2)",
+                    result.returncode == 2 and open(plan, "rb").read() == data, result.stderr)
         expect_error(tally, "no CUDA device", run([args.iosrun, plan, "--device", "0"]),
                      "no CUDA device")
         expect_error(tally, "iosc: no CUDA device", run([args.iosc, model, "--device", "0", "-o", plan]),

@@ -109,6 +109,10 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
         auto parsed = ParseInputShapeSpec(spec);
         return parsed.ok() ? std::string() : parsed.status().message();
       });
+  app.add_option("--max-nodes", options->max_nodes,
+                 "Refuse a model whose graph has more nodes than this (0 = no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--part-limit", options->part_limit,
                  "Largest number of schedule units in one block part (0 = no limit)")
       ->capture_default_str()

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
+#include <utility>
 
 #include "iosc/iosc_scheduling.h"
 #include "kernels/reference/reference_graph.h"
@@ -109,10 +111,18 @@ Status WriteFloat64Reference(const IoscOptions& options, const Graph& graph) {
 
 Status RunIosc(const IoscOptions& options) {
   IOS_ASSIGN_OR_RETURN(plan::DeviceFingerprint device, TargetDevice(options.device));
+  for (const auto& [path, flag] : {std::pair<std::string, std::string>{options.output_path, "-o"},
+                                   {options.dump_blocks_path, "--dump-blocks"},
+                                   {options.emit_onnx_path, "--emit-onnx"},
+                                   {options.stats_json_path, "--stats-json"},
+                                   {options.timing_cache_path, "--timing-cache"}})
+    IOS_RETURN_IF_ERROR(CheckOutputIsNotInput(options.model_path, path, flag));
+  IOS_RETURN_IF_ERROR(CheckOnnxFileSize(options.model_path));
   IOS_ASSIGN_OR_RETURN(std::string model_bytes, ReadFileToString(options.model_path));
   ImportOptions import_options;
   import_options.batch = options.batch;
   import_options.input_shapes = options.input_shapes;
+  import_options.max_nodes = options.max_nodes;
   import_options.external_data_dir = ModelFolder(options.model_path);
   const std::string model_sha256 = Sha256Hex(model_bytes);
   IOS_ASSIGN_OR_RETURN(Graph graph,
@@ -138,9 +148,10 @@ Status RunIosc(const IoscOptions& options) {
       stats.nodes_before, stats.nodes_after, stats.constants_folded, stats.identities_removed,
       stats.gelus_fused, stats.layer_norms_fused, stats.batchnorms_folded, stats.activations_fused);
   if (stats.float16_values_widened > 0)
-    std::printf("float16 model: %d float16 values computed in float32 (inputs and outputs stay "
-                "float16)\n",
-                stats.float16_values_widened);
+    std::printf(
+        "float16 model: %d float16 values computed in float32 (inputs and outputs stay "
+        "float16)\n",
+        stats.float16_values_widened);
   if (!options.emit_onnx_path.empty()) {
     IOS_RETURN_IF_ERROR(ExportOnnxFile(graph, options.emit_onnx_path));
     spdlog::info("wrote the canonicalised graph to {}", options.emit_onnx_path);

@@ -2,6 +2,8 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <exception>
+#include <new>
 
 #include "iosc/iosc_options.h"
 #include "iosc/iosc_runner.h"
@@ -26,7 +28,18 @@ int main(int argc, char** argv) {
   UseIosrunSpinPolicyForCpuProfiling(options, argv);
   spdlog::set_level(spdlog::level::from_str(options.log_level));
   spdlog::set_pattern("[iosc] [%l] %v");
-  ios::Status status = ios::RunIosc(options);
+  ios::Status status = ios::Status::Ok();
+  // The library returns statuses; an allocation that fails anyway (std::bad_alloc) is still a
+  // message and an exit status, never an abort.
+  try {
+    status = ios::RunIosc(options);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "iosc: error: %s: out of memory\n", options.model_path.c_str());
+    return 2;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "iosc: internal error: %s\n", error.what());
+    return 1;
+  }
   if (status.ok()) return 0;
   std::fprintf(stderr, "iosc: error: %s\n", status.message().c_str());
   return status.code() == ios::StatusCode::kInternal ? 1 : 2;

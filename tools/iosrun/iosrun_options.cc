@@ -23,6 +23,12 @@ int ParseIosrunOptions(int argc, char** argv, IosrunOptions* options) {
                  "--threads on the CPU, 8 on a GPU")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--memory-limit-mb", options->memory_limit_mb,
+                 "CPU: refuse a plan whose weights and arena need more than this many MiB, "
+                 "before allocating them; -1 = the memory this machine has available, 0 = no "
+                 "limit")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{-1}, int64_t{1} << 40));
   app.add_flag("--no-verify", options->no_verify,
                "Skip checking the plan's SHA-256 digests (its body and every weight) as it "
                "loads, for trusted, huge plans");

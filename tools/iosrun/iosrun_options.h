@@ -13,6 +13,9 @@ struct IosrunOptions {
   bool force = false;
   int threads = 0;      // CPU: cores to use, 0 = all
   int max_streams = 0;  // 0 = one per group of the widest stage, up to the cores (CPU) or 8 (GPU)
+  // CPU: the weights and the arena must fit in this many MiB; -1 = the available memory, 0 = no
+  // check.
+  int64_t memory_limit_mb = -1;
   bool no_cuda_graph = false;      // GPU: replay the commands every run instead of a CUDA Graph
   bool no_verify = false;          // skip the plan's SHA-256 checks (plan/plan_io.h)
   bool include_transfers = false;  // GPU --bench: host latency includes the H2D and D2H copies

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <string>
+#include <utility>
 
 #include "iosrun/benchmark.h"
 #include "iosrun/run_io.h"
@@ -15,6 +17,7 @@
 #include "runtime/cpu/cpu_session.h"
 #include "util/device_name.h"
 #include "util/file_util.h"
+#include "util/memory_info.h"
 #include "util/openmp_spin.h"
 #ifdef IOS_HAVE_CUDA
 #include "iosrun/cuda_run.h"
@@ -53,6 +56,11 @@ void UseShortOpenMpSpinForConcurrentPlans(const IosrunOptions& options, const pl
 }  // namespace
 
 StatusOr<int> RunIosrun(const IosrunOptions& options) {
+  for (const auto& [path, flag] :
+       {std::pair<std::string, std::string>{options.info_json_path, "--info-json"},
+        {options.export_json_path, "--export-json"},
+        {options.save_outputs_dir, "--save-outputs"}})
+    IOS_RETURN_IF_ERROR(CheckOutputIsNotInput(options.plan_path, path, flag));
   // The weights' bytes stay in the file until the session's graph takes them (LoadPlanFile).
   IOS_ASSIGN_OR_RETURN(PlanFile file,
                        PlanFile::Open(options.plan_path,
@@ -81,10 +89,17 @@ StatusOr<int> RunIosrun(const IosrunOptions& options) {
   IOS_RETURN_IF_ERROR(CheckCpuDevice(options, plan, device));
   UseShortOpenMpSpinForConcurrentPlans(options, plan);
   const std::string schedule = plan.schedule().kind();
+  const int64_t memory_limit =
+      options.memory_limit_mb > 0 ? options.memory_limit_mb << 20 : options.memory_limit_mb;
+  IOS_RETURN_IF_ERROR(CheckFitsInMemory(PlanHostBytes(plan), memory_limit,
+                                        "the plan's weights and arena",
+                                        "--memory-limit-mb raises the limit, 0 removes it")
+                          .WithContext(options.plan_path));
   IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlanFile(std::move(file)));
   CpuSessionOptions session_options;
   session_options.threads = options.threads;
   session_options.max_streams = options.max_streams;
+  session_options.memory_limit_bytes = memory_limit;
   IOS_ASSIGN_OR_RETURN(std::unique_ptr<CpuSession> session,
                        CpuSession::Create(std::move(loaded), session_options));
 

@@ -7,6 +7,7 @@
 
 #include "kernels/math/cast_math.h"
 #include "onnx/tensor_files.h"
+#include "util/file_util.h"
 #include "util/output_check.h"
 
 namespace ios {
@@ -50,6 +51,8 @@ StatusOr<std::vector<Tensor>> LoadRunInputs(const IosrunOptions& options, const 
 Status PrepareOutputDir(const IosrunOptions& options) {
   const std::string& dir = options.save_outputs_dir;
   if (dir.empty()) return Status::Ok();
+  // Saving into the --check folder would overwrite the expected outputs before comparing.
+  IOS_RETURN_IF_ERROR(CheckOutputIsNotInput(options.check_dir, dir, "--save-outputs"));
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error)

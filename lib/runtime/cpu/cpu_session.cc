@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <thread>
 
 #include "plan/tensor_views.h"
 #include "runtime/session_inputs.h"
+#include "util/memory_info.h"
 
 namespace ios {
 
@@ -28,11 +30,19 @@ Status CpuSession::Init(const CpuSessionOptions& options) {
                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // The arena: aligned for vector loads; at least one alignment unit so that it is never null.
   const size_t alignment = static_cast<size_t>(std::max<int64_t>(memory.alignment, 64));
+  if (memory.arena_bytes < 0 ||
+      memory.arena_bytes > std::numeric_limits<int64_t>::max() - static_cast<int64_t>(alignment))
+    return InvalidInput("the plan's arena size " + std::to_string(memory.arena_bytes) +
+                        " is not a size");
+  IOS_RETURN_IF_ERROR(CheckFitsInMemory(memory.arena_bytes, options.memory_limit_bytes,
+                                        "the plan's arena",
+                                        "iosrun --memory-limit-mb raises the limit"));
   size_t bytes = static_cast<size_t>(memory.arena_bytes);
   bytes = std::max(alignment, (bytes + alignment - 1) / alignment * alignment);
   arena_ = std::unique_ptr<uint8_t, void (*)(void*)>(
       static_cast<uint8_t*>(std::aligned_alloc(alignment, bytes)), std::free);
-  if (!arena_) return Internal("cannot allocate a " + std::to_string(bytes) + "-byte arena");
+  if (!arena_)
+    return InvalidInput("cannot allocate the plan's " + std::to_string(bytes) + "-byte arena");
   std::memset(arena_.get(), 0, bytes);
 
   value_ptr_.assign(graph.values.size(), nullptr);

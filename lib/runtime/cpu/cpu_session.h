@@ -19,6 +19,9 @@ namespace ios {
 struct CpuSessionOptions {
   int threads = 0;      // cores to use in all; 0 = every core of the machine
   int max_streams = 0;  // 0 = one per group of the widest stage, capped at `threads`
+  // The arena must fit in this before it is allocated: -1 = the machine's available memory,
+  // 0 = no check (util/memory_info.h).
+  int64_t memory_limit_bytes = -1;
 };
 
 class CpuSession : public OpRunner {

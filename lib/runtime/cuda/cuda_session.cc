@@ -151,13 +151,6 @@ Status CudaSession::CreateKernels(cudnnHandle_t query_handle, size_t* workspace_
 
 Status CudaSession::AllocateMemory() {
   const Graph& graph = plan_.graph;
-  IOS_ASSIGN_OR_RETURN(arena_,
-                       DeviceBuffer::Allocate(static_cast<size_t>(plan_.memory.arena_bytes)));
-  value_ptr_.assign(graph.values.size(), nullptr);
-  auto* arena = static_cast<uint8_t*>(arena_.data());
-  for (const TensorPlacement& p : plan_.memory.placements)
-    value_ptr_[p.value] = arena == nullptr ? nullptr : arena + p.offset;
-
   // Every constant in one buffer, each at an aligned offset, uploaded with one copy.
   std::vector<size_t> offsets(graph.values.size(), 0);
   size_t total = 0;
@@ -166,6 +159,26 @@ Status CudaSession::AllocateMemory() {
     offsets[v] = total;
     total += AlignUp(graph.values[v].constant->num_bytes());
   }
+  // Refused before allocating, with the sizes, rather than failing on a cudaMalloc.
+  size_t free_bytes = 0;
+  size_t device_bytes = 0;
+  IOS_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &device_bytes));
+  const double needed_mib =
+      (static_cast<double>(plan_.memory.arena_bytes) + static_cast<double>(total)) / (1 << 20);
+  if (needed_mib > static_cast<double>(free_bytes) / (1 << 20)) {
+    return InvalidInput("the plan's arena and weights need " + std::to_string(needed_mib) +
+                        " MiB of GPU memory, more than the " + std::to_string(free_bytes >> 20) +
+                        " MiB free on device " + std::to_string(device_) + " (of " +
+                        std::to_string(device_bytes >> 20) +
+                        " MiB); compile with a smaller --batch or --input-shape");
+  }
+  IOS_ASSIGN_OR_RETURN(arena_,
+                       DeviceBuffer::Allocate(static_cast<size_t>(plan_.memory.arena_bytes)));
+  value_ptr_.assign(graph.values.size(), nullptr);
+  auto* arena = static_cast<uint8_t*>(arena_.data());
+  for (const TensorPlacement& p : plan_.memory.placements)
+    value_ptr_[p.value] = arena == nullptr ? nullptr : arena + p.offset;
+
   std::vector<uint8_t> host(total, 0);
   for (size_t v = 0; v < graph.values.size(); ++v) {
     const Value& value = graph.values[v];
