@@ -12,6 +12,9 @@ APT_PACKAGES=(
   # OpenCL GPU runtime), so the OpenCL headers and loader are named explicitly.
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
   python3 python3-pip
+  # The sanitizer and fuzzing job (scripts/sanitize.sh): clang with its sanitizer and libFuzzer
+  # runtimes, and clang's OpenMP runtime.
+  clang libclang-rt-dev libomp-dev
 )
 
 missing=()

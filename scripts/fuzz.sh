@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Runs every fuzz target of a sanitizer build (scripts/sanitize.sh builds one) for a while on
+# fresh mutations of its committed corpus, and fails on any finding: a crash, a sanitizer report,
+# a timeout (one input over --timeout seconds) or an out-of-memory (over --rss-mb).
+#
+#   fuzz.sh [--build-dir build-asan] [--seconds 45] [--targets a,b] [--timeout 20] [--rss-mb 2048]
+#
+# The committed corpus is only read: new inputs go to a scratch corpus under the build folder.
+# A finding leaves its reproducer in BUILD/fuzz-findings/<target>/; add it to
+# tests/fuzz/regressions/<target>/ with the fix, where every sanitizer build replays it.
+# Prints, per target, the executions, the corpus size and the coverage reached.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="$root/build-asan"
+seconds=45
+targets="fuzz_onnx_import,fuzz_plan_load,fuzz_timing_cache,fuzz_text_inputs"
+timeout=20
+rss_mb=2048
+while (($#)); do
+  case "$1" in
+    --build-dir) build="$2"; shift 2 ;;
+    --seconds) seconds="$2"; shift 2 ;;
+    --targets) targets="$2"; shift 2 ;;
+    --timeout) timeout="$2"; shift 2 ;;
+    --rss-mb) rss_mb="$2"; shift 2 ;;
+    -h|--help) sed -n 2,12p "$0"; exit 0 ;;
+    *) echo "fuzz.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
+failed=0
+printf '%-20s %10s %8s %8s %8s  %s\n' target executions exec/s corpus cov result
+for target in ${targets//,/ }; do
+  binary="$build/tests/fuzz/$target"
+  [[ -x "$binary" ]] || { echo "fuzz.sh: no $binary (build with scripts/sanitize.sh)" >&2; exit 2; }
+  work="$build/fuzz-corpus/$target"
+  findings="$build/fuzz-findings/$target"
+  mkdir -p "$work" "$findings"
+  seeds=()
+  for folder in corpus regressions; do
+    [[ -d "$root/tests/fuzz/$folder/$target" ]] && seeds+=("$root/tests/fuzz/$folder/$target")
+  done
+  log="$build/fuzz-$target.log"
+  status=0
+  "$binary" "$work" "${seeds[@]}" -max_total_time="$seconds" -timeout="$timeout" \
+    -rss_limit_mb="$rss_mb" -malloc_limit_mb="$rss_mb" -print_final_stats=1 \
+    -artifact_prefix="$findings/" >"$log" 2>&1 || status=$?
+  runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo 0)
+  rate=$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo 0)
+  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || echo 0)
+  corpus=$(find "$work" -type f | wc -l)
+  if ((status == 0)); then result=clean; else result="FINDING (exit $status)"; failed=1; fi
+  printf '%-20s %10s %8s %8s %8s  %s\n' "$target" "$runs" "$rate" "$corpus" "$cov" "$result"
+  if ((status != 0)); then
+    grep -E 'ERROR: |runtime error|SUMMARY|==[0-9]+==|Test unit written' "$log" | head -20 >&2
+  fi
+done
+exit $failed

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The sanitizer job (part of scripts/test.sh): builds ios with clang, AddressSanitizer and UBSan
+# (no CUDA) into build-asan/ with the libFuzzer targets, then runs, with any report fatal:
+#   1. the unit tests (ctest -L unit, which also replays every fuzz reproducer and seed);
+#   2. the CLI tests on the bundled models (ctest -L python), less the three whose time goes to
+#      float64 reference evaluation, which the unit tests cover (-E below);
+#   3. every fuzz target for --fuzz-seconds on fresh mutations (scripts/fuzz.sh).
+#
+#   sanitize.sh [--fuzz-seconds 40] [--skip-fuzz] [--build-dir DIR]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="$root/build-asan"
+fuzz_seconds=40
+skip_fuzz=0
+while (($#)); do
+  case "$1" in
+    --fuzz-seconds) fuzz_seconds="$2"; shift 2 ;;
+    --skip-fuzz) skip_fuzz=1; shift ;;
+    --build-dir) build="$2"; shift 2 ;;
+    -h|--help) sed -n 2,9p "$0"; exit 0 ;;
+    *) echo "sanitize.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+command -v clang++ >/dev/null || { echo "sanitize.sh: clang++ not found (scripts/setup.sh installs it)" >&2; exit 2; }
+
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+start=$SECONDS
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_FLAGS=-O1 -DIOS_ENABLE_CUDA=OFF -DIOS_SANITIZE=address,undefined -DIOS_FUZZ=ON \
+  -DIOS_WERROR=ON -DIOS_BUILD_TESTS=ON >/dev/null
+cmake --build "$build" --parallel "$(nproc)"
+echo "sanitize: build took $((SECONDS - start)) s"
+
+# detect_leaks: the CLIs and tests must not leak either. halt_on_error is implied for UBSan by
+# -fno-sanitize-recover; print_stacktrace makes a UBSan report say where.
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+start=$SECONDS
+ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" -L unit
+echo "sanitize: unit tests took $((SECONDS - start)) s"
+start=$SECONDS
+ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" -L python --timeout 900 \
+  -E 'py\.test_(float16_models|fpn_resize|float64_reference)$'
+echo "sanitize: CLI tests took $((SECONDS - start)) s"
+if ((skip_fuzz == 0)); then
+  start=$SECONDS
+  bash "$root/scripts/fuzz.sh" --build-dir "$build" --seconds "$fuzz_seconds"
+  echo "sanitize: fuzzing took $((SECONDS - start)) s"
+fi
+echo "sanitize: clean"
