@@ -161,6 +161,8 @@ StatusOr<PlanFile> PlanFile::Open(const std::string& path, PlanVerify verify) {
                         " is not one this build of ios reads (" +
                         std::to_string(kContainerVersion) + "); rebuild the plan with this iosc");
   }
+  if (GetLittleEndian(header + 12, 4) != 0)
+    return Corrupted(path, "its header's reserved bytes are not 0");
   const uint64_t body_size = GetLittleEndian(header + 16, 8);
   if (body_size == 0 || body_size > static_cast<uint64_t>(file_size - kHeaderBytes))
     return NotAPlan(path);
