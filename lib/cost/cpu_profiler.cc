@@ -9,6 +9,7 @@
 #include "cost/profiled_stage.h"
 #include "runtime/command_list.h"
 #include "runtime/cpu/cpu_device.h"
+#include "runtime/cpu/cpu_threading.h"
 #include "util/latency_stats.h"
 #include "util/memory_info.h"
 
@@ -75,9 +76,11 @@ void* CpuProfilerCostSource::BufferPool::Get(size_t bytes, int index, CpuProfile
 }
 
 CpuProfilerCostSource::CpuProfilerCostSource(CpuProfilerOptions options) : options_(options) {
-  total_threads_ = options_.total_threads > 0
+  // As the CPU session: never more than OpenMP's thread limit (runtime/cpu/cpu_threading.h).
+  total_threads_ =
+      ClampThreads(options_.total_threads > 0
                        ? options_.total_threads
-                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   max_streams_ = options_.max_streams > 0 ? options_.max_streams : total_threads_;
   options_.warmup_runs = std::max(0, options_.warmup_runs);
   options_.repeats = std::max(1, options_.repeats);

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "plan/tensor_views.h"
+#include "runtime/cpu/cpu_threading.h"
 #include "runtime/session_inputs.h"
 #include "util/memory_info.h"
 
@@ -25,9 +26,12 @@ CpuSession::~CpuSession() = default;
 Status CpuSession::Init(const CpuSessionOptions& options) {
   const Graph& graph = plan_.graph;
   const MemoryPlan& memory = plan_.memory;
-  int threads = options.threads > 0
-                    ? options.threads
-                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  max_threads_per_op_ = options.max_threads_per_op;
+  // Never more than OpenMP's thread limit: the concurrent streams' teams together must get
+  // every thread they ask for (cpu_threading.h).
+  int threads = ClampThreads(
+      options.threads > 0 ? options.threads
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   // The arena: aligned for vector loads; at least one alignment unit so that it is never null.
   const size_t alignment = static_cast<size_t>(std::max<int64_t>(memory.alignment, 64));
   if (memory.arena_bytes < 0 ||
@@ -99,6 +103,7 @@ std::vector<Tensor> CpuSession::GetOutputs() const {
 Status CpuSession::RunOp(NodeId op, int threads) {
   if (redundant_[op]) return Status::Ok();  // a Concat or Split whose slices are views
   const NodeBuffers& buffers = op_buffers_[op];
+  if (max_threads_per_op_ > 0) threads = std::min(threads, max_threads_per_op_);
   Status status = kernels_[op]->Run(buffers.inputs, buffers.outputs, threads);
   return status.WithContext(plan_.graph.Describe(op));
 }

@@ -22,6 +22,9 @@ struct CpuSessionOptions {
   // The arena must fit in this before it is allocated: -1 = the machine's available memory,
   // 0 = no check (util/memory_info.h).
   int64_t memory_limit_bytes = -1;
+  // Caps every op's OpenMP team (0 = no cap). 1 runs each op on its stream's thread alone,
+  // which the ThreadSanitizer test needs: TSAN cannot see OpenMP's own synchronisation.
+  int max_threads_per_op = 0;
 };
 
 class CpuSession : public OpRunner {
@@ -32,7 +35,8 @@ class CpuSession : public OpRunner {
 
   // Checks count, dtype and shape against the plan's inputs, then copies them into the arena.
   Status SetInputs(const std::vector<Tensor>& inputs);
-  // Runs the schedule on whatever the arena's inputs hold.
+  // Runs the schedule on the inputs SetInputs last copied in (plans from this version keep them
+  // intact, so Run may be called again on the same inputs).
   Status Run();
   std::vector<Tensor> GetOutputs() const;
 
@@ -55,6 +59,7 @@ class CpuSession : public OpRunner {
   std::vector<bool> redundant_;  // per NodeId: skipped, its slices are views (plan/tensor_views.h)
   CommandList commands_;
   std::unique_ptr<StreamExecutor> executor_;
+  int max_threads_per_op_ = 0;
 };
 
 }  // namespace ios

@@ -13,21 +13,35 @@
 
 namespace ios {
 
-// At least one thread.
-inline int ClampThreads(int threads) { return std::max(threads, 1); }
+// The most threads one OpenMP team may have (OMP_THREAD_LIMIT; unlimited by default).
+inline int OmpThreadLimit() { return std::max(omp_get_thread_limit(), 1); }
 
-// Sets the calling thread's OpenMP team size for the scope and restores it afterwards.
+// At least one thread, and no more than the OpenMP runtime will give. oneDNN's primitives are
+// created for a team size and split their work by it: a team smaller than the one a primitive
+// was made for leaves part of the output uncomputed, so every team size ios asks for must be one
+// the runtime delivers (see ScopedOmpThreads too).
+inline int ClampThreads(int threads) { return std::clamp(threads, 1, OmpThreadLimit()); }
+
+// Sets the calling thread's OpenMP team size for the scope and restores it afterwards. Dynamic
+// adjustment (OMP_DYNAMIC=true) is turned off meanwhile: it may hand a parallel region fewer
+// threads than asked, which oneDNN's primitives do not expect.
 class ScopedOmpThreads {
  public:
-  explicit ScopedOmpThreads(int threads) : saved_(omp_get_max_threads()) {
+  explicit ScopedOmpThreads(int threads)
+      : saved_threads_(omp_get_max_threads()), saved_dynamic_(omp_get_dynamic()) {
+    omp_set_dynamic(0);
     omp_set_num_threads(ClampThreads(threads));
   }
-  ~ScopedOmpThreads() { omp_set_num_threads(saved_); }
+  ~ScopedOmpThreads() {
+    omp_set_num_threads(saved_threads_);
+    omp_set_dynamic(saved_dynamic_);
+  }
   ScopedOmpThreads(const ScopedOmpThreads&) = delete;
   ScopedOmpThreads& operator=(const ScopedOmpThreads&) = delete;
 
  private:
-  int saved_;
+  int saved_threads_;
+  int saved_dynamic_;
 };
 
 // How many of `threads` are worth waking for `work` units (elements moved or computed): one
