@@ -109,6 +109,11 @@ std::vector<LiveInterval> ComputeLiveIntervals(const Graph& graph, const Schedul
   }
   for (ValueId id : graph.outputs)
     if (!graph.values[id].constant && live[id].first >= 0) live[id].last = last_stage;
+  // Inputs live for the whole run too: no tensor reuses their bytes, so a session may run again
+  // on the inputs it was given (a benchmark's repeated runs, a server's retry) and get the same
+  // outputs. They cost the arena their own size.
+  for (ValueId id : graph.inputs)
+    if (!graph.values[id].constant) live[id].last = last_stage;
   return live;
 }
 

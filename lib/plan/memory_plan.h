@@ -48,7 +48,8 @@ struct LiveInterval {
   int last = 0;
 };
 
-// Per value: its live interval, or nullopt-like {-1,-1} for constants and dead values.
+// Per value: its live interval, or nullopt-like {-1,-1} for constants and dead values. Graph
+// inputs and outputs live to the last stage.
 std::vector<LiveInterval> ComputeLiveIntervals(const Graph& graph, const Schedule& schedule);
 
 // `slice_views`: place zero-copy slices (plan/tensor_views.h); off, every tensor owns its bytes
