@@ -4,7 +4,10 @@
 #   1. the unit tests (ctest -L unit, which also replays every fuzz reproducer and seed);
 #   2. the CLI tests on the bundled models (ctest -L python), less the three whose time goes to
 #      float64 reference evaluation, which the unit tests cover (-E below);
-#   3. every fuzz target for --fuzz-seconds on fresh mutations (scripts/fuzz.sh).
+#   3. ThreadSanitizer over the CPU session with its real kernels on Inception V3's IOS plan
+#      (build-tsan/, tests/tsan/cpu_session_tsan_test.cc; the executor's own TSAN tests run in
+#      the main build);
+#   4. every fuzz target for --fuzz-seconds on fresh mutations (scripts/fuzz.sh).
 #
 #   sanitize.sh [--fuzz-seconds 40] [--skip-fuzz] [--build-dir DIR]
 set -euo pipefail
@@ -43,6 +46,16 @@ start=$SECONDS
 ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" -L python --timeout 900 \
   -E 'py\.test_(float16_models|fpn_resize|float64_reference)$'
 echo "sanitize: CLI tests took $((SECONDS - start)) s"
+start=$SECONDS
+tsan_build="$(dirname "$build")/build-tsan"
+CC=clang CXX=clang++ cmake -S "$root" -B "$tsan_build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_FLAGS=-O1 -DIOS_ENABLE_CUDA=OFF -DIOS_SANITIZE=thread -DIOS_WERROR=ON \
+  -DIOS_BUILD_TESTS=ON >/dev/null
+cmake --build "$tsan_build" --parallel "$(nproc)" --target ios_session_tsan_test
+# The benchmark networks were generated into the ASan build by its CLI tests' fixture.
+TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan/tsan_suppressions.txt" \
+  IOS_TEST_BINARY_DIR="$build" "$tsan_build/tests/ios_session_tsan_test"
+echo "sanitize: ThreadSanitizer on the CPU session took $((SECONDS - start)) s"
 if ((skip_fuzz == 0)); then
   start=$SECONDS
   bash "$root/scripts/fuzz.sh" --build-dir "$build" --seconds "$fuzz_seconds"
