@@ -15,6 +15,8 @@ APT_PACKAGES=(
   # The sanitizer and fuzzing job (scripts/sanitize.sh): clang with its sanitizer and libFuzzer
   # runtimes, and clang's OpenMP runtime.
   clang libclang-rt-dev libomp-dev
+  # Graphviz draws the schedule pictures (iosc and iosrun --schedule-svg).
+  graphviz
 )
 
 missing=()

@@ -178,6 +178,47 @@ TEST(ExecutorTest, EveryOpStartsAfterItsProducersFinished) {
   EXPECT_EQ(runner.slots, ExpectedDepths(f.graph));
 }
 
+// A traced run holds every command of every stream, in order, within the run's times; an op's
+// span covers the op; a wait ends no earlier than the record it waits for.
+TEST(ExecutorTest, TracedRunRecordsEveryCommandInOrder) {
+  Fan f = MakeFan();
+  CommandList list = Lower(f.graph, FanSchedule(f), 4);
+  StreamExecutor executor(4);
+  RecordingRunner runner(f.graph);
+  runner.sleep = std::chrono::microseconds(300);
+  RunTrace trace;
+  ASSERT_TRUE(executor.Run(list, runner, &trace).ok());
+  ASSERT_EQ(trace.streams.size(), list.streams.size());
+  std::vector<int64_t> recorded_at(static_cast<size_t>(list.num_events), -1);
+  for (size_t s = 0; s < list.streams.size(); ++s) {
+    ASSERT_EQ(trace.streams[s].size(), list.streams[s].size()) << "stream " << s;
+    int64_t previous_end = trace.begin_ns;
+    for (size_t c = 0; c < list.streams[s].size(); ++c) {
+      const TraceSpan& span = trace.streams[s][c];
+      EXPECT_EQ(span.kind, list.streams[s][c].kind);
+      EXPECT_EQ(span.op, list.streams[s][c].op);
+      EXPECT_GE(span.begin_ns, previous_end);
+      EXPECT_GE(span.end_ns, span.begin_ns);
+      EXPECT_LE(span.end_ns, trace.end_ns);
+      previous_end = span.end_ns;
+      if (span.kind == CommandKind::kRunOp) {
+        EXPECT_GE(span.end_ns - span.begin_ns, 300'000) << "op " << span.op << " (it sleeps)";
+      }
+      if (span.kind == CommandKind::kRecordEvent) recorded_at[span.event] = span.begin_ns;
+    }
+  }
+  for (const auto& stream : trace.streams) {
+    for (const TraceSpan& span : stream) {
+      if (span.kind != CommandKind::kWaitEvent) continue;
+      ASSERT_GE(recorded_at[span.event], 0);
+      EXPECT_GE(span.end_ns, recorded_at[span.event]) << "event " << span.event;
+    }
+  }
+  // Untraced runs on the same executor still work.
+  runner.Reset();
+  EXPECT_TRUE(executor.Run(list, runner).ok());
+}
+
 TEST(ExecutorTest, ConcurrentGroupsOverlap) {
   Fan f = MakeFan();
   CommandList list = Lower(f.graph, FanSchedule(f), 4);

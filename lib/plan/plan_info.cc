@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "util/json_print.h"
 
@@ -125,6 +127,22 @@ int64_t PlanHostBytes(const plan::Plan& plan) {
     total = bytes > kMax - total ? kMax : total + bytes;
   }
   return total;
+}
+
+std::vector<double> PredictedStageMs(
+    const Schedule& schedule,
+    const google::protobuf::RepeatedPtrField<plan::StageLatency>& latencies) {
+  std::map<std::pair<int, int>, double> by_stage;
+  for (const plan::StageLatency& latency : latencies)
+    by_stage[{latency.block(), latency.stage()}] = latency.latency_ms();
+  std::vector<double> predicted;
+  for (size_t b = 0; b < schedule.blocks.size(); ++b) {
+    for (size_t s = 0; s < schedule.blocks[b].stages.size(); ++s) {
+      auto it = by_stage.find({static_cast<int>(b), static_cast<int>(s)});
+      predicted.push_back(it == by_stage.end() ? -1.0 : it->second);
+    }
+  }
+  return predicted;
 }
 
 }  // namespace ios

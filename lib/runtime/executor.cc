@@ -45,7 +45,8 @@ struct StreamExecutor::Impl {
   uint64_t generation = 0;
   const CommandList* commands = nullptr;  // the current run; null between runs
   OpRunner* runner = nullptr;
-  int running = 0;  // streams of the current run that have not finished
+  RunTrace* trace = nullptr;  // the current run's, when traced
+  int running = 0;            // streams of the current run that have not finished
 
   // Grown on demand, never shrunk; the first `num_events` belong to the current run. Written
   // only by Run while every worker is idle.
@@ -60,7 +61,8 @@ struct StreamExecutor::Impl {
   std::mutex run_mutex;
 
   void WorkerLoop(int index);
-  void RunStream(int index, const std::vector<Command>& stream, OpRunner& op_runner);
+  void RunStream(int index, const std::vector<Command>& stream, OpRunner& op_runner,
+                 std::vector<TraceSpan>* spans);
   void Fail(Status status);
 };
 
@@ -80,8 +82,9 @@ void StreamExecutor::Impl::Fail(Status status) {
 }
 
 void StreamExecutor::Impl::RunStream(int index, const std::vector<Command>& stream,
-                                     OpRunner& op_runner) {
+                                     OpRunner& op_runner, std::vector<TraceSpan>* spans) {
   for (const Command& command : stream) {
+    const int64_t begin = spans != nullptr ? TraceClockNs() : 0;
     switch (command.kind) {
       case CommandKind::kRunOp: {
         if (failed.load(std::memory_order_relaxed)) return;  // skip what is left
@@ -118,6 +121,10 @@ void StreamExecutor::Impl::RunStream(int index, const std::vector<Command>& stre
         break;
       }
     }
+    if (spans != nullptr) {
+      const int64_t end = command.kind == CommandKind::kRecordEvent ? begin : TraceClockNs();
+      spans->push_back({command.kind, command.op, command.event, command.threads, begin, end});
+    }
   }
 }
 
@@ -126,6 +133,7 @@ void StreamExecutor::Impl::WorkerLoop(int index) {
   for (;;) {
     const std::vector<Command>* stream = nullptr;
     OpRunner* op_runner = nullptr;
+    std::vector<TraceSpan>* spans = nullptr;
     {
       std::unique_lock<std::mutex> lock(mutex);
       work_ready.wait(lock, [&] { return shutdown || generation != seen_generation; });
@@ -135,8 +143,9 @@ void StreamExecutor::Impl::WorkerLoop(int index) {
       if (commands == nullptr || index >= static_cast<int>(commands->streams.size())) continue;
       stream = &commands->streams[index];
       op_runner = runner;
+      if (trace != nullptr) spans = &trace->streams[index];
     }
-    RunStream(index, *stream, *op_runner);
+    RunStream(index, *stream, *op_runner, spans);
     bool last = false;
     {
       std::lock_guard<std::mutex> lock(mutex);
@@ -159,7 +168,7 @@ StreamExecutor::~StreamExecutor() {
   for (std::thread& worker : workers_) worker.join();
 }
 
-Status StreamExecutor::Run(const CommandList& commands, OpRunner& runner) {
+Status StreamExecutor::Run(const CommandList& commands, OpRunner& runner, RunTrace* trace) {
   if (commands.streams.size() > workers_.size()) {
     return InvalidInput("command list has " + std::to_string(commands.streams.size()) +
                         " streams but the executor has " + std::to_string(workers_.size()) +
@@ -185,10 +194,17 @@ Status StreamExecutor::Run(const CommandList& commands, OpRunner& runner) {
   for (size_t e = 0; e < impl.num_events; ++e) impl.events[e]->recorded = false;
   impl.failed.store(false, std::memory_order_relaxed);
   impl.first_failure = Status::Ok();
+  if (trace != nullptr) {
+    trace->streams.assign(commands.streams.size(), {});
+    for (size_t s = 0; s < commands.streams.size(); ++s)
+      trace->streams[s].reserve(commands.streams[s].size());
+    trace->begin_ns = TraceClockNs();
+  }
   {
     std::lock_guard<std::mutex> lock(impl.mutex);
     impl.commands = &commands;
     impl.runner = &runner;
+    impl.trace = trace;
     impl.running = static_cast<int>(commands.streams.size());
     ++impl.generation;
   }
@@ -198,7 +214,9 @@ Status StreamExecutor::Run(const CommandList& commands, OpRunner& runner) {
     impl.run_done.wait(lock, [&] { return impl.running == 0; });
     impl.commands = nullptr;
     impl.runner = nullptr;
+    impl.trace = nullptr;
   }
+  if (trace != nullptr) trace->end_ns = TraceClockNs();
   std::lock_guard<std::mutex> lock(impl.failure_mutex);
   return impl.first_failure;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/command_list.h"
+#include "runtime/run_trace.h"
 #include "util/status.h"
 
 namespace ios {
@@ -31,7 +32,9 @@ class StreamExecutor {
   int num_streams() const { return static_cast<int>(workers_.size()); }
   // Runs every stream of `commands` concurrently and returns when all have finished. The first
   // failing op's status is returned; streams blocked on events of a failed stream are released.
-  Status Run(const CommandList& commands, OpRunner& runner);
+  // With `trace`, every command's times are recorded into it (each stream's worker appends to
+  // its own list, so tracing adds two clock reads per command and no synchronisation).
+  Status Run(const CommandList& commands, OpRunner& runner, RunTrace* trace = nullptr);
 
  private:
   struct Impl;

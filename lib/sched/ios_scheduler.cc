@@ -88,6 +88,10 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
   IosSearchResult result;
   result.schedule.kind = "ios";
   bool out_of_time = false;
+  SearchProgress progress;
+  for (const Block& block : blocks.blocks)
+    for (const BlockPart& part : block.parts)
+      progress.parts_total += static_cast<int>(SplitIntoPieces(part.units).size());
   for (size_t b = 0; b < blocks.blocks.size(); ++b) {
     const Block& block = blocks.blocks[b];
     ScheduleBlock scheduled;
@@ -161,7 +165,13 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
         stats.latency_ms = part_ms;
         stats.stages_measured = table.measured();
         stats.search_seconds = SecondsSince(part_start);
+        progress.parts_done += 1;
+        progress.stages_measured += stats.stages_measured;
         result.parts.push_back(std::move(stats));
+        if (options.progress) {
+          progress.seconds = SecondsSince(start);
+          options.progress(progress);
+        }
       }
     }
     result.schedule.blocks.push_back(std::move(scheduled));

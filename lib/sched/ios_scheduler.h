@@ -17,6 +17,7 @@
 // greedy rule, with a warning and PartSearchStats::fallback saying why; never a hang.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,14 @@ namespace ios {
 enum class Endings { kPaper, kReference };
 enum class IosStrategies { kBoth, kConcurrentOnly, kMergeOnly };
 
+// How far a search is, for a progress display: reported after each part (or piece of one).
+struct SearchProgress {
+  int parts_done = 0;
+  int parts_total = 0;
+  int64_t stages_measured = 0;  // distinct stages whose cost was obtained so far
+  double seconds = 0;           // since the search began
+};
+
 struct IosOptions {
   int max_group_units = 3;  // r
   int max_groups = 8;       // s
@@ -42,6 +51,8 @@ struct IosOptions {
   // largest part of the four benchmark networks evaluates 8.4e5 at r = 3, s = 8 (RandWire);
   // 5e7 take roughly 1-3 s at the DP's 20-50 ns per transition.
   int64_t max_transitions_per_part = 50'000'000;
+  // Called on the searching thread after each part; may be empty.
+  std::function<void(const SearchProgress&)> progress;
 };
 
 struct PartSearchStats {

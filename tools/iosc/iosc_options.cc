@@ -117,6 +117,14 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
                  "Largest number of schedule units in one block part (0 = no limit)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--schedule-dot", options->schedule_dot_path,
+                 "Write the schedule as a Graphviz picture (DOT) to FILE: stages top to bottom, "
+                 "groups side by side, predicted latencies, the critical path");
+  app.add_option("--schedule-svg", options->schedule_svg_path,
+                 "The same picture drawn as SVG (needs Graphviz's dot)");
+  app.add_option("--schedule-block", options->schedule_block,
+                 "Draw only this block of the schedule (default: every block)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--dump-blocks", options->dump_blocks_path,
                  "Write the blocks, parts and units as JSON to this file");
   app.add_option("--reference-outputs", options->reference_outputs_dir,
@@ -135,6 +143,11 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
       ->capture_default_str()
       ->check(CLI::IsMember({"fold-constants", "eliminate-identity", "fuse-gelu", "fuse-layer-norm",
                              "fold-batchnorm", "fuse-activation"}));
+  app.add_option("--progress", options->progress,
+                 "A progress line on stderr while the IOS search profiles and searches (parts "
+                 "done, stages measured, time left); auto = when stderr is a terminal")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--log-level", options->log_level, "Log level")
       ->capture_default_str()
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));

@@ -30,9 +30,14 @@ struct IoscOptions {
   int64_t batch = 1;
   std::map<std::string, std::vector<int64_t>> input_shapes;  // --input-shape NAME:DIMS
   int part_limit = 50;
-  int64_t max_nodes = 1000000;        // --max-nodes: larger graphs are refused at import
-  std::string dump_blocks_path;       // --dump-blocks: JSON of blocks, parts and units
-  std::string emit_onnx_path;         // --emit-onnx: the canonicalised graph as ONNX
+  int64_t max_nodes = 1000000;    // --max-nodes: larger graphs are refused at import
+  std::string dump_blocks_path;   // --dump-blocks: JSON of blocks, parts and units
+  std::string emit_onnx_path;     // --emit-onnx: the canonicalised graph as ONNX
+  std::string schedule_dot_path;  // --schedule-dot: the schedule as Graphviz DOT
+  std::string schedule_svg_path;  // --schedule-svg: the same drawn by Graphviz
+  int schedule_block = -1;        // --schedule-block: draw one block only
+  std::string progress =
+      "auto";  // --progress: a progress line for the search (auto: on a terminal)
   std::string reference_outputs_dir;  // --reference-outputs: float64 oracle outputs, no plan
   std::string log_level = "warn";
   // Canonicalisation passes to run, in their fixed order (see lib/passes/canonicalize.h).

@@ -15,11 +15,13 @@
 #include "passes/canonicalize.h"
 #include "plan/memory_plan.h"
 #include "plan/plan_builder.h"
+#include "plan/plan_info.h"
 #include "plan/plan_io.h"
 #include "runtime/session_inputs.h"
 #include "sched/block_report.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
+#include "sched/schedule_dot.h"
 #include "util/file_util.h"
 #include "util/sha256.h"
 #ifdef IOS_HAVE_CUDA
@@ -48,6 +50,23 @@ CanonicalizeOptions PassOptions(const IoscOptions& options) {
   canonicalize.fold_batchnorm = enabled("fold-batchnorm");
   canonicalize.fuse_activations = enabled("fuse-activation");
   return canonicalize;
+}
+
+bool WantsSchedulePicture(const IoscOptions& options) {
+  return !options.schedule_dot_path.empty() || !options.schedule_svg_path.empty();
+}
+
+// --schedule-dot / --schedule-svg: the final schedule with its predicted stage latencies.
+Status DrawSchedule(const IoscOptions& options, const Graph& graph, const Schedule& schedule,
+                    const google::protobuf::RepeatedPtrField<plan::StageLatency>& latencies) {
+  if (!WantsSchedulePicture(options)) return Status::Ok();
+  ScheduleDotOptions dot;
+  dot.title = options.model_path + ": " + schedule.kind + " schedule for " + options.device +
+              ", batch " + std::to_string(options.batch);
+  dot.stage_predicted_ms = PredictedStageMs(schedule, latencies);
+  dot.block = options.schedule_block;
+  return WriteSchedulePicture(graph, schedule, dot, options.schedule_dot_path,
+                              options.schedule_svg_path);
 }
 
 Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure& blocks,
@@ -83,6 +102,7 @@ Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure&
   }
 #endif
   IOS_RETURN_IF_ERROR(WritePlanFile(plan, options.output_path));
+  IOS_RETURN_IF_ERROR(DrawSchedule(options, graph, schedule, plan.stage_latencies()));
   size_t stages = 0;
   for (const auto& block : schedule.blocks) stages += block.stages.size();
   std::printf("plan: %s schedule, %zu stages; arena %.1f MB (tensors %.1f MB without reuse)\n",
@@ -115,6 +135,8 @@ Status RunIosc(const IoscOptions& options) {
                                    {options.dump_blocks_path, "--dump-blocks"},
                                    {options.emit_onnx_path, "--emit-onnx"},
                                    {options.stats_json_path, "--stats-json"},
+                                   {options.schedule_dot_path, "--schedule-dot"},
+                                   {options.schedule_svg_path, "--schedule-svg"},
                                    {options.timing_cache_path, "--timing-cache"}})
     IOS_RETURN_IF_ERROR(CheckOutputIsNotInput(options.model_path, path, flag));
   IOS_RETURN_IF_ERROR(CheckOnnxFileSize(options.model_path));
@@ -174,8 +196,12 @@ Status RunIosc(const IoscOptions& options) {
   }
   if (!options.output_path.empty()) {
     IOS_RETURN_IF_ERROR(WritePlan(options, graph, blocks, model_sha256, device));
-  } else if (!options.stats_json_path.empty()) {
-    IOS_RETURN_IF_ERROR(BuildSchedule(options, graph, blocks).status());  // the search alone
+  } else if (!options.stats_json_path.empty() || WantsSchedulePicture(options)) {
+    // The search (and the picture) alone.
+    IOS_ASSIGN_OR_RETURN(ScheduleOutcome outcome, BuildSchedule(options, graph, blocks));
+    const google::protobuf::RepeatedPtrField<plan::StageLatency> latencies(
+        outcome.stage_latencies.begin(), outcome.stage_latencies.end());
+    IOS_RETURN_IF_ERROR(DrawSchedule(options, graph, outcome.schedule, latencies));
   }
   return Status::Ok();
 }

@@ -1,10 +1,12 @@
 #include "iosc/iosc_scheduling.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <thread>
 
 #include "cost/analytic_model.h"
@@ -49,6 +51,21 @@ StatusOr<std::unique_ptr<StageCostSource>> MakeCostSource(const IoscOptions& opt
   return std::unique_ptr<StageCostSource>(std::make_unique<CpuProfilerCostSource>(profiler));
 }
 
+// One line on stderr, redrawn in place: a bar of parts done, the stages measured (each one a
+// profiling run on a real device), the time spent and a linear estimate of the time left.
+void PrintSearchProgress(const SearchProgress& p) {
+  constexpr int kWidth = 28;
+  const int filled = p.parts_total > 0 ? kWidth * p.parts_done / p.parts_total : kWidth;
+  const double left =
+      p.parts_done > 0 ? p.seconds * (p.parts_total - p.parts_done) / p.parts_done : 0;
+  std::fprintf(stderr, "\r[%s%s] %d/%d parts, %lld stages measured, %.0f s, ~%.0f s left   ",
+               std::string(filled, '#').c_str(), std::string(kWidth - filled, '.').c_str(),
+               p.parts_done, p.parts_total, static_cast<long long>(p.stages_measured), p.seconds,
+               left);
+  if (p.parts_done == p.parts_total) std::fputc('\n', stderr);
+  std::fflush(stderr);
+}
+
 IosOptions SearchOptions(const IoscOptions& options) {
   IosOptions search;
   search.max_group_units = options.max_units_per_group;
@@ -59,6 +76,8 @@ IosOptions SearchOptions(const IoscOptions& options) {
                                                          : IosStrategies::kBoth;
   search.time_budget_s = options.search_budget_s;
   search.max_transitions_per_part = options.max_transitions_per_part;
+  const bool progress = options.progress == "on" || (options.progress == "auto" && isatty(2));
+  if (progress) search.progress = PrintSearchProgress;
   return search;
 }
 

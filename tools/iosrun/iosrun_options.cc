@@ -81,6 +81,27 @@ int ParseIosrunOptions(int argc, char** argv, IosrunOptions* options) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--export-json", options->export_json_path, "Write the benchmark figures as JSON");
+  app.add_option("--trace", options->trace_path,
+                 "CPU: after the run (and --bench), write a Chrome trace of --trace-runs traced "
+                 "runs to FILE.json: a track per stream, a span per op and wait, flows from event "
+                 "records to waits, and the stages (open it in https://ui.perfetto.dev)");
+  app.add_option("--trace-runs", options->trace_runs,
+                 "Runs that --trace and --profile record (after two untraced warm-up runs)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  app.add_flag("--profile", options->profile,
+               "CPU: print the slowest ops (time, share, FLOPs, GFLOP/s, bytes) and every stage's "
+               "measured time against the plan's predicted latency, from --trace-runs runs");
+  app.add_option("--schedule-dot", options->schedule_dot_path,
+                 "Write the plan's schedule as a Graphviz picture (DOT) to FILE: stages top to "
+                 "bottom, groups side by side, predicted latencies, the critical path");
+  app.add_option("--schedule-svg", options->schedule_svg_path,
+                 "The same picture drawn as SVG (needs Graphviz's dot)");
+  app.add_option("--schedule-block", options->schedule_block,
+                 "Draw only this block of the schedule (default: every block)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--export-profile", options->export_profile_path,
+                 "Write the --profile figures (every op and stage) as JSON to FILE");
   app.add_option("--log-level", options->log_level, "Log level")
       ->capture_default_str()
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));

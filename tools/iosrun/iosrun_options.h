@@ -30,6 +30,13 @@ struct IosrunOptions {
   int iterations = 10;    // at least this many timed runs
   double duration_s = 3;  // and at least this long
   std::string export_json_path;
+  std::string trace_path;           // --trace: a Chrome trace of traced runs
+  int trace_runs = 5;               // --trace-runs: how many runs --trace and --profile record
+  bool profile = false;             // --profile: per-op and per-stage tables
+  std::string export_profile_path;  // --export-profile: the same as JSON
+  std::string schedule_dot_path;    // --schedule-dot: the plan's schedule as Graphviz DOT
+  std::string schedule_svg_path;    // --schedule-svg: the same drawn by Graphviz
+  int schedule_block = -1;          // --schedule-block: draw one block only
   std::string log_level = "warn";
   char** argv = nullptr;  // to re-execute with another OpenMP spin policy (iosrun_runner.cc)
 };

@@ -10,11 +10,13 @@
 
 #include "iosrun/benchmark.h"
 #include "iosrun/run_io.h"
+#include "iosrun/trace_run.h"
 #include "plan/plan_info.h"
 #include "plan/plan_io.h"
 #include "plan/plan_loader.h"
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/cpu_session.h"
+#include "sched/schedule_dot.h"
 #include "util/device_name.h"
 #include "util/file_util.h"
 #include "util/memory_info.h"
@@ -53,12 +55,34 @@ void UseShortOpenMpSpinForConcurrentPlans(const IosrunOptions& options, const pl
   spdlog::warn("could not re-execute with GOMP_SPINCOUNT=2000; concurrent stages may be slower");
 }
 
+// --schedule-dot / --schedule-svg of a plan file: its graph and schedule, with the stage
+// latencies it records (the plan is opened a second time: the run takes the first).
+Status WritePlanSchedulePicture(const IosrunOptions& options, const plan::Plan& plan) {
+  IOS_ASSIGN_OR_RETURN(PlanFile file,
+                       PlanFile::Open(options.plan_path,
+                                      options.no_verify ? PlanVerify::kSkip : PlanVerify::kCheck));
+  IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlanFile(std::move(file)));
+  ScheduleDotOptions dot;
+  dot.title =
+      options.plan_path + ": " + plan.schedule().kind() + " schedule for " +
+      (plan.device().kind() == "sim" ? "sim:" + plan.device().sim_model() : plan.device().kind()) +
+      ", batch " + std::to_string(plan.batch());
+  dot.stage_predicted_ms = PredictedStageMs(loaded.schedule, plan.stage_latencies());
+  dot.block = options.schedule_block;
+  return WriteSchedulePicture(loaded.graph, loaded.schedule, dot, options.schedule_dot_path,
+                              options.schedule_svg_path);
+}
+
 }  // namespace
 
 StatusOr<int> RunIosrun(const IosrunOptions& options) {
   for (const auto& [path, flag] :
        {std::pair<std::string, std::string>{options.info_json_path, "--info-json"},
         {options.export_json_path, "--export-json"},
+        {options.trace_path, "--trace"},
+        {options.schedule_dot_path, "--schedule-dot"},
+        {options.schedule_svg_path, "--schedule-svg"},
+        {options.export_profile_path, "--export-profile"},
         {options.save_outputs_dir, "--save-outputs"}})
     IOS_RETURN_IF_ERROR(CheckOutputIsNotInput(options.plan_path, path, flag));
   // The weights' bytes stay in the file until the session's graph takes them (LoadPlanFile).
@@ -71,15 +95,24 @@ StatusOr<int> RunIosrun(const IosrunOptions& options) {
     IOS_ASSIGN_OR_RETURN(std::string json, PlanInfoJson(plan));
     IOS_RETURN_IF_ERROR(WriteFileAtomically(options.info_json_path, json));
   }
-  const bool only_info = (options.info || !options.info_json_path.empty()) && !options.bench &&
-                         options.check_dir.empty() && options.load_inputs_dir.empty() &&
-                         options.save_outputs_dir.empty();
+  if (!options.schedule_dot_path.empty() || !options.schedule_svg_path.empty())
+    IOS_RETURN_IF_ERROR(WritePlanSchedulePicture(options, plan));
+  const bool wants_picture =
+      !options.schedule_dot_path.empty() || !options.schedule_svg_path.empty();
+  const bool only_info = (options.info || !options.info_json_path.empty() || wants_picture) &&
+                         !options.bench && options.check_dir.empty() &&
+                         options.load_inputs_dir.empty() && options.save_outputs_dir.empty() &&
+                         !WantsTrace(options);
   if (only_info) return 0;
   IOS_RETURN_IF_ERROR(PrepareOutputDir(options));
 
   const std::string device = options.device.empty() ? plan.device().kind() : options.device;
   const int cuda_ordinal = CudaOrdinalOf(device);
   if (cuda_ordinal >= 0) {
+    if (WantsTrace(options))
+      return InvalidInput(
+          "--trace, --profile and --export-profile run on the CPU only in this "
+          "version (--device cpu)");
 #ifdef IOS_HAVE_CUDA
     return RunOnCuda(options, std::move(file), cuda_ordinal);
 #else
@@ -119,6 +152,7 @@ StatusOr<int> RunIosrun(const IosrunOptions& options) {
       IOS_RETURN_IF_ERROR(WriteFileAtomically(options.export_json_path, json));
     }
   }
+  if (WantsTrace(options)) IOS_RETURN_IF_ERROR(TraceAndProfile(options, *session));
   return exit_code;
 }
 

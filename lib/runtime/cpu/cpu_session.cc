@@ -89,6 +89,8 @@ Status CpuSession::SetInputs(const std::vector<Tensor>& inputs) {
 
 Status CpuSession::Run() { return executor_->Run(commands_, *this); }
 
+Status CpuSession::Run(RunTrace* trace) { return executor_->Run(commands_, *this, trace); }
+
 std::vector<Tensor> CpuSession::GetOutputs() const {
   std::vector<Tensor> outputs;
   for (ValueId id : plan_.graph.outputs) {

@@ -38,9 +38,13 @@ class CpuSession : public OpRunner {
   // Runs the schedule on the inputs SetInputs last copied in (plans from this version keep them
   // intact, so Run may be called again on the same inputs).
   Status Run();
+  // The same, recording every command's times into `trace` (runtime/run_trace.h).
+  Status Run(RunTrace* trace);
   std::vector<Tensor> GetOutputs() const;
 
   const Graph& graph() const { return plan_.graph; }
+  const Schedule& schedule() const { return plan_.schedule; }
+  const plan::Plan& meta() const { return plan_.meta; }
   const CommandList& commands() const { return commands_; }
   int64_t batch() const { return plan_.meta.batch(); }
 

@@ -1,0 +1,57 @@
+// Per-op and per-stage figures from traced runs (runtime/run_trace.h): iosrun --profile's
+// tables and --export-profile's JSON. Each time is the median over the runs; a stage's time is
+// from its first op's start to its last op's end; FLOPs and bytes come from the op registry's
+// costs, so that achieved GFLOP/s show where time goes against work; and each stage's measured
+// time stands beside the latency the plan predicted for it, to show where the cost model was
+// wrong.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "runtime/chrome_trace.h"
+#include "runtime/run_trace.h"
+#include "sched/schedule.h"
+#include "util/status.h"
+
+namespace ios {
+
+struct OpProfile {
+  NodeId op = kNoNode;
+  OpPlace place;
+  double ms = 0;  // median over the runs
+  double flops = 0;
+  double bytes = 0;
+};
+
+struct StageProfile {
+  int block = 0;
+  int stage = 0;
+  int groups = 0;
+  int ops = 0;
+  double ms = 0;             // median over the runs; 0 for a stage of view-only ops
+  double predicted_ms = -1;  // from the plan; -1 when it has none
+};
+
+struct RunProfile {
+  int runs = 0;
+  double run_ms = 0;     // median latency of a whole run
+  double op_ms_sum = 0;  // the ops' medians, summed
+  double stage_ms_sum = 0;
+  std::vector<OpProfile> ops;        // sorted, slowest first
+  std::vector<StageProfile> stages;  // in schedule order
+};
+
+StatusOr<RunProfile> ProfileRuns(const Graph& graph, const Schedule& schedule,
+                                 const std::vector<RunTrace>& runs,
+                                 const std::vector<double>& stage_predicted_ms);
+
+// The tables as text: the `top_ops` slowest ops, then every stage, measured against predicted.
+std::string FormatProfile(const Graph& graph, const RunProfile& profile, int top_ops);
+
+// Everything as JSON: {"runs", "run_ms", "op_ms_sum", "stage_ms_sum", "ops": [...],
+// "stages": [...]}.
+StatusOr<std::string> ProfileJson(const Graph& graph, const RunProfile& profile);
+
+}  // namespace ios
