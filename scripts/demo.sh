@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on a bundled model: set up, build, generate Inception V3, compile it into a plan
-# with iosc (IOS schedule, stages profiled on this device), check the plan against onnxruntime,
-# and benchmark it with iosrun.
+# with iosc (IOS schedule, stages profiled on this device) and draw its schedule, check the plan
+# against onnxruntime, and benchmark it with iosrun, writing a timeline (on the CPU) to open in
+# https://ui.perfetto.dev.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
@@ -25,8 +26,14 @@ echo "demo: device $device"
 "$build/tools/iosc" "$models/inception_v3.onnx" --batch 1 --device "$device" --schedule ios \
   --timing-cache "$models/inception_v3.$device.timings" \
   --stats-json "$models/inception_v3.search.json" \
-  --dump-blocks "$models/inception_v3.blocks.json" -o "$models/inception_v3.iosplan"
+  --dump-blocks "$models/inception_v3.blocks.json" \
+  --schedule-svg "$models/inception_v3.schedule.svg" -o "$models/inception_v3.iosplan"
 python3 "$root/scripts/ort_reference.py" "$models/inception_v3.onnx" --out "$models/inception_v3.ref" --batch 1
 "$build/tools/iosrun" "$models/inception_v3.iosplan" --check "$models/inception_v3.ref"
+trace=()
+[[ "$device" == cpu ]] && trace=(--trace "$models/inception_v3.trace.json" --profile)
 "$build/tools/iosrun" "$models/inception_v3.iosplan" --bench --duration 3 \
-  --export-json "$models/inception_v3.bench.json"
+  --export-json "$models/inception_v3.bench.json" "${trace[@]}"
+echo "demo: the schedule is drawn in $models/inception_v3.schedule.svg"
+[[ "$device" == cpu ]] && echo "demo: open $models/inception_v3.trace.json in https://ui.perfetto.dev"
+true
