@@ -9,6 +9,7 @@
 
 #include "iosrun/cuda_benchmark.h"
 #include "iosrun/run_io.h"
+#include "iosrun/trace_run.h"
 #include "plan/plan_loader.h"
 #include "runtime/cuda/cuda_device.h"
 #include "runtime/cuda/cuda_fingerprint.h"
@@ -55,6 +56,17 @@ StatusOr<int> RunOnCuda(const IosrunOptions& options, PlanFile file, int ordinal
                            CudaBenchReportJson(result, session->batch(), schedule));
       IOS_RETURN_IF_ERROR(WriteFileAtomically(options.export_json_path, json));
     }
+  }
+  if (WantsTrace(options)) {
+    CudaSession& cuda = *session;
+    IOS_RETURN_IF_ERROR(TraceAndProfile(
+        options, TracedSession{cuda.graph(), cuda.schedule(), cuda.commands(), cuda.meta(),
+                               "cuda:" + std::to_string(ordinal),
+                               [&cuda]() -> Status {
+                                 IOS_RETURN_IF_ERROR(cuda.Run());
+                                 return cuda.Synchronize();
+                               },
+                               [&cuda](RunTrace* trace) { return cuda.RunTraced(trace); }}));
   }
   return exit_code;
 }

@@ -152,7 +152,13 @@ StatusOr<int> RunIosrun(const IosrunOptions& options) {
       IOS_RETURN_IF_ERROR(WriteFileAtomically(options.export_json_path, json));
     }
   }
-  if (WantsTrace(options)) IOS_RETURN_IF_ERROR(TraceAndProfile(options, *session));
+  if (WantsTrace(options)) {
+    CpuSession& cpu = *session;
+    IOS_RETURN_IF_ERROR(TraceAndProfile(
+        options, TracedSession{cpu.graph(), cpu.schedule(), cpu.commands(), cpu.meta(), "cpu",
+                               [&cpu] { return cpu.Run(); },
+                               [&cpu](RunTrace* trace) { return cpu.Run(trace); }}));
+  }
   return exit_code;
 }
 

@@ -1,15 +1,35 @@
-// iosrun --trace, --profile and --export-profile on the CPU: traced runs of a session, written
-// as a Chrome trace and printed or written as a profile.
+// iosrun --trace, --profile and --export-profile on either backend: warm-up runs, then traced
+// runs of a session, written as a Chrome trace and printed or written as a profile.
 #pragma once
 
+#include <functional>
+#include <string>
+
+#include "iosplan.pb.h"
 #include "iosrun/iosrun_options.h"
-#include "runtime/cpu/cpu_session.h"
+#include "ir/graph.h"
+#include "runtime/command_list.h"
+#include "runtime/run_trace.h"
+#include "sched/schedule.h"
 #include "util/status.h"
 
 namespace ios {
 
 // True when any of the three options asks for traced runs.
 bool WantsTrace(const IosrunOptions& options);
-Status TraceAndProfile(const IosrunOptions& options, CpuSession& session);
+
+// What a session gives the traced runs: its plan's pieces, and how to run it once with or
+// without a trace (a run returns once the inference has finished).
+struct TracedSession {
+  const Graph& graph;
+  const Schedule& schedule;
+  const CommandList& commands;
+  const plan::Plan& meta;
+  std::string device;  // "cpu", "cuda:0", ... for the trace's title
+  std::function<Status()> run;
+  std::function<Status(RunTrace*)> run_traced;
+};
+
+Status TraceAndProfile(const IosrunOptions& options, const TracedSession& session);
 
 }  // namespace ios

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,7 +83,89 @@ void LogIfFailed(cudaError_t error, const char* call) {
   if (!status.ok()) spdlog::warn("releasing a CUDA graph: {}", status.message());
 }
 
+// Timing events, destroyed with the holder.
+class TimingEvents {
+ public:
+  ~TimingEvents() {
+    for (cudaEvent_t event : events_) LogIfFailed(cudaEventDestroy(event), "cudaEventDestroy");
+  }
+  StatusOr<cudaEvent_t> Record(cudaStream_t stream) {
+    cudaEvent_t event = nullptr;
+    IOS_CUDA_RETURN_IF_ERROR(cudaEventCreate(&event));  // timing enabled
+    events_.push_back(event);
+    IOS_CUDA_RETURN_IF_ERROR(cudaEventRecord(event, stream));
+    return event;
+  }
+
+ private:
+  std::vector<cudaEvent_t> events_;
+};
+
 }  // namespace
+
+Status TraceCommands(const CommandList& commands, CudaStreamSet& streams, CudaOpLauncher& ops,
+                     RunTrace* trace) {
+  if (trace == nullptr) return Internal("TraceCommands without a trace");
+  IOS_ASSIGN_OR_RETURN(std::vector<IssuedCommand> order, IssueOrder(commands));
+  IOS_RETURN_IF_ERROR(CheckResources(commands, streams));
+  TimingEvents events;
+  trace->streams.assign(commands.streams.size(), {});
+  trace->begin_ns = TraceClockNs();
+  // Every stream starts after `start`, so that no event can complete before it.
+  IOS_ASSIGN_OR_RETURN(cudaEvent_t start, events.Record(streams.origin()));
+  for (size_t s = 1; s < commands.streams.size(); ++s)
+    IOS_CUDA_RETURN_IF_ERROR(
+        cudaStreamWaitEvent(streams.stream(static_cast<int>(s)).stream, start, 0));
+  CudaCommandSink sink(streams, ops);
+  struct Pending {
+    int stream;
+    Command command;
+    cudaEvent_t begin;
+    cudaEvent_t end;
+  };
+  std::vector<Pending> pending;
+  pending.reserve(order.size());
+  for (const IssuedCommand& issued : order) {
+    const cudaStream_t stream = streams.stream(issued.stream).stream;
+    IOS_ASSIGN_OR_RETURN(cudaEvent_t begin, events.Record(stream));
+    const Command& command = issued.command;
+    switch (command.kind) {
+      case CommandKind::kRunOp:
+        IOS_RETURN_IF_ERROR(sink.RunOp(issued.stream, command.op));
+        break;
+      case CommandKind::kRecordEvent:
+        IOS_RETURN_IF_ERROR(sink.RecordEvent(issued.stream, command.event));
+        break;
+      case CommandKind::kWaitEvent:
+        IOS_RETURN_IF_ERROR(sink.WaitEvent(issued.stream, command.event));
+        break;
+    }
+    cudaEvent_t end = begin;
+    if (command.kind != CommandKind::kRecordEvent) {
+      IOS_ASSIGN_OR_RETURN(end, events.Record(stream));
+    }
+    pending.push_back({issued.stream, command, begin, end});
+  }
+  for (size_t s = 0; s < commands.streams.size(); ++s)
+    IOS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(streams.stream(static_cast<int>(s)).stream));
+  int64_t last_ns = trace->begin_ns;
+  for (const Pending& p : pending) {
+    float begin_ms = 0, end_ms = 0;
+    IOS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&begin_ms, start, p.begin));
+    IOS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&end_ms, start, p.end));
+    TraceSpan span;
+    span.kind = p.command.kind;
+    span.op = p.command.op;
+    span.event = p.command.event;
+    span.threads = 1;
+    span.begin_ns = trace->begin_ns + static_cast<int64_t>(static_cast<double>(begin_ms) * 1e6);
+    span.end_ns = trace->begin_ns + static_cast<int64_t>(static_cast<double>(end_ms) * 1e6);
+    last_ns = std::max(last_ns, span.end_ns);
+    trace->streams[static_cast<size_t>(p.stream)].push_back(span);
+  }
+  trace->end_ns = last_ns;
+  return Status::Ok();
+}
 
 Status ReplayCommands(const CommandList& commands, CudaStreamSet& streams, CudaOpLauncher& ops) {
   IOS_RETURN_IF_ERROR(CheckResources(commands, streams));

@@ -18,6 +18,7 @@
 
 #include "runtime/command_list.h"
 #include "runtime/cuda/cuda_streams.h"
+#include "runtime/run_trace.h"
 #include "util/status.h"
 
 namespace ios {
@@ -56,6 +57,14 @@ class CudaGraphExec {
 // error is returned if a stream of the set were left in capture mode (then none can be used).
 StatusOr<CudaGraphExec> CaptureCommands(const CommandList& commands, CudaStreamSet& streams,
                                         CudaOpLauncher& ops);
+
+// Issues the list directly, as ReplayCommands, with a timing event recorded before and after
+// every command on its stream, waits for it, and fills `trace` with each command's GPU times
+// (relative to an event recorded on the origin first, offset by the host clock at the start).
+// Each event record costs the stream a few microseconds, which the spans include: a traced run is
+// a profiling replay, slower than a captured graph. Streams must be idle.
+Status TraceCommands(const CommandList& commands, CudaStreamSet& streams, CudaOpLauncher& ops,
+                     RunTrace* trace);
 
 // Issues the list directly (ReplayCommands) and waits for every stream of the set.
 Status RunCommandsAndWait(const CommandList& commands, CudaStreamSet& streams, CudaOpLauncher& ops);

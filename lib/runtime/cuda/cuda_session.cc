@@ -277,6 +277,12 @@ Status CudaSession::Run() {
   return ReplayCommands(commands_, *streams_, *this);
 }
 
+Status CudaSession::RunTraced(RunTrace* trace) {
+  IOS_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
+  IOS_RETURN_IF_ERROR(Synchronize());  // the streams must be idle
+  return TraceCommands(commands_, *streams_, *this, trace);
+}
+
 Status CudaSession::Synchronize() {
   IOS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(streams_->origin()));
   return Status::Ok();

@@ -58,6 +58,9 @@ class CudaSession : public CudaOpLauncher {
   // waiting.
   Status Run();
   Status Synchronize();  // waits for everything enqueued on the origin
+  // One inference replayed command by command with timing events around each, waited for, its
+  // GPU times in `trace` (iosrun --trace/--profile; see TraceCommands for the overhead).
+  Status RunTraced(RunTrace* trace);
   // Copies the outputs back and waits for them.
   StatusOr<std::vector<Tensor>> GetOutputs();
 
@@ -71,6 +74,8 @@ class CudaSession : public CudaOpLauncher {
   StatusOr<double> ComputeMilliseconds();
 
   const Graph& graph() const { return plan_.graph; }
+  const Schedule& schedule() const { return plan_.schedule; }
+  const plan::Plan& meta() const { return plan_.meta; }
   const CommandList& commands() const { return commands_; }
   int64_t batch() const { return plan_.meta.batch(); }
   bool uses_cuda_graph() const { return graph_exec_.valid(); }

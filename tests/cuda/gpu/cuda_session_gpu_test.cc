@@ -116,6 +116,42 @@ TEST(CudaSessionGpuTest, TimesComputeWithEvents) {
   EXPECT_LT(ms.value(), 1000.0);
 }
 
+// iosrun --trace on a GPU: a traced replay times every command of every stream, in order, within
+// the run; waits end after their records; and the outputs are still right.
+TEST(CudaSessionGpuTest, TracedRunTimesEveryCommandAndKeepsTheOutputs) {
+  IOS_SKIP_WITHOUT_GPU();
+  std::unique_ptr<CudaSession> session = MakeSession(true, true, 0);
+  ASSERT_NE(session, nullptr);
+  const std::vector<Tensor> inputs = RandomInputs(session->graph(), 5);
+  ASSERT_TRUE(session->SetInputs(inputs).ok());
+  RunTrace trace;
+  Status traced = session->RunTraced(&trace);
+  ASSERT_TRUE(traced.ok()) << traced.message();
+  const CommandList& commands = session->commands();
+  ASSERT_EQ(trace.streams.size(), commands.streams.size());
+  std::vector<int64_t> recorded(static_cast<size_t>(commands.num_events), -1);
+  for (size_t s = 0; s < commands.streams.size(); ++s) {
+    ASSERT_EQ(trace.streams[s].size(), commands.streams[s].size()) << "stream " << s;
+    int64_t previous = trace.begin_ns;
+    for (const TraceSpan& span : trace.streams[s]) {
+      EXPECT_GE(span.begin_ns, previous);
+      EXPECT_GE(span.end_ns, span.begin_ns);
+      EXPECT_LE(span.end_ns, trace.end_ns);
+      previous = span.end_ns;
+      if (span.kind == CommandKind::kRecordEvent) recorded[span.event] = span.begin_ns;
+    }
+  }
+  for (const auto& stream : trace.streams) {
+    for (const TraceSpan& span : stream) {
+      if (span.kind != CommandKind::kWaitEvent) continue;
+      EXPECT_GE(span.end_ns, recorded[span.event]) << "event " << span.event;
+    }
+  }
+  auto outputs = session->GetOutputs();
+  ASSERT_TRUE(outputs.ok()) << outputs.status().message();
+  ExpectClose(*outputs, RunOnCpu(inputs, true));
+}
+
 TEST(CudaSessionGpuTest, RefusesInputsOfTheWrongShape) {
   IOS_SKIP_WITHOUT_GPU();
   std::unique_ptr<CudaSession> session = MakeSession(false, true, 0);
