@@ -50,8 +50,15 @@ std::string FormatPlanSummary(const plan::Plan& plan) {
   out << "plan format " << plan.format_major() << "." << plan.format_minor() << ", written by ios "
       << (plan.producer().ios_version().empty() ? "(unknown)" : plan.producer().ios_version())
       << "\n";
-  if (!plan.producer().command_line().empty())
+  if (!plan.producer().command_line().empty())  // plans before 0.1 recorded it
     out << "command: " << plan.producer().command_line() << "\n";
+  if (!plan.producer().options().empty()) {
+    const std::map<std::string, std::string> sorted(plan.producer().options().begin(),
+                                                    plan.producer().options().end());
+    out << "options:";
+    for (const auto& [key, value] : sorted) out << " " << key << "=" << value;
+    out << "\n";
+  }
   out << "model: " << (plan.graph_name().empty() ? "(unnamed)" : plan.graph_name()) << ", sha256 "
       << (plan.model_sha256().empty() ? "(none)" : plan.model_sha256()) << ", opset "
       << plan.opset() << ", batch " << plan.batch() << "\n";

@@ -151,7 +151,6 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   app.add_option("--log-level", options->log_level, "Log level")
       ->capture_default_str()
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
-  for (int i = 0; i < argc; ++i) options->command_line += (i ? " " : "") + std::string(argv[i]);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

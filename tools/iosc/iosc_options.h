@@ -26,7 +26,6 @@ struct IoscOptions {
   std::string slice_views = "on";  // zero-copy Concat/Split slices in the memory plan
   std::string tf32 = "on";         // CUDA: fp32 convs and GEMMs may use TF32 tensor cores
   int max_streams = 0;             // 0: the device's default (CPU: its cores; GPU: 8)
-  std::string command_line;        // recorded in the plan
   int64_t batch = 1;
   std::map<std::string, std::vector<int64_t>> input_shapes;  // --input-shape NAME:DIMS
   int part_limit = 50;

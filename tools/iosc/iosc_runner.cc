@@ -52,6 +52,25 @@ CanonicalizeOptions PassOptions(const IoscOptions& options) {
   return canonicalize;
 }
 
+std::string Joined(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? separator : "") + parts[i];
+  return out;
+}
+
+// 1x3x640x640, as --input-shape takes it.
+std::string DimsSpec(const std::vector<int64_t>& dims) {
+  std::string out;
+  for (size_t i = 0; i < dims.size(); ++i) out += (i ? "x" : "") + std::to_string(dims[i]);
+  return out;
+}
+
+std::string FormatNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
 bool WantsSchedulePicture(const IoscOptions& options) {
   return !options.schedule_dot_path.empty() || !options.schedule_svg_path.empty();
 }
@@ -77,8 +96,9 @@ Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure&
   IOS_ASSIGN_OR_RETURN(MemoryPlan memory,
                        PlanMemory(graph, schedule, /*alignment=*/256, options.slice_views == "on"));
   IOS_RETURN_IF_ERROR(CheckMemoryPlan(graph, schedule, memory));
+  // The plan records every option that shapes it, and not the command line: its paths would make
+  // the same compilation give different bytes (plans/ keeps plans byte-reproducible).
   PlanMetadata meta;
-  meta.command_line = options.command_line;
   meta.options = {{"schedule", options.schedule},
                   {"max_streams", std::to_string(options.max_streams)},
                   {"max_units_per_group", std::to_string(options.max_units_per_group)},
@@ -86,7 +106,17 @@ Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure&
                   {"endings", options.endings},
                   {"part_limit", std::to_string(options.part_limit)},
                   {"slice_views", options.slice_views},
-                  {"device", options.device}};
+                  {"device", options.device},
+                  {"batch", std::to_string(options.batch)},
+                  {"passes", Joined(options.passes, ",")},
+                  {"search_budget_s", FormatNumber(options.search_budget_s)},
+                  {"max_transitions_per_part", std::to_string(options.max_transitions_per_part)}};
+  if (!options.input_shapes.empty()) {
+    std::vector<std::string> shapes;
+    for (const auto& [name, dims] : options.input_shapes)  // a std::map: sorted by name
+      shapes.push_back(name + ":" + DimsSpec(dims));
+    meta.options["input_shapes"] = Joined(shapes, ";");
+  }
   if (IsCudaDevice(options.device)) meta.options["tf32"] = options.tf32;
   meta.stage_latencies = outcome.stage_latencies;
   meta.model_sha256 = model_sha256;

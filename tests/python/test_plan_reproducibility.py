@@ -1,0 +1,87 @@
+"""Plans are reproducible and comparable (issue 13's foundations). The same model, options and
+timing cache give byte-identical plans in another process, from another folder and under another
+output name, for every schedule kind on an analytic model, and for a CPU-profiled IOS plan whose
+second compilation takes every timing from the cache (it measures nothing new): SqueezeNet.
+iosplan diff says "same" (exit 0) for those, and for a schedule changed on purpose (Inception V3
+with --max-groups-per-stage 2)
+reports the option and the schedule as changed (exit 1), in words and in JSON."""
+import json
+import os
+import tempfile
+
+from ios_test_util import Tally, ensure_models, parse_args, run
+
+SCHEDULES = ("sequential", "greedy", "ios", "ios-parallel", "ios-merge")
+
+
+def iosplan(args):
+    return os.path.join(os.path.dirname(args.iosrun), "iosplan")
+
+
+def main():
+    args = parse_args()
+    args.iosc, args.iosrun = os.path.abspath(args.iosc), os.path.abspath(args.iosrun)
+    tally = Tally()
+    models = ensure_models(args, ["squeezenet", "inception_v3"])
+    model = os.path.abspath(models["squeezenet"])
+    with tempfile.TemporaryDirectory() as tmp:
+        other = os.path.join(tmp, "elsewhere")
+        os.makedirs(other)
+        for schedule in SCHEDULES:
+            first = os.path.join(tmp, f"{schedule}.iosplan")
+            second = os.path.join(other, f"again_{schedule}.iosplan")
+            flags = ["--device", "sim:V100", "--schedule", schedule, "--progress", "off"]
+            a = run([args.iosc, model, "-o", first] + flags)
+            b = run([args.iosc, model, "-o", second] + flags, cwd=other)
+            if not tally.check(f"{schedule}: both compile", a.returncode == b.returncode == 0,
+                               a.stderr + b.stderr):
+                continue
+            tally.check(f"{schedule}: byte-identical plans",
+                        open(first, "rb").read() == open(second, "rb").read())
+            same = run([iosplan(args), "diff", first, second])
+            tally.check(f"{schedule}: iosplan diff says the same (exit 0)",
+                        same.returncode == 0 and "the plans are the same" in same.stdout,
+                        same.stdout + same.stderr)
+
+        cache = os.path.join(tmp, "cpu.timings")
+        plans = []
+        for i in range(2):
+            plan = os.path.join(tmp, f"cpu_{i}.iosplan")
+            made = run([args.iosc, model, "--device", "cpu", "--timing-cache", cache, "-o", plan,
+                        "--progress", "off"])
+            tally.check(f"CPU-profiled plan {i}: compiles", made.returncode == 0, made.stderr)
+            plans.append((plan, made.stdout))
+        tally.check("the second CPU compilation measures nothing new",
+                    " 0 distinct stages measured" in plans[1][1], plans[1][1])
+        tally.check("CPU-profiled plans from one timing cache are byte-identical",
+                    open(plans[0][0], "rb").read() == open(plans[1][0], "rb").read())
+
+        # Inception's modules run up to four groups at once: two changes the schedule.
+        base = os.path.join(tmp, "inception.iosplan")
+        narrow = os.path.join(tmp, "narrow.iosplan")
+        for plan, extra in ((base, []), (narrow, ["--max-groups-per-stage", "2"])):
+            run([args.iosc, models["inception_v3"], "--device", "sim:V100", "-o", plan,
+                 "--progress", "off"] + extra)
+        report = os.path.join(tmp, "diff.json")
+        diff = run([iosplan(args), "diff", base, narrow, "--json", report])
+        tally.check("a schedule changed on purpose: iosplan diff exits 1",
+                    diff.returncode == 1, diff.stdout + diff.stderr)
+        tally.check("... and names the option and the schedule",
+                    "max_groups_per_stage: 8 -> 2" in diff.stdout and "schedule: differs"
+                    in diff.stdout, diff.stdout)
+        with open(report) as f:
+            sections = {s["section"]: s["differs"] for s in json.load(f)["sections"]}
+        tally.check("... and its JSON marks options and schedule as differing, the model not",
+                    sections.get("options") and sections.get("schedule")
+                    and not sections.get("model") and not sections.get("weights"), str(sections))
+        broken = os.path.join(tmp, "broken.iosplan")
+        with open(broken, "wb") as f:
+            f.write(open(base, "rb").read()[:100])
+        error = run([iosplan(args), "diff", base, broken])
+        tally.check("a broken plan is an error (exit 2), not a difference",
+                    error.returncode == 2 and "broken.iosplan" in error.stderr, error.stderr)
+    tally.finish()
+
+
+if __name__ == "__main__":
+    main()
