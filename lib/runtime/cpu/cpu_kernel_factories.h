@@ -28,7 +28,8 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateAveragePoolCpuKernel(const CpuKernelC
 StatusOr<std::unique_ptr<CpuKernel>> CreateGlobalPoolCpuKernel(const CpuKernelContext& context);
 // elementwise_cpu.cc: Add, Sub, Mul, Div, Sum, Max, Min
 StatusOr<std::unique_ptr<CpuKernel>> CreateElementwiseCpuKernel(const CpuKernelContext& context);
-// activation_cpu.cc: Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu
+// activation_cpu.cc: Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu, Softplus,
+// Mish, Selu, Celu, Softsign, ThresholdedRelu
 StatusOr<std::unique_ptr<CpuKernel>> CreateActivationCpuKernel(const CpuKernelContext& context);
 // tensor_cpu.cc
 StatusOr<std::unique_ptr<CpuKernel>> CreateConcatCpuKernel(const CpuKernelContext& context);

@@ -43,6 +43,12 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"HardSigmoid", CreateActivationCpuKernel},
     {"HardSwish", CreateActivationCpuKernel},
     {"Elu", CreateActivationCpuKernel},
+    {"Softplus", CreateActivationCpuKernel},
+    {"Mish", CreateActivationCpuKernel},
+    {"Selu", CreateActivationCpuKernel},
+    {"Celu", CreateActivationCpuKernel},
+    {"Softsign", CreateActivationCpuKernel},
+    {"ThresholdedRelu", CreateActivationCpuKernel},
     // tensor_cpu.cc
     {"Concat", CreateConcatCpuKernel},
     {"Split", CreateSplitCpuKernel},

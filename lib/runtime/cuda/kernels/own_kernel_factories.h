@@ -11,7 +11,8 @@ namespace ios {
 
 using CudaKernelOr = StatusOr<std::unique_ptr<CudaKernel>>;
 
-// activation_cuda.cc: Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu.
+// activation_cuda.cc: Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu, Softplus,
+// Mish, Selu, Celu, Softsign, ThresholdedRelu.
 CudaKernelOr CreateActivationCudaKernel(const CudaKernelContext& context);
 // elementwise_cuda.cc: Add, Sub, Mul, Div, Pow, Max, Min, Sum (numpy broadcasting).
 CudaKernelOr CreateBinaryCudaKernel(const CudaKernelContext& context);

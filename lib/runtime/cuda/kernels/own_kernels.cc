@@ -14,6 +14,12 @@ void AddOwnCudaKernels(std::vector<CudaKernelEntry>& table) {
       {"HardSigmoid", CreateActivationCudaKernel},
       {"HardSwish", CreateActivationCudaKernel},
       {"Elu", CreateActivationCudaKernel},
+      {"Softplus", CreateActivationCudaKernel},
+      {"Mish", CreateActivationCudaKernel},
+      {"Selu", CreateActivationCudaKernel},
+      {"Celu", CreateActivationCudaKernel},
+      {"Softsign", CreateActivationCudaKernel},
+      {"ThresholdedRelu", CreateActivationCudaKernel},
       // Elementwise arithmetic with broadcasting, and unary math.
       {"Add", CreateBinaryCudaKernel},
       {"Sub", CreateBinaryCudaKernel},

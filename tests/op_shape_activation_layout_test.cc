@@ -1,0 +1,64 @@
+// Shape inference and cost of the elementwise and layout ops that recent CNN exports brought (the
+// activations past Elu, PRelu, DepthToSpace/SpaceToDepth), on one-node graphs
+// (op_shape_test_util.h). Expected shapes follow ONNX's definitions (onnx.shape_inference agrees).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "op_shape_test_util.h"
+
+namespace ios {
+namespace {
+
+using namespace shape_testing;  // NOLINT: the helpers of op_shape_test_util.h
+
+TEST(ActivationShapeTest, NewActivationsKeepTypeFromTheirFirstOpset) {
+  const struct {
+    const char* op;
+    int64_t since;
+  } ops[] = {{"Softplus", 7}, {"Mish", 18},    {"Selu", 7},
+             {"Celu", 12},    {"Softsign", 7}, {"ThresholdedRelu", 10}};
+  for (const auto& [op, since] : ops) {
+    SCOPED_TRACE(op);
+    auto one = InferOneNode(op, 22, {F({2, 3, 5})});
+    EXPECT_OUT_DIMS(one, 0, {2, 3, 5});
+    EXPECT_EQ(one.Out().dtype, DType::kFloat32);
+    auto oldest = InferOneNode(op, since, {Typed(DType::kFloat64, {4})});
+    EXPECT_OUT_DIMS(oldest, 0, {4});
+    EXPECT_EQ(oldest.Out().dtype, DType::kFloat64);
+    ExpectError(InferOneNode(op, 22, {Typed(DType::kInt64, {4})}), StatusCode::kInvalidInput,
+                "takes a float type");
+  }
+  ExpectError(InferOneNode("Mish", 17, {F({4})}), StatusCode::kInvalidInput,
+              "Mish exists from opset 18");
+  ExpectError(InferOneNode("Celu", 11, {F({4})}), StatusCode::kInvalidInput,
+              "Celu exists from opset 12");
+  ExpectError(InferOneNode("ThresholdedRelu", 9, {F({4})}), StatusCode::kInvalidInput,
+              "from opset 10");
+}
+
+TEST(ActivationShapeTest, AttributesAreChecked) {
+  auto selu =
+      InferOneNode("Selu", 13, {F({4})}, Attrs({{"alpha", Float(1.5f)}, {"gamma", Float(2.f)}}));
+  EXPECT_OUT_DIMS(selu, 0, {4});
+  ExpectError(InferOneNode("Selu", 13, {F({4})}, Attrs({{"gamma", Int(2)}})),
+              StatusCode::kInvalidInput, "gamma");
+  ExpectError(InferOneNode("Celu", 13, {F({4})}, Attrs({{"alpha", Float(0.f)}})),
+              StatusCode::kInvalidInput, "'alpha' of Celu must not be 0");
+  ExpectError(InferOneNode("ThresholdedRelu", 13, {F({4})}, Attrs({{"alpha", Str("1")}})),
+              StatusCode::kInvalidInput, "alpha");
+  // The error names the node and op.
+  auto bad = InferOneNode("Celu", 13, {F({4})}, Attrs({{"alpha", Float(0.f)}}));
+  EXPECT_NE(bad.status.message().find("node 'n' (Celu, opset 13)"), std::string::npos)
+      << bad.status.message();
+}
+
+TEST(ActivationShapeTest, CostCountsTheOpsPerElement) {
+  EXPECT_EQ(InferOneNode("Mish", 18, {F({2, 10})}).Cost().flops, 100);
+  EXPECT_EQ(InferOneNode("ThresholdedRelu", 13, {F({2, 10})}).Cost().flops, 20);
+  EXPECT_EQ(InferOneNode("Softplus", 13, {F({2, 10})}).Cost().bytes_moved, 160);
+}
+
+}  // namespace
+}  // namespace ios
