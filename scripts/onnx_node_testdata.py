@@ -27,6 +27,7 @@ import tempfile
 DEFAULT_OPS = ",".join([
     "Erf,Gelu,LayerNormalization,Resize,Upsample,Mod,ScatterND",
     "Softplus,Mish,Selu,Celu,Softsign,ThresholdedRelu",
+    "PRelu",
 ])
 
 # Generator modules whose name is not the op's lower-cased name.

@@ -84,5 +84,24 @@ TEST(CpuCnnHeadOpsTest, ConvFusesSoftplusAndMishButRefusesTheOthers) {
   }
 }
 
+TEST(CpuCnnHeadOpsTest, PRelu) {
+  std::mt19937 rng(2103);
+  const Dims x = {2, 6, 5, 7};
+  for (const Dims& slope :
+       {Dims{6, 1, 1}, Dims{1, 6, 1, 1}, Dims{1}, Dims{}, Dims{7}, Dims{5, 7}, x}) {
+    for (bool constant : {true, false}) {
+      OneNodeCase c("PRelu", 16);
+      c.Input(RandomFloats(rng, x, -2.f, 2.f)).Input(RandomFloats(rng, slope), constant);
+      c.Check(kExact);
+    }
+  }
+  OneNodeCase large("PRelu", 9);
+  large.Input(RandomFloats(rng, {1, 64, 56, 56})).Constant(RandomFloats(rng, {64, 1, 1}));
+  large.Check(kExact);
+  OneNodeCase ints("PRelu", 16);  // other dtypes run the reference
+  ints.Input(Tensor::FromInt64({-1, 2, -3}, {3})).Input(Tensor::FromInt64({2}, {1}));
+  ints.Check(kExact, /*expect_fast=*/false);
+}
+
 }  // namespace
 }  // namespace ios

@@ -60,5 +60,23 @@ TEST(ActivationShapeTest, CostCountsTheOpsPerElement) {
   EXPECT_EQ(InferOneNode("Softplus", 13, {F({2, 10})}).Cost().bytes_moved, 160);
 }
 
+TEST(PReluShapeTest, TheSlopeBroadcastsToTheInputOnly) {
+  for (const Dims& slope :
+       {Dims{1}, Dims{6, 1, 1}, Dims{1, 6, 1, 1}, Dims{7}, Dims{5, 7}, Dims{2, 6, 5, 7}}) {
+    SCOPED_TRACE(DimsToString(slope));
+    auto one = InferOneNode("PRelu", 16, {F({2, 6, 5, 7}), Weight(slope)});
+    EXPECT_OUT_DIMS(one, 0, {2, 6, 5, 7});
+  }
+  // A per-channel [C] against NCHW lines up with W, not C: numpy rules, no special case.
+  ExpectError(InferOneNode("PRelu", 9, {F({2, 6, 5, 7}), Weight({6})}), StatusCode::kInvalidInput,
+              "slope has shape [6], which does not broadcast to the input's shape [2,6,5,7]");
+  // Unidirectional: a slope larger than X would grow the output.
+  ExpectError(InferOneNode("PRelu", 16, {F({1, 6, 1, 1}), Weight({2, 6, 5, 7})}),
+              StatusCode::kInvalidInput, "does not broadcast to the input's shape");
+  ExpectError(InferOneNode("PRelu", 16, {F({2, 3}), Typed(DType::kFloat64, {3})}),
+              StatusCode::kInvalidInput, "input 1 has type");
+  EXPECT_EQ(InferOneNode("PRelu", 16, {F({2, 10}), Weight({10})}).Cost().flops, 40);
+}
+
 }  // namespace
 }  // namespace ios

@@ -221,10 +221,11 @@ StatusOr<BinaryElementwise> BinaryElementwiseOf(const std::string& op_type) {
     BinaryElementwise op;
   };
   static const Entry kOps[] = {
-      {"Add", {BinaryOpKind::kAdd, false}}, {"Sub", {BinaryOpKind::kSub, false}},
-      {"Mul", {BinaryOpKind::kMul, false}}, {"Div", {BinaryOpKind::kDiv, false}},
-      {"Pow", {BinaryOpKind::kPow, false}}, {"Sum", {BinaryOpKind::kAdd, true}},
-      {"Max", {BinaryOpKind::kMax, true}},  {"Min", {BinaryOpKind::kMin, true}},
+      {"Add", {BinaryOpKind::kAdd, false}},     {"Sub", {BinaryOpKind::kSub, false}},
+      {"Mul", {BinaryOpKind::kMul, false}},     {"Div", {BinaryOpKind::kDiv, false}},
+      {"Pow", {BinaryOpKind::kPow, false}},     {"Sum", {BinaryOpKind::kAdd, true}},
+      {"Max", {BinaryOpKind::kMax, true}},      {"Min", {BinaryOpKind::kMin, true}},
+      {"PRelu", {BinaryOpKind::kPRelu, false}},
   };
   for (const Entry& entry : kOps)
     if (op_type == entry.op_type) return entry.op;
@@ -243,6 +244,10 @@ Status CheckBinaryElementwise(const BinaryElementwise& op, const std::vector<Ten
   if (expected != outputs[0].dims)
     return InvalidInput("inputs broadcast to " + DimsToString(expected) + " but the output is " +
                         DimsToString(outputs[0].dims));
+  if (op.op == BinaryOpKind::kPRelu && expected != inputs[0].dims)
+    return InvalidInput("slope " + DimsToString(inputs[1].dims) +
+                        " does not broadcast to the input's shape " + DimsToString(inputs[0].dims) +
+                        " (PRelu broadcasts it one way)");
   return Status::Ok();
 }
 

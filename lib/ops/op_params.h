@@ -82,8 +82,8 @@ struct PadParams {
 // Mode, pads and axes from the attributes (opset < 11) or the constant inputs 1 and 3.
 StatusOr<PadParams> ParsePad(const NodeInputs& inputs);
 
-// A binary elementwise op: Add, Sub, Mul, Div, Pow, or the variadic Sum, Max and Min (their
-// inputs folded left to right; one input is a copy).
+// A binary elementwise op: Add, Sub, Mul, Div, Pow, PRelu, or the variadic Sum, Max and Min
+// (their inputs folded left to right; one input is a copy).
 struct BinaryElementwise {
   BinaryOpKind op = BinaryOpKind::kAdd;
   bool variadic = false;
@@ -92,7 +92,7 @@ struct BinaryElementwise {
 // Internal when `op_type` is not one of them.
 StatusOr<BinaryElementwise> BinaryElementwiseOf(const std::string& op_type);
 // InvalidInput unless there are two inputs (at least one when variadic) and an output, and the
-// inputs broadcast to the output.
+// inputs broadcast to the output (for PRelu: the slope to the input's own shape).
 Status CheckBinaryElementwise(const BinaryElementwise& op, const std::vector<TensorType>& inputs,
                               const std::vector<TensorType>& outputs);
 

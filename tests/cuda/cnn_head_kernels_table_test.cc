@@ -81,5 +81,22 @@ TEST(CnnHeadCudaKernelsTest, AConvRefusesAnActivationItMayNotFuse) {
   }
 }
 
+Tensor Ints(const std::vector<int64_t>& values) {
+  return Tensor::FromInt64(values, {static_cast<int64_t>(values.size())});
+}
+
+TEST(CnnHeadCudaKernelsTest, PReluIsTheBroadcastingBinaryKernel) {
+  EXPECT_TRUE(CudaSupportsOp("PRelu"));
+  OneNodeGraph prelu("PRelu", 16);
+  prelu.Input(Floats({2, 8, 5, 5})).Constant(Floats({8, 1, 1}));
+  ExpectAccepted(prelu);
+  OneNodeGraph runtime_slope("PRelu", 9);
+  runtime_slope.Input(Floats({2, 8, 5, 5})).Input(Floats({1}));
+  ExpectAccepted(runtime_slope);
+  OneNodeGraph int_prelu("PRelu", 16);
+  int_prelu.Input(Ints({1, -2})).Input(Ints({3}));
+  ExpectRefused(int_prelu, StatusCode::kUnsupported, "only float32");
+}
+
 }  // namespace
 }  // namespace ios

@@ -34,6 +34,7 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"Sum", CreateElementwiseCpuKernel},
     {"Max", CreateElementwiseCpuKernel},
     {"Min", CreateElementwiseCpuKernel},
+    {"PRelu", CreateElementwiseCpuKernel},
     // activation_cpu.cc
     {"Relu", CreateActivationCpuKernel},
     {"LeakyRelu", CreateActivationCpuKernel},

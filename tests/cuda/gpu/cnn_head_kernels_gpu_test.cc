@@ -37,5 +37,15 @@ TEST(CnnHeadKernelsGpuTest, Activations) {
   }
 }
 
+TEST(CnnHeadKernelsGpuTest, PRelu) {
+  std::mt19937 rng(16);
+  const Dims dims = {2, 5, 33, 17};
+  for (const Dims& slope : {Dims{5, 1, 1}, Dims{1}, Dims{17}, dims}) {
+    OneNodeGraph g("PRelu", 16);
+    g.Input(RandomFloats(rng, dims, -2.f, 2.f)).Constant(RandomFloats(rng, slope));
+    CheckOnGpu(g, kExact);
+  }
+}
+
 }  // namespace
 }  // namespace ios

@@ -14,7 +14,8 @@ using CudaKernelOr = StatusOr<std::unique_ptr<CudaKernel>>;
 // activation_cuda.cc: Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu, Softplus,
 // Mish, Selu, Celu, Softsign, ThresholdedRelu.
 CudaKernelOr CreateActivationCudaKernel(const CudaKernelContext& context);
-// elementwise_cuda.cc: Add, Sub, Mul, Div, Pow, Max, Min, Sum (numpy broadcasting).
+// elementwise_cuda.cc: Add, Sub, Mul, Div, Pow, Max, Min, Sum (numpy broadcasting), PRelu (the
+// slope broadcast to the input).
 CudaKernelOr CreateBinaryCudaKernel(const CudaKernelContext& context);
 // elementwise_cuda.cc: Neg, Abs, Sqrt, Exp, Log, Reciprocal, Floor, Ceil, Erf.
 CudaKernelOr CreateUnaryCudaKernel(const CudaKernelContext& context);

@@ -29,6 +29,7 @@ void AddOwnCudaKernels(std::vector<CudaKernelEntry>& table) {
       {"Max", CreateBinaryCudaKernel},
       {"Min", CreateBinaryCudaKernel},
       {"Sum", CreateBinaryCudaKernel},
+      {"PRelu", CreateBinaryCudaKernel},
       {"Neg", CreateUnaryCudaKernel},
       {"Abs", CreateUnaryCudaKernel},
       {"Sqrt", CreateUnaryCudaKernel},
