@@ -28,6 +28,8 @@ DEFAULT_OPS = ",".join([
     "Erf,Gelu,LayerNormalization,Resize,Upsample,Mod,ScatterND",
     "Softplus,Mish,Selu,Celu,Softsign,ThresholdedRelu",
     "PRelu",
+    "LogSoftmax,ReduceMean,ReduceMax,ReduceMin,ReduceSum,ReduceProd,ReduceL1,ReduceL2",
+    "ReduceSumSquare,ReduceLogSumExp,ArgMax,ArgMin",
 ])
 
 # Generator modules whose name is not the op's lower-cased name.

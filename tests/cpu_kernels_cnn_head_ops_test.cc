@@ -103,5 +103,115 @@ TEST(CpuCnnHeadOpsTest, PRelu) {
   ints.Check(kExact, /*expect_fast=*/false);
 }
 
+// Sums of many terms, in double on both sides but in another order.
+constexpr Tolerance kReduction{1e-6, 1e-6};
+
+Tensor Axes(std::vector<int64_t> values) {
+  const int64_t n = static_cast<int64_t>(values.size());
+  return Tensor::FromInt64(values, {n});
+}
+
+// Floats drawn from a few integers, so that maxima and minima tie.
+Tensor TiedFloats(std::mt19937& rng, const Dims& dims) {
+  Tensor t(DType::kFloat32, dims);
+  for (int64_t i = 0; i < t.num_elements(); ++i)
+    t.data<float>()[i] = static_cast<float>(RandomInt(rng, -3, 3));
+  return t;
+}
+
+TEST(CpuCnnHeadOpsTest, LogSoftmax) {
+  std::mt19937 rng(2104);
+  struct Spec {
+    int64_t opset;
+    Dims dims;
+    std::optional<int64_t> axis;
+  };
+  const std::vector<Spec> specs = {
+      {13, {4, 1000}, std::nullopt},
+      {13, {2, 3, 5, 7}, 1},
+      {13, {2, 3, 5, 7}, 0},
+      {11, {2, 3, 5, 7}, 2},
+      {11, {2, 3, 5, 7}, std::nullopt},
+      {1, {6, 10}, 0},
+  };
+  for (const Spec& spec : specs) {
+    OneNodeCase c("LogSoftmax", spec.opset);
+    c.Input(RandomFloats(rng, spec.dims, -8.f, 8.f));
+    if (spec.axis) c.Attr("axis", *spec.axis);
+    c.Check(kElementwise);
+  }
+}
+
+TEST(CpuCnnHeadOpsTest, ReductionsInEveryAxesForm) {
+  std::mt19937 rng(2105);
+  const Dims dims = {2, 6, 5, 7};
+  const std::vector<std::vector<int64_t>> axes_lists = {{1},    {2, 3},       {-1},
+                                                        {0, 2}, {0, 1, 2, 3}, {}};
+  for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
+                         "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp"}) {
+    const std::string name = op;
+    const int64_t input_since = name == "ReduceSum" ? 13 : 18;
+    // Products of up to 420 factors stay in range when the factors stay near 1.
+    const float lo = name == "ReduceProd" ? 0.9f : -4.f;
+    const float hi = name == "ReduceProd" ? 1.1f : 4.f;
+    for (const std::vector<int64_t>& axes : axes_lists) {
+      for (int64_t keepdims : {0, 1}) {
+        OneNodeCase attr(op, input_since - 1);
+        attr.Input(RandomFloats(rng, dims, lo, hi)).Attr("keepdims", keepdims);
+        if (!axes.empty()) attr.Attr("axes", Dims(axes));
+        attr.Check(kReduction);
+        OneNodeCase input(op, input_since);
+        input.Input(RandomFloats(rng, dims, lo, hi)).Attr("keepdims", keepdims);
+        if (!axes.empty()) input.Constant(Axes(axes));
+        input.Check(kReduction);
+      }
+    }
+    OneNodeCase noop(op, input_since);
+    noop.Input(RandomFloats(rng, dims)).Constant(Axes({})).Attr("noop_with_empty_axes", int64_t{1});
+    noop.Check(kExact);
+  }
+  {  // A head: global max over a large map, split over the threads by output.
+    OneNodeCase head("ReduceMax", 13);
+    head.Input(RandomFloats(rng, {2, 256, 28, 28})).Attr("axes", Dims{2, 3});
+    head.Check(kExact);
+  }
+  {  // A reduction over nothing (an empty dim): ONNX's identities.
+    for (const char* op :
+         {"ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceLogSumExp", "ReduceMean"}) {
+      OneNodeCase empty(op, 18);
+      empty.Input(RandomFloats(rng, {2, 0, 3})).Constant(Axes({1}));
+      empty.Check(kExact);
+    }
+  }
+  OneNodeCase ints("ReduceSum", 11);  // other dtypes run the reference
+  ints.Input(Tensor::FromInt64({1, 2, 3, 4, 5, 6}, {2, 3})).Attr("axes", Dims{1});
+  ints.Check(kExact, /*expect_fast=*/false);
+}
+
+TEST(CpuCnnHeadOpsTest, ArgMaxAndArgMin) {
+  std::mt19937 rng(2106);
+  const Dims dims = {2, 10, 6, 5};
+  for (const char* op : {"ArgMax", "ArgMin"}) {
+    for (int64_t axis : {0, 1, -1, 2}) {
+      for (int64_t keepdims : {0, 1}) {
+        for (int64_t last : {0, 1}) {
+          OneNodeCase c(op, 13);
+          c.Input(TiedFloats(rng, dims))
+              .Attr("axis", axis)
+              .Attr("keepdims", keepdims)
+              .Attr("select_last_index", last);
+          c.Check(kExact);
+        }
+      }
+    }
+    OneNodeCase classifier(op, 11);
+    classifier.Input(RandomFloats(rng, {4, 1000})).Attr("axis", int64_t{1});
+    classifier.Check(kExact);
+  }
+  OneNodeCase ints("ArgMax", 13);  // other dtypes run the reference
+  ints.Input(Tensor::FromInt64({1, 7, 3, 4, 5, 6}, {2, 3})).Attr("axis", int64_t{1});
+  ints.Check(kExact, /*expect_fast=*/false);
+}
+
 }  // namespace
 }  // namespace ios

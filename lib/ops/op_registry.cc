@@ -13,6 +13,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterTensorOps(*r);
     RegisterMatmulOps(*r);
     RegisterMiscOps(*r);
+    RegisterReductionOps(*r);
     RegisterResizeOps(*r);
     RegisterScatterOps(*r);
     return r;

@@ -98,5 +98,61 @@ TEST(CnnHeadCudaKernelsTest, PReluIsTheBroadcastingBinaryKernel) {
   ExpectRefused(int_prelu, StatusCode::kUnsupported, "only float32");
 }
 
+TEST(CnnHeadCudaKernelsTest, LogSoftmaxTakesBothAxisForms) {
+  EXPECT_TRUE(CudaSupportsOp("LogSoftmax"));
+  for (int64_t opset : {11, 13}) {
+    OneNodeGraph g("LogSoftmax", opset);
+    g.Input(Floats({2, 3, 4})).Attr("axis", int64_t{1});
+    ExpectAccepted(g);
+  }
+}
+
+const char* const kReductions[] = {"ReduceMean", "ReduceSum",       "ReduceMax",
+                                   "ReduceMin",  "ReduceProd",      "ReduceL1",
+                                   "ReduceL2",   "ReduceSumSquare", "ReduceLogSumExp"};
+
+TEST(CnnHeadCudaKernelsTest, ReductionsTakeEveryConstantAxesForm) {
+  for (const char* op : kReductions) {
+    EXPECT_TRUE(CudaSupportsOp(op)) << op;
+    const std::string name = op;
+    const int64_t since = name == "ReduceSum" ? 13 : 18;
+    OneNodeGraph attr(op, since - 1);
+    attr.Input(Floats({2, 8, 5, 5})).Attr("axes", Dims{2, 3}).Attr("keepdims", int64_t{0});
+    ExpectAccepted(attr);
+    OneNodeGraph input(op, since);
+    input.Input(Floats({2, 8, 5, 5})).Constant(Ints({1}));
+    ExpectAccepted(input);
+    OneNodeGraph all(op, since);
+    all.Input(Floats({2, 8, 5, 5}));
+    ExpectAccepted(all);
+    OneNodeGraph noop(op, since);
+    noop.Input(Floats({2, 8})).Constant(Ints({})).Attr("noop_with_empty_axes", int64_t{1});
+    ExpectAccepted(noop);
+    // Axes that only a run would know (shape inference had them as a constant).
+    OneNodeGraph runtime(op, since);
+    runtime.Input(Floats({2, 8})).Constant(Ints({1}));
+    ExpectRefused(runtime, StatusCode::kUnsupported, "input 'axes' computed at run time", 1);
+    OneNodeGraph ints(op, since);
+    ints.Input(Ints({1, 2, 3}));
+    ExpectRefused(ints, StatusCode::kUnsupported, "only float32");
+  }
+  // Nine reduced dims between kept ones cannot merge: more than an index map holds.
+  OneNodeGraph deep("ReduceSum", 13);
+  deep.Input(Floats(Dims(18, 2))).Constant(Ints({0, 2, 4, 6, 8, 10, 12, 14, 16}));
+  ExpectRefused(deep, StatusCode::kUnsupported, "kept or reduced dimensions");
+}
+
+TEST(CnnHeadCudaKernelsTest, ArgMaxAndArgMinTakeFloat32AndGiveInt64) {
+  for (const char* op : {"ArgMax", "ArgMin"}) {
+    EXPECT_TRUE(CudaSupportsOp(op)) << op;
+    OneNodeGraph g(op, 13);
+    g.Input(Floats({2, 10, 4})).Attr("axis", int64_t{1}).Attr("select_last_index", int64_t{1});
+    ExpectAccepted(g);
+    OneNodeGraph ints(op, 13);
+    ints.Input(Ints({3, 1, 2}));
+    ExpectRefused(ints, StatusCode::kUnsupported, "only float32");
+  }
+}
+
 }  // namespace
 }  // namespace ios

@@ -19,6 +19,7 @@ void AddPoolReferenceKernels(ReferenceKernelTable& table);           // pool_ref
 void AddTensorReferenceKernels(ReferenceKernelTable& table);         // tensor_ref.cc
 void AddMatmulReferenceKernels(ReferenceKernelTable& table);         // matmul_ref.cc
 void AddMiscReferenceKernels(ReferenceKernelTable& table);           // misc_ref.cc
+void AddReductionReferenceKernels(ReferenceKernelTable& table);      // reduction_ref.cc
 void AddResizeReferenceKernels(ReferenceKernelTable& table);         // resize_ref.cc
 void AddScatterReferenceKernels(ReferenceKernelTable& table);        // scatter_ref.cc
 

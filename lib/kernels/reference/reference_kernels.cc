@@ -16,6 +16,7 @@ ReferenceKernelTable BuildTable() {
   AddTensorReferenceKernels(table);
   AddMatmulReferenceKernels(table);
   AddMiscReferenceKernels(table);
+  AddReductionReferenceKernels(table);
   AddResizeReferenceKernels(table);
   AddScatterReferenceKernels(table);
   return table;

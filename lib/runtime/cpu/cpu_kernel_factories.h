@@ -39,8 +39,13 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateTransposeCpuKernel(const CpuKernelCon
 // Reshape, Flatten, Squeeze, Unsqueeze, Identity: the bytes are unchanged, so a copy.
 StatusOr<std::unique_ptr<CpuKernel>> CreateCopyCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreatePadCpuKernel(const CpuKernelContext& context);
-// softmax_cpu.cc
+// softmax_cpu.cc: Softmax and LogSoftmax
 StatusOr<std::unique_ptr<CpuKernel>> CreateSoftmaxCpuKernel(const CpuKernelContext& context);
+// reduction_cpu.cc: ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
+// ReduceSumSquare, ReduceLogSumExp (float32; constant axes)
+StatusOr<std::unique_ptr<CpuKernel>> CreateReduceCpuKernel(const CpuKernelContext& context);
+// reduction_cpu.cc: ArgMax, ArgMin (float32 input)
+StatusOr<std::unique_ptr<CpuKernel>> CreateArgReduceCpuKernel(const CpuKernelContext& context);
 // unary_cpu.cc
 StatusOr<std::unique_ptr<CpuKernel>> CreateErfCpuKernel(const CpuKernelContext& context);
 // gelu_cpu.cc (oneDNN)

@@ -63,6 +63,19 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"Pad", CreatePadCpuKernel},
     // softmax_cpu.cc
     {"Softmax", CreateSoftmaxCpuKernel},
+    {"LogSoftmax", CreateSoftmaxCpuKernel},
+    // reduction_cpu.cc
+    {"ReduceMean", CreateReduceCpuKernel},
+    {"ReduceSum", CreateReduceCpuKernel},
+    {"ReduceMax", CreateReduceCpuKernel},
+    {"ReduceMin", CreateReduceCpuKernel},
+    {"ReduceProd", CreateReduceCpuKernel},
+    {"ReduceL1", CreateReduceCpuKernel},
+    {"ReduceL2", CreateReduceCpuKernel},
+    {"ReduceSumSquare", CreateReduceCpuKernel},
+    {"ReduceLogSumExp", CreateReduceCpuKernel},
+    {"ArgMax", CreateArgReduceCpuKernel},
+    {"ArgMin", CreateArgReduceCpuKernel},
     // unary_cpu.cc
     {"Erf", CreateErfCpuKernel},
     // gelu_cpu.cc (oneDNN)

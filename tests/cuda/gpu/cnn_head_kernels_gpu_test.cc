@@ -47,5 +47,60 @@ TEST(CnnHeadKernelsGpuTest, PRelu) {
   }
 }
 
+// Float sums over up to a few thousand elements, in a block-tree order, against double.
+constexpr Tolerance kFloatSums{2e-5, 2e-5};
+
+Tensor Axes(std::vector<int64_t> values) {
+  const int64_t n = static_cast<int64_t>(values.size());
+  return Tensor::FromInt64(values, {n});
+}
+
+TEST(CnnHeadKernelsGpuTest, LogSoftmax) {
+  std::mt19937 rng(12);
+  OneNodeGraph rows("LogSoftmax", 13);
+  rows.Input(RandomFloats(rng, {4, 1000}, -8.f, 8.f));
+  CheckOnGpu(rows, Tolerance{1e-5, 1e-5});
+  OneNodeGraph strided("LogSoftmax", 13);
+  strided.Input(RandomFloats(rng, {2, 7, 5, 6}, -8.f, 8.f)).Attr("axis", int64_t{1});
+  CheckOnGpu(strided, Tolerance{1e-5, 1e-5}, testing::Options(/*through_graph=*/true));
+  OneNodeGraph coerced("LogSoftmax", 11);
+  coerced.Input(RandomFloats(rng, {2, 7, 5, 6}, -8.f, 8.f)).Attr("axis", int64_t{1});
+  CheckOnGpu(coerced, Tolerance{1e-5, 1e-5});
+}
+
+TEST(CnnHeadKernelsGpuTest, Reductions) {
+  std::mt19937 rng(13);
+  for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
+                         "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp"}) {
+    const bool prod = std::string(op) == "ReduceProd";
+    // Short reductions (a thread per output) and long ones (a block per output).
+    for (const Dims& dims : {Dims{2, 6, 5, 7}, Dims{2, 3, 40, 40}}) {
+      OneNodeGraph g(op, 18);
+      g.Input(RandomFloats(rng, dims, prod ? 0.99f : -3.f, prod ? 1.01f : 3.f))
+          .Constant(Axes({2, 3}));
+      CheckOnGpu(g, kFloatSums);
+    }
+    OneNodeGraph channels(op, 18);
+    channels.Input(RandomFloats(rng, {2, 16, 5, 5}, prod ? 0.9f : -3.f, prod ? 1.1f : 3.f))
+        .Constant(Axes({1}))
+        .Attr("keepdims", int64_t{0});
+    CheckOnGpu(channels, kFloatSums, testing::Options(/*through_graph=*/true));
+  }
+}
+
+TEST(CnnHeadKernelsGpuTest, ArgMaxAndArgMin) {
+  std::mt19937 rng(14);
+  for (const char* op : {"ArgMax", "ArgMin"}) {
+    for (int64_t last : {0, 1}) {
+      OneNodeGraph g(op, 13);
+      Tensor x(DType::kFloat32, {2, 10, 6, 5});
+      for (int64_t i = 0; i < x.num_elements(); ++i)
+        x.data<float>()[i] = static_cast<float>(rng() % 4);  // ties
+      g.Input(x).Attr("axis", int64_t{1}).Attr("select_last_index", last);
+      CheckOnGpu(g, kExact);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ios

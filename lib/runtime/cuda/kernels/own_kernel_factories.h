@@ -30,9 +30,11 @@ CudaKernelOr CreateExpandCudaKernel(const CudaKernelContext& context);
 CudaKernelOr CreatePadCudaKernel(const CudaKernelContext& context);
 // copy_cuda.cc: Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout (inference).
 CudaKernelOr CreateCopyCudaKernel(const CudaKernelContext& context);
-// reduction_cuda.cc
+// reduction_cuda.cc: Softmax and LogSoftmax; ReduceMean, ReduceSum, ReduceMax, ReduceMin,
+// ReduceProd, ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSumExp; ArgMax and ArgMin.
 CudaKernelOr CreateSoftmaxCudaKernel(const CudaKernelContext& context);
-CudaKernelOr CreateReduceMeanCudaKernel(const CudaKernelContext& context);
+CudaKernelOr CreateReduceCudaKernel(const CudaKernelContext& context);
+CudaKernelOr CreateArgReduceCudaKernel(const CudaKernelContext& context);
 // normalization_cuda.cc
 CudaKernelOr CreateBatchNormCudaKernel(const CudaKernelContext& context);
 // layer_norm_cuda.cc
