@@ -30,6 +30,7 @@ DEFAULT_OPS = ",".join([
     "PRelu",
     "LogSoftmax,ReduceMean,ReduceMax,ReduceMin,ReduceSum,ReduceProd,ReduceL1,ReduceL2",
     "ReduceSumSquare,ReduceLogSumExp,ArgMax,ArgMin",
+    "DepthToSpace,SpaceToDepth",
 ])
 
 # Generator modules whose name is not the op's lower-cased name.

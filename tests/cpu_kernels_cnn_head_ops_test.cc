@@ -213,5 +213,30 @@ TEST(CpuCnnHeadOpsTest, ArgMaxAndArgMin) {
   ints.Check(kExact, /*expect_fast=*/false);
 }
 
+TEST(CpuCnnHeadOpsTest, DepthToSpaceAndSpaceToDepth) {
+  std::mt19937 rng(2107);
+  for (int64_t block : {2, 3}) {
+    for (const char* mode : {"DCR", "CRD"}) {
+      OneNodeCase to_space("DepthToSpace", 13);
+      to_space.Input(RandomFloats(rng, {2, 4 * block * block, 5, 3}))
+          .Attr("blocksize", block)
+          .Attr("mode", std::string(mode));
+      to_space.Check(kExact);
+      OneNodeCase to_depth("SpaceToDepth", 28);
+      to_depth.Input(RandomFloats(rng, {2, 3, 4 * block, 2 * block}))
+          .Attr("blocksize", block)
+          .Attr("mode", std::string(mode));
+      to_depth.Check(kExact);
+    }
+  }
+  OneNodeCase old_form("SpaceToDepth", 13);
+  old_form.Input(RandomFloats(rng, {1, 5, 8, 8})).Attr("blocksize", int64_t{4});
+  old_form.Check(kExact);
+  OneNodeCase ints("DepthToSpace", 11);  // any element type: a gather of bytes
+  ints.Input(Tensor::FromInt64({1, 2, 3, 4, 5, 6, 7, 8}, {1, 8, 1, 1}))
+      .Attr("blocksize", int64_t{2});
+  ints.Check(kExact);
+}
+
 }  // namespace
 }  // namespace ios

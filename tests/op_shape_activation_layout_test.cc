@@ -78,5 +78,45 @@ TEST(PReluShapeTest, TheSlopeBroadcastsToTheInputOnly) {
   EXPECT_EQ(InferOneNode("PRelu", 16, {F({2, 10}), Weight({10})}).Cost().flops, 40);
 }
 
+TEST(DepthSpaceShapeTest, DepthToSpaceInBothModes) {
+  for (const char* mode : {"DCR", "CRD"}) {
+    auto one = InferOneNode("DepthToSpace", 13, {F({2, 18, 4, 5})},
+                            Attrs({{"blocksize", Int(3)}, {"mode", Str(mode)}}));
+    EXPECT_OUT_DIMS(one, 0, {2, 2, 12, 15});
+  }
+  auto int64 = InferOneNode("DepthToSpace", 11, {Typed(DType::kInt64, {1, 4, 1, 1})},
+                            Attrs({{"blocksize", Int(2)}}));
+  EXPECT_OUT_DIMS(int64, 0, {1, 1, 2, 2});
+  EXPECT_EQ(int64.Out().dtype, DType::kInt64);
+  ExpectError(InferOneNode("DepthToSpace", 13, {F({1, 8, 2, 2})}, Attrs({{"blocksize", Int(3)}})),
+              StatusCode::kInvalidInput, "8 channels, which blocksize 3 does not split");
+  ExpectError(InferOneNode("DepthToSpace", 13, {F({1, 8, 2, 2})}), StatusCode::kInvalidInput,
+              "'blocksize' is required");
+  ExpectError(InferOneNode("DepthToSpace", 13, {F({1, 8, 2, 2})}, Attrs({{"blocksize", Int(0)}})),
+              StatusCode::kInvalidInput, "positive block size");
+  ExpectError(InferOneNode("DepthToSpace", 13, {F({1, 8, 2, 2})},
+                           Attrs({{"blocksize", Int(2)}, {"mode", Str("RCD")}})),
+              StatusCode::kInvalidInput, "'mode' is 'RCD'");
+  ExpectError(InferOneNode("DepthToSpace", 13, {F({8, 2, 2})}, Attrs({{"blocksize", Int(2)}})),
+              StatusCode::kInvalidInput, "expected 4 dims");
+  ExpectError(InferOneNode("DepthToSpace", 13, {F({1, 4, 2, 2})},
+                           Attrs({{"blocksize", Int(int64_t{1} << 32)}})),
+              StatusCode::kInvalidInput, "positive block size");
+}
+
+TEST(DepthSpaceShapeTest, SpaceToDepthAndItsOpset28Mode) {
+  auto one = InferOneNode("SpaceToDepth", 13, {F({2, 3, 6, 4})}, Attrs({{"blocksize", Int(2)}}));
+  EXPECT_OUT_DIMS(one, 0, {2, 12, 3, 2});
+  EXPECT_EQ(one.Cost().flops, 0);
+  auto crd = InferOneNode("SpaceToDepth", 28, {F({2, 3, 6, 4})},
+                          Attrs({{"blocksize", Int(2)}, {"mode", Str("CRD")}}));
+  EXPECT_OUT_DIMS(crd, 0, {2, 12, 3, 2});
+  ExpectError(InferOneNode("SpaceToDepth", 13, {F({2, 3, 6, 4})},
+                           Attrs({{"blocksize", Int(2)}, {"mode", Str("DCR")}})),
+              StatusCode::kInvalidInput, "'mode' of SpaceToDepth exists from opset 28");
+  ExpectError(InferOneNode("SpaceToDepth", 13, {F({2, 3, 6, 5})}, Attrs({{"blocksize", Int(2)}})),
+              StatusCode::kInvalidInput, "6x5 are not multiples of blocksize 2");
+}
+
 }  // namespace
 }  // namespace ios

@@ -11,6 +11,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterElementwiseOps(*r);
     RegisterPoolOps(*r);
     RegisterTensorOps(*r);
+    RegisterDepthSpaceOps(*r);
     RegisterMatmulOps(*r);
     RegisterMiscOps(*r);
     RegisterReductionOps(*r);

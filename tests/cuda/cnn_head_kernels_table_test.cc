@@ -154,5 +154,25 @@ TEST(CnnHeadCudaKernelsTest, ArgMaxAndArgMinTakeFloat32AndGiveInt64) {
   }
 }
 
+TEST(CnnHeadCudaKernelsTest, DepthToSpaceAndSpaceToDepthMoveAnyElementSize) {
+  EXPECT_TRUE(CudaSupportsOp("DepthToSpace"));
+  EXPECT_TRUE(CudaSupportsOp("SpaceToDepth"));
+  for (const char* mode : {"DCR", "CRD"}) {
+    OneNodeGraph to_space("DepthToSpace", 13);
+    to_space.Input(Floats({2, 12, 3, 3}))
+        .Attr("blocksize", int64_t{2})
+        .Attr("mode", std::string(mode));
+    ExpectAccepted(to_space);
+    OneNodeGraph to_depth("SpaceToDepth", 28);
+    to_depth.Input(Floats({2, 3, 6, 6}))
+        .Attr("blocksize", int64_t{3})
+        .Attr("mode", std::string(mode));
+    ExpectAccepted(to_depth);
+  }
+  OneNodeGraph ints("SpaceToDepth", 13);
+  ints.Input(Tensor::FromInt64({1, 2, 3, 4}, {1, 1, 2, 2})).Attr("blocksize", int64_t{2});
+  ExpectAccepted(ints);
+}
+
 }  // namespace
 }  // namespace ios

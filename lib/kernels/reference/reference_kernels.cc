@@ -14,6 +14,7 @@ ReferenceKernelTable BuildTable() {
   AddElementwiseReferenceKernels(table);
   AddPoolReferenceKernels(table);
   AddTensorReferenceKernels(table);
+  AddDepthSpaceReferenceKernels(table);
   AddMatmulReferenceKernels(table);
   AddMiscReferenceKernels(table);
   AddReductionReferenceKernels(table);

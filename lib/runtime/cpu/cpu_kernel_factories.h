@@ -36,6 +36,8 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateConcatCpuKernel(const CpuKernelContex
 StatusOr<std::unique_ptr<CpuKernel>> CreateSplitCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreateSliceCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreateTransposeCpuKernel(const CpuKernelContext& context);
+// DepthToSpace and SpaceToDepth.
+StatusOr<std::unique_ptr<CpuKernel>> CreateDepthSpaceCpuKernel(const CpuKernelContext& context);
 // Reshape, Flatten, Squeeze, Unsqueeze, Identity: the bytes are unchanged, so a copy.
 StatusOr<std::unique_ptr<CpuKernel>> CreateCopyCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreatePadCpuKernel(const CpuKernelContext& context);

@@ -55,6 +55,8 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"Split", CreateSplitCpuKernel},
     {"Slice", CreateSliceCpuKernel},
     {"Transpose", CreateTransposeCpuKernel},
+    {"DepthToSpace", CreateDepthSpaceCpuKernel},
+    {"SpaceToDepth", CreateDepthSpaceCpuKernel},
     {"Reshape", CreateCopyCpuKernel},
     {"Flatten", CreateCopyCpuKernel},
     {"Squeeze", CreateCopyCpuKernel},

@@ -102,5 +102,21 @@ TEST(CnnHeadKernelsGpuTest, ArgMaxAndArgMin) {
   }
 }
 
+TEST(CnnHeadKernelsGpuTest, DepthToSpaceAndSpaceToDepth) {
+  std::mt19937 rng(15);
+  for (const char* mode : {"DCR", "CRD"}) {
+    OneNodeGraph to_space("DepthToSpace", 13);
+    to_space.Input(RandomFloats(rng, {2, 36, 5, 4}))
+        .Attr("blocksize", int64_t{3})
+        .Attr("mode", std::string(mode));
+    CheckOnGpu(to_space, kExact);
+    OneNodeGraph to_depth("SpaceToDepth", 28);
+    to_depth.Input(RandomFloats(rng, {2, 3, 8, 6}))
+        .Attr("blocksize", int64_t{2})
+        .Attr("mode", std::string(mode));
+    CheckOnGpu(to_depth, kExact);
+  }
+}
+
 }  // namespace
 }  // namespace ios

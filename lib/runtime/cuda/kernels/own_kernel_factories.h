@@ -26,6 +26,8 @@ CudaKernelOr CreateConcatCudaKernel(const CudaKernelContext& context);
 CudaKernelOr CreateSplitCudaKernel(const CudaKernelContext& context);
 CudaKernelOr CreateSliceCudaKernel(const CudaKernelContext& context);
 CudaKernelOr CreateTransposeCudaKernel(const CudaKernelContext& context);
+// tensor_cuda.cc: DepthToSpace and SpaceToDepth (a transpose of a six-dim view of the input).
+CudaKernelOr CreateDepthSpaceCudaKernel(const CudaKernelContext& context);
 CudaKernelOr CreateExpandCudaKernel(const CudaKernelContext& context);
 CudaKernelOr CreatePadCudaKernel(const CudaKernelContext& context);
 // copy_cuda.cc: Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout (inference).

@@ -54,6 +54,8 @@ void AddOwnCudaKernels(std::vector<CudaKernelEntry>& table) {
       {"Split", CreateSplitCudaKernel},
       {"Slice", CreateSliceCudaKernel},
       {"Transpose", CreateTransposeCudaKernel},
+      {"DepthToSpace", CreateDepthSpaceCudaKernel},
+      {"SpaceToDepth", CreateDepthSpaceCudaKernel},
       {"Expand", CreateExpandCudaKernel},
       {"Pad", CreatePadCudaKernel},
       {"Reshape", CreateCopyCudaKernel},
