@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "cpu_kernel_case.h"
 #include "ir/fused_activation.h"
 #include "kernels/reference/reference_kernels.h"
 #include "one_node_graph.h"
@@ -27,17 +28,9 @@
 namespace ios {
 namespace {
 
-// |fast - reference| <= abs + rel * |reference| for every float element.
-struct Tolerance {
-  double abs = 1e-6;
-  double rel = 1e-6;
-};
+using namespace cpu_testing;  // NOLINT: the harness of cpu_kernel_case.h
+using testing::RandomFloats;
 
-// Data movement and selections (max, copies) must be exact.
-constexpr Tolerance kExact{0.0, 0.0};
-// Elementwise arithmetic and activations: both sides compute in float with the same formula;
-// libm's expf/tanhf against oneDNN or a reordered sum leave a few ulps.
-constexpr Tolerance kElementwise{1e-6, 1e-5};
 // Conv and GEMM accumulate K = C/group * kernel products in float (the reference in double),
 // in another order, over values in [-1, 1]. The rounding error of such a sum grows with K and
 // with the terms' magnitude, not with the (possibly cancelled) result, so the absolute part
@@ -45,143 +38,6 @@ constexpr Tolerance kElementwise{1e-6, 1e-5};
 Tolerance DotTolerance(int64_t k) {
   return Tolerance{1e-5 * std::sqrt(static_cast<double>(std::max<int64_t>(k, 1))), 1e-4};
 }
-
-using testing::RandomFloats;
-
-int64_t RandomInt(std::mt19937& rng, int64_t lo, int64_t hi) {
-  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-}
-
-// A one-node graph (one_node_graph.h) checked against the reference kernel.
-class OneNodeCase : public testing::OneNodeBuilder<OneNodeCase> {
- public:
-  OneNodeCase(std::string op_type, int64_t opset = 13)
-      : OneNodeBuilder(std::move(op_type), opset, "cpu_kernels_test") {}
-
-  OneNodeCase& Fused(ActivationKind kind, float alpha = 0.f, float beta = 0.f) {
-    SetFusedActivation(node_.attrs, Activation{kind, alpha, beta});
-    return *this;
-  }
-
-  // Runs the reference and CreateCpuKernel (threads 1 and 2) and compares every output.
-  void Check(const Tolerance& tolerance, bool expect_fast = true) {
-    SCOPED_TRACE(Describe());
-    Graph graph = graph_;
-    NodeId id = kNoNode;
-    Status inferred = AddNode(graph, &id);
-    ASSERT_TRUE(inferred.ok()) << inferred.message();
-    const Node& n = graph.nodes[id];
-
-    CpuKernelContext context;
-    context.node = &n;
-    std::vector<const Tensor*> reference_inputs;
-    std::vector<const void*> buffers;
-    for (size_t i = 0; i < n.inputs.size(); ++i) {
-      const bool present = n.inputs[i] != kNoValue;
-      context.input_types.push_back(present ? TensorType{values_[i].dtype(), values_[i].dims()}
-                                            : TensorType{});
-      const Value* value = present ? &graph.values[n.inputs[i]] : nullptr;
-      context.constants.push_back(value != nullptr && value->constant ? &*value->constant
-                                                                      : nullptr);
-      reference_inputs.push_back(present ? &values_[i] : nullptr);
-      buffers.push_back(present ? values_[i].raw() : nullptr);
-    }
-    for (ValueId out : n.outputs)
-      context.output_types.push_back(TensorType{graph.values[out].dtype, graph.values[out].dims});
-
-    std::vector<Tensor> expected(n.outputs.size());
-    Status reference = EvaluateReference(n, reference_inputs, &expected);
-    ASSERT_TRUE(reference.ok()) << reference.message();
-
-    StatusOr<std::unique_ptr<CpuKernel>> kernel = CreateCpuKernel(context);
-    ASSERT_TRUE(kernel.ok()) << kernel.status().message();
-    EXPECT_EQ(!IsReferenceFallbackCpuKernel(*kernel.value()), expect_fast)
-        << (expect_fast ? "the reference fallback ran instead of the fast kernel"
-                        : "expected the reference fallback");
-
-    for (int threads : {1, 2}) {
-      SCOPED_TRACE("threads " + std::to_string(threads));
-      std::vector<Tensor> got;
-      std::vector<void*> out_buffers;
-      for (const TensorType& type : context.output_types) {
-        got.emplace_back(type.dtype, type.dims);
-        // Poison the outputs so that an element the kernel never writes shows up.
-        if (got.back().num_bytes() > 0) std::memset(got.back().raw(), 0xff, got.back().num_bytes());
-        out_buffers.push_back(got.back().raw());
-      }
-      Status run = kernel.value()->Run(buffers, out_buffers, threads);
-      ASSERT_TRUE(run.ok()) << run.message();
-      for (size_t o = 0; o < got.size(); ++o) Compare(expected[o], got[o], tolerance, o);
-    }
-  }
-
-  // The same node, run on many threads at once (each with its own output).
-  void CheckConcurrent(const Tolerance& tolerance, int callers) {
-    ASSERT_EQ(outputs_, 1);
-    Graph graph = graph_;
-    NodeId id = kNoNode;
-    ASSERT_TRUE(AddNode(graph, &id).ok());
-    const Node& n = graph.nodes[id];
-    CpuKernelContext context;
-    context.node = &n;
-    std::vector<const Tensor*> reference_inputs;
-    std::vector<const void*> buffers;
-    for (size_t i = 0; i < n.inputs.size(); ++i) {
-      context.input_types.push_back(TensorType{values_[i].dtype(), values_[i].dims()});
-      const Value& value = graph.values[n.inputs[i]];
-      context.constants.push_back(value.constant ? &*value.constant : nullptr);
-      reference_inputs.push_back(&values_[i]);
-      buffers.push_back(values_[i].raw());
-    }
-    const Value& out_value = graph.values[n.outputs[0]];
-    context.output_types.push_back(TensorType{out_value.dtype, out_value.dims});
-    std::vector<Tensor> expected(1);
-    ASSERT_TRUE(EvaluateReference(n, reference_inputs, &expected).ok());
-    StatusOr<std::unique_ptr<CpuKernel>> kernel = CreateCpuKernel(context);
-    ASSERT_TRUE(kernel.ok()) << kernel.status().message();
-
-    std::vector<Tensor> got;
-    for (int i = 0; i < callers; ++i) got.emplace_back(out_value.dtype, out_value.dims);
-    std::vector<Status> statuses(callers);
-    std::vector<std::thread> threads;
-    for (int i = 0; i < callers; ++i) {
-      threads.emplace_back([&, i] {
-        for (int repeat = 0; repeat < 3 && statuses[i].ok(); ++repeat)
-          statuses[i] = kernel.value()->Run(buffers, {got[i].raw()}, 1 + i % 2);
-      });
-    }
-    for (std::thread& t : threads) t.join();
-    for (int i = 0; i < callers; ++i) {
-      ASSERT_TRUE(statuses[i].ok()) << statuses[i].message();
-      Compare(expected[0], got[i], tolerance, 0);
-    }
-  }
-
- private:
-  std::string Describe() const {
-    std::string text = node_.op_type + " opset " + std::to_string(node_.opset) + " inputs";
-    for (const Tensor& t : values_) text += " " + DimsToString(t.dims());
-    for (const auto& [name, value] : node_.attrs.all()) {
-      text += " " + name;
-      if (const auto* ints = std::get_if<std::vector<int64_t>>(&value)) {
-        text += "=" + DimsToString(*ints);
-      } else if (const auto* i = std::get_if<int64_t>(&value)) {
-        text += "=" + std::to_string(*i);
-      } else if (const auto* s = std::get_if<std::string>(&value)) {
-        text += "=" + *s;
-      } else if (const auto* f = std::get_if<float>(&value)) {
-        text += "=" + std::to_string(*f);
-      }
-    }
-    return text;
-  }
-
-  static void Compare(const Tensor& want, const Tensor& got, const Tolerance& tolerance,
-                      size_t output) {
-    SCOPED_TRACE("output " + std::to_string(output));
-    testing::ExpectTensorsNear(want, got, tolerance.abs, tolerance.rel);
-  }
-};
 
 Dims Ints(std::initializer_list<int64_t> values) { return Dims(values); }
 

@@ -100,6 +100,23 @@ TEST(KernelMathElementwiseTest, BinaryOpsMatchTheReferenceOnRandomBroadcasts) {
   }
 }
 
+// PRelu through the same maps: X keeps its shape, the slope broadcasts to it.
+TEST(KernelMathElementwiseTest, PReluMatchesTheReference) {
+  std::mt19937 rng(2025);
+  for (int trial = 0; trial < 40; ++trial) {
+    const Dims x_dims = RandomDims(rng, 0, 5, 5);
+    const Dims slope_dims = BroadcastableFrom(rng, x_dims);
+    SCOPED_TRACE(DimsToString(x_dims) + " slope " + DimsToString(slope_dims));
+    const Tensor x = RandomFloats(rng, x_dims, -2.f, 2.f);
+    const Tensor slope = RandomFloats(rng, slope_dims);
+    const Tensor want = Reference(MakeNode("PRelu", 16), {&x, &slope})[0];
+    ExpectTensorsNear(want, BinaryThroughMaps(BinaryOpKind::kPRelu, x, slope, x_dims), 0.0, 0.0);
+  }
+  EXPECT_EQ(ApplyBinary(BinaryOpKind::kPRelu, -2.f, 0.25f), -0.5f);
+  EXPECT_EQ(ApplyBinary(BinaryOpKind::kPRelu, 3.f, 0.25f), 3.f);
+  EXPECT_EQ(ApplyBinary(BinaryOpKind::kPRelu, 0.f, 5.f), 0.f);
+}
+
 // Sum, Max, Min fold left to right into the output (a contiguous operand from step 2 on).
 TEST(KernelMathElementwiseTest, VariadicFoldsMatchTheReference) {
   std::mt19937 rng(77);

@@ -1,6 +1,7 @@
 // The data-movement math the CUDA kernels run (kernels/math/tensor_math.h, index_math.h),
 // executed on the host and compared with the reference kernels on random shapes: Slice,
-// Transpose and Expand as IndexMap gathers, Concat and Split as row copies, Pad.
+// Transpose, DepthToSpace/SpaceToDepth and Expand as IndexMap gathers, Concat and Split as row
+// copies, Pad.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "kernel_math_test_util.h"
 #include "kernels/math/index_math.h"
 #include "kernels/math/tensor_math.h"
+#include "ops/op_params.h"
 
 namespace ios {
 namespace {
@@ -77,6 +79,32 @@ TEST(KernelMathTensorTest, TransposeMatchesTheReference) {
     const Tensor want = Reference(MakeNode("Transpose", 13, attrs), {&x})[0];
     IndexMap map;
     ASSERT_TRUE(BuildTransposeMap(dims, perm, &map));
+    ExpectTensorsNear(want, GatherThroughMap(map, x, want.dims()), 0, 0);
+  }
+}
+
+// DepthToSpace and SpaceToDepth as the CUDA kernel runs them: the transpose map of the six-dim
+// view that ParseDepthSpace gives, against the reference's element formulas.
+TEST(KernelMathTensorTest, DepthToSpaceAndSpaceToDepthMatchTheReference) {
+  std::mt19937 rng(36);
+  for (int trial = 0; trial < 24; ++trial) {
+    const bool to_space = trial % 2 == 0;
+    const std::string mode = (trial / 2) % 2 == 0 ? "DCR" : "CRD";
+    const int64_t b = RandomInt(rng, 1, 3);
+    const int64_t c = RandomInt(rng, 1, 3), h = RandomInt(rng, 1, 4), w = RandomInt(rng, 1, 4);
+    const Dims dims = to_space ? Dims{2, c * b * b, h, w} : Dims{2, c, h * b, w * b};
+    AttributeMap attrs;
+    attrs.Set("blocksize", b);
+    attrs.Set("mode", mode);
+    const Node node = MakeNode(to_space ? "DepthToSpace" : "SpaceToDepth", 28, attrs);
+    SCOPED_TRACE(node.op_type + " " + mode + " " + DimsToString(dims) + " b " + std::to_string(b));
+    const Tensor x = RandomFloats(rng, dims);
+    const Tensor want = Reference(node, {&x})[0];
+    StatusOr<DepthSpaceParams> params = ParseDepthSpace(node, dims);
+    ASSERT_TRUE(params.ok()) << params.status().message();
+    EXPECT_EQ(params->out_dims, want.dims());
+    IndexMap map;
+    ASSERT_TRUE(BuildTransposeMap(params->view, params->perm, &map));
     ExpectTensorsNear(want, GatherThroughMap(map, x, want.dims()), 0, 0);
   }
 }

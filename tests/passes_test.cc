@@ -144,6 +144,28 @@ TEST(FuseActivationTest, KeepsTheActivationWhenTheConvOutputIsReadTwice) {
   EXPECT_EQ(CountOps(g, "Relu"), 1);
 }
 
+// oneDNN has exact algorithms for Softplus and Mish, none for Selu, Celu, Softsign and
+// ThresholdedRelu: those stay ops (ConvFusesActivation).
+TEST(FuseActivationTest, FusesSoftplusAndMishButLeavesTheOthers) {
+  GraphBuilder b(18);
+  ValueId x = b.Input("x", {1, 3, 6, 6});
+  ValueId y = b.Op("Softplus", {b.Conv(x, 4, 3, 1)});
+  y = b.Op("Mish", {b.Conv(y, 4, 1)});
+  for (const char* op : {"Selu", "Celu", "Softsign", "ThresholdedRelu"})
+    y = b.Op(op, {b.Conv(y, 4, 1)});
+  Graph g = b.Finish({y});
+  Tensor input = b.Random({1, 3, 6, 6});
+  auto before = EvaluateGraphReference(g, {input});
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  EXPECT_EQ(FuseConvActivations(g), 2);
+  EXPECT_EQ(CountOps(g, "Softplus") + CountOps(g, "Mish"), 0);
+  for (const char* op : {"Selu", "Celu", "Softsign", "ThresholdedRelu"})
+    EXPECT_EQ(CountOps(g, op), 1) << op;
+  auto after = EvaluateGraphReference(g, {input});
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  EXPECT_LT(MaxAbsDiff(before.value()[0], after.value()[0]), 1e-6f);
+}
+
 TEST(EliminateIdentityTest, RemovesIdentityAndDropoutButKeepsTheOutputName) {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 3, 4, 4});

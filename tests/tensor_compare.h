@@ -11,8 +11,9 @@
 
 namespace ios::testing {
 
-// |got - want| <= abs + rel * |want| for every float element (NaN matches NaN); other dtypes
-// must match bytewise. Shapes must be equal. Reports the first mismatches and the worst error.
+// |got - want| <= abs + rel * |want| for every float element (NaN matches NaN, an infinity
+// itself); other dtypes must match bytewise. Shapes must be equal. Reports the first mismatches and
+// the worst error.
 inline void ExpectTensorsNear(const Tensor& want, const Tensor& got, double abs, double rel) {
   ASSERT_EQ(want.dtype(), got.dtype());
   ASSERT_EQ(want.dims(), got.dims())
@@ -30,6 +31,7 @@ inline void ExpectTensorsNear(const Tensor& want, const Tensor& got, double abs,
     const double w = want.data<float>()[i];
     const double g = got.data<float>()[i];
     if (std::isnan(w) && std::isnan(g)) continue;
+    if (w == g) continue;  // equal infinities too, whose difference is NaN
     const double error = std::fabs(w - g);
     const double bound = abs + rel * std::fabs(w);
     worst = std::max(worst, error);

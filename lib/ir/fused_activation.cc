@@ -11,10 +11,20 @@ struct ActivationName {
 };
 
 constexpr ActivationName kActivationNames[] = {
-    {ActivationKind::kRelu, "Relu"},           {ActivationKind::kLeakyRelu, "LeakyRelu"},
-    {ActivationKind::kClip, "Clip"},           {ActivationKind::kSigmoid, "Sigmoid"},
-    {ActivationKind::kTanh, "Tanh"},           {ActivationKind::kHardSigmoid, "HardSigmoid"},
-    {ActivationKind::kHardSwish, "HardSwish"}, {ActivationKind::kElu, "Elu"},
+    {ActivationKind::kRelu, "Relu"},
+    {ActivationKind::kLeakyRelu, "LeakyRelu"},
+    {ActivationKind::kClip, "Clip"},
+    {ActivationKind::kSigmoid, "Sigmoid"},
+    {ActivationKind::kTanh, "Tanh"},
+    {ActivationKind::kHardSigmoid, "HardSigmoid"},
+    {ActivationKind::kHardSwish, "HardSwish"},
+    {ActivationKind::kElu, "Elu"},
+    {ActivationKind::kSoftplus, "Softplus"},
+    {ActivationKind::kMish, "Mish"},
+    {ActivationKind::kSelu, "Selu"},
+    {ActivationKind::kCelu, "Celu"},
+    {ActivationKind::kSoftsign, "Softsign"},
+    {ActivationKind::kThresholdedRelu, "ThresholdedRelu"},
 };
 
 }  // namespace
@@ -37,6 +47,21 @@ StatusOr<Activation> ActivationOfNode(const Node& node, const Tensor* clip_min,
       break;
     }
     case ActivationKind::kElu: {
+      IOS_ASSIGN_OR_RETURN(act.alpha, node.attrs.GetFloat("alpha", 1.0f));
+      break;
+    }
+    case ActivationKind::kSelu: {
+      // ONNX's defaults, the float32 values of SELU's constants.
+      IOS_ASSIGN_OR_RETURN(act.alpha, node.attrs.GetFloat("alpha", 1.67326319217681884765625f));
+      IOS_ASSIGN_OR_RETURN(act.beta, node.attrs.GetFloat("gamma", 1.05070102214813232421875f));
+      break;
+    }
+    case ActivationKind::kCelu: {
+      IOS_ASSIGN_OR_RETURN(act.alpha, node.attrs.GetFloat("alpha", 1.0f));
+      if (act.alpha == 0.f) return InvalidInput("attribute 'alpha' of Celu must not be 0");
+      break;
+    }
+    case ActivationKind::kThresholdedRelu: {
       IOS_ASSIGN_OR_RETURN(act.alpha, node.attrs.GetFloat("alpha", 1.0f));
       break;
     }
@@ -68,6 +93,30 @@ StatusOr<Activation> ActivationOfNode(const Node& node, const Tensor* clip_min,
       break;
   }
   return act;
+}
+
+bool ConvFusesActivation(ActivationKind kind) {
+  switch (kind) {
+    case ActivationKind::kSelu:
+    case ActivationKind::kCelu:
+    case ActivationKind::kSoftsign:
+    case ActivationKind::kThresholdedRelu:
+      return false;
+    default:
+      return true;
+  }
+}
+
+Status CheckConvFusedActivation(const AttributeMap& attrs) {
+  auto op_type = attrs.GetString(kFusedActivationAttr, "");
+  if (!op_type.ok()) return InvalidInput(std::string(kFusedActivationAttr) + " must be a string");
+  if (op_type.value().empty()) return Status::Ok();
+  auto kind = ActivationKindFromOpType(op_type.value());
+  if (!kind) return InvalidInput("unknown fused activation '" + op_type.value() + "'");
+  if (!ConvFusesActivation(*kind))
+    return InvalidInput("fused activation " + op_type.value() +
+                        " is not one a conv can carry (it runs as its own op)");
+  return Status::Ok();
 }
 
 std::string ActivationOpType(ActivationKind kind) {

@@ -22,12 +22,20 @@ std::optional<ActivationKind> ActivationKindFromOpType(const std::string& op_typ
 std::string ActivationOpType(ActivationKind kind);
 // The activation that an activation op (Relu, LeakyRelu, Clip, ...) computes, with its
 // parameters read from the node's attributes and ONNX's defaults (LeakyRelu alpha 0.01, Elu
-// alpha 1, HardSigmoid alpha 0.2 and beta 0.5, Clip before opset 11 min/max). From opset 11 a
+// alpha 1, HardSigmoid alpha 0.2 and beta 0.5, Selu alpha and gamma (kept as beta), Celu alpha 1
+// (0 is an error), ThresholdedRelu alpha 1, Clip before opset 11 min/max). From opset 11 a
 // Clip takes its bounds as inputs: pass their constant values (null for an omitted bound). When
 // min > max every value becomes max, as ONNX specifies. An error for any other op or a
 // malformed attribute. Kernels of every backend and the fusion pass share it.
 StatusOr<Activation> ActivationOfNode(const Node& node, const Tensor* clip_min = nullptr,
                                       const Tensor* clip_max = nullptr);
+// Whether the conv fusion pass may fold this activation into a conv: the kinds oneDNN 2.6 has
+// an exact eltwise algorithm for (so that the CPU conv keeps it as a post-op), which all kinds
+// but Selu, Celu, Softsign and ThresholdedRelu are. Those stay standalone ops.
+bool ConvFusesActivation(ActivationKind kind);
+// InvalidInput when a conv's fused-activation attribute names an unknown activation or one that
+// ConvFusesActivation refuses (a plan written elsewhere); the conv kernels check it.
+Status CheckConvFusedActivation(const AttributeMap& attrs);
 // The fused activation of a node (kNone when it has none).
 Activation GetFusedActivation(const AttributeMap& attrs);
 void SetFusedActivation(AttributeMap& attrs, const Activation& activation);

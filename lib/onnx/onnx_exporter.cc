@@ -32,7 +32,13 @@ void AddActivationNode(const Node& conv, const Activation& act, const std::strin
   switch (act.kind) {
     case ActivationKind::kLeakyRelu:
     case ActivationKind::kElu:
+    case ActivationKind::kCelu:
+    case ActivationKind::kThresholdedRelu:
       *node->add_attribute() = AttributeToProto("alpha", AttributeValue(act.alpha));
+      break;
+    case ActivationKind::kSelu:
+      *node->add_attribute() = AttributeToProto("alpha", AttributeValue(act.alpha));
+      *node->add_attribute() = AttributeToProto("gamma", AttributeValue(act.beta));
       break;
     case ActivationKind::kHardSigmoid:
       *node->add_attribute() = AttributeToProto("alpha", AttributeValue(act.alpha));

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/fused_activation.h"
 #include "ops/op_params.h"
 #include "ops/op_registry.h"
 #include "ops/op_util.h"
@@ -33,6 +34,22 @@ Status CheckSinceOpset(const Node& node, int64_t since) {
 
 bool IsFloatType(DType dtype) {
   return dtype == DType::kFloat32 || dtype == DType::kFloat64 || dtype == DType::kFloat16;
+}
+
+// The activations past Elu (Softplus, Mish, Selu, Celu, Softsign, ThresholdedRelu): float
+// types only, from the opset that introduced the op; ActivationOfNode reads and checks their
+// attributes as every backend's kernel will.
+InferFn FloatActivationInfer(int64_t since) {
+  return [since](const Node& node, const std::vector<InferInput>& inputs,
+                 std::vector<TensorType>* outputs) -> Status {
+    IOS_RETURN_IF_ERROR(CheckSinceOpset(node, since));
+    if (!IsFloatType(inputs[0].type.dtype))
+      return InvalidInput("input has type " + DTypeName(inputs[0].type.dtype) + "; " +
+                          node.op_type + " takes a float type");
+    IOS_RETURN_IF_ERROR(ActivationOfNode(node).status());
+    (*outputs)[0] = inputs[0].type;
+    return Status::Ok();
+  };
 }
 
 Status InferErf(const Node& node, const std::vector<InferInput>& inputs,
@@ -122,6 +139,19 @@ void RegisterActivationOps(OpRegistry& registry) {
   // Gelu: a scale, an erf (or a cubic and a tanh), an add and two multiplies per element.
   RegisterOp(registry, OpSchema{"Gelu", 1, 1, 1, 1, InferGelu, MakeElementwiseCost(8)});
   RegisterOp(registry, OpSchema{"Clip", 1, 3, 1, 1, InferClip, one_per_element});
+  // Operations per element: a compare (ThresholdedRelu); abs, add and divide (Softsign); exp,
+  // log1p and add (Softplus); exp, subtract and two multiplies, one of them selected (Selu); a
+  // divide, exp, subtract and multiply (Celu); Softplus, tanh and a multiply (Mish).
+  auto float_activation = [&](const char* op_type, int64_t since, double flops) {
+    RegisterOp(registry, OpSchema{op_type, 1, 1, 1, 1, FloatActivationInfer(since),
+                                  MakeElementwiseCost(flops)});
+  };
+  float_activation("ThresholdedRelu", 10, 1);
+  float_activation("Softsign", 1, 3);
+  float_activation("Softplus", 1, 3);
+  float_activation("Selu", 1, 3);
+  float_activation("Celu", 12, 4);
+  float_activation("Mish", 18, 5);
 }
 
 }  // namespace ios

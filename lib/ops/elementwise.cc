@@ -1,5 +1,6 @@
 // Elementwise ops with numpy (multidirectional) broadcasting: arithmetic (Mod too), variadic
-// reductions across inputs (Sum, Mean, Min, Max), comparisons and Where.
+// reductions across inputs (Sum, Mean, Min, Max), comparisons and Where; and PRelu, whose slope
+// broadcasts one way.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -60,6 +61,23 @@ Status InferMod(const Node& node, const std::vector<InferInput>& inputs,
   return BroadcastInfer(ResultType::kSameAsInput, true)(node, inputs, outputs);
 }
 
+// PRelu (opsets 7, 9, 16): the slope broadcasts to X's shape (unidirectionally), which the
+// output keeps. Older exports' per-channel slope [C] against NCHW is therefore an error unless
+// it happens to line up with the last axis, as in onnxruntime.
+Status InferPRelu(const Node& node, const std::vector<InferInput>& inputs,
+                  std::vector<TensorType>* outputs) {
+  IOS_RETURN_IF_ERROR(CheckSameDType(inputs));
+  const Dims& x = inputs[0].type.dims;
+  const Dims& slope = inputs[1].type.dims;
+  StatusOr<Dims> both = BroadcastDims(x, slope);
+  if (!both.ok() || both.value() != x)
+    return InvalidInput("slope has shape " + DimsToString(slope) +
+                        ", which does not broadcast to the input's shape " + DimsToString(x) +
+                        " (PRelu broadcasts the slope one way: numpy rules, aligned right)");
+  (*outputs)[0] = inputs[0].type;
+  return Status::Ok();
+}
+
 // n inputs combine with n - 1 ops per output element (at least one, for a single input).
 OpCost VariadicCost(const Node& node, const std::vector<TensorType>& inputs,
                     const std::vector<TensorType>& outputs) {
@@ -87,6 +105,8 @@ void RegisterElementwiseOps(OpRegistry& registry) {
                                   one_per_element});
   }
   RegisterOp(registry, OpSchema{"Where", 3, 3, 1, 1, InferWhere, one_per_element});
+  // PRelu: a compare and a multiply.
+  RegisterOp(registry, OpSchema{"PRelu", 2, 2, 1, 1, InferPRelu, MakeElementwiseCost(2)});
 }
 
 }  // namespace ios

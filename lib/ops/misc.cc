@@ -1,5 +1,4 @@
-// Softmax, Identity, Dropout (inference only), Constant and ReduceMean.
-#include <algorithm>
+// Softmax, LogSoftmax, Identity, Dropout (inference only) and Constant.
 #include <string>
 #include <vector>
 
@@ -14,8 +13,9 @@ using Outputs = std::vector<TensorType>;
 
 int64_t Rank(const InferInput& input) { return static_cast<int64_t>(input.type.dims.size()); }
 
-// Before opset 13 the input is coerced to 2-D at `axis` (default 1); from 13 the softmax runs
-// along `axis` (default -1). Either way the output has the input's shape.
+// Softmax and LogSoftmax. Before opset 13 the input is coerced to 2-D at `axis` (default 1);
+// from 13 the softmax runs along `axis` (default -1). Either way the output has the input's
+// shape.
 Status InferSoftmax(const Node& node, const Inputs& inputs, Outputs* outputs) {
   IOS_ASSIGN_OR_RETURN(int64_t axis, node.attrs.GetInt("axis", node.opset < 13 ? 1 : -1));
   IOS_RETURN_IF_ERROR(NormalizeAxis(axis, Rank(inputs[0]), "axis").status());
@@ -95,53 +95,18 @@ Status InferConstant(const Node& node, const Inputs& inputs, Outputs* outputs) {
   return Status::Ok();
 }
 
-// Axes: attribute before opset 18, optional constant input since. No axes reduces every axis,
-// unless noop_with_empty_axes=1 (opset 18), which makes the op the identity.
-Status InferReduceMean(const Node& node, const Inputs& inputs, Outputs* outputs) {
-  IOS_ASSIGN_OR_RETURN(IntList axes, IntsFromAttrOrInput(node, inputs, "axes", 1, 18));
-  IOS_ASSIGN_OR_RETURN(int64_t keepdims, node.attrs.GetInt("keepdims", 1));
-  IOS_ASSIGN_OR_RETURN(int64_t noop, node.attrs.GetInt("noop_with_empty_axes", 0));
-  const Dims& in = inputs[0].type.dims;
-  const int64_t rank = Rank(inputs[0]);
-  if (axes.values.empty()) {
-    if (noop != 0) {
-      (*outputs)[0] = inputs[0].type;
-      return Status::Ok();
-    }
-    for (int64_t i = 0; i < rank; ++i) axes.values.push_back(i);
-  }
-  IOS_ASSIGN_OR_RETURN(std::vector<int64_t> list, NormalizeAxes(axes.values, rank, "axis"));
-  Dims out;
-  for (int64_t i = 0; i < rank; ++i) {
-    const bool reduced = std::find(list.begin(), list.end(), i) != list.end();
-    if (!reduced) {
-      out.push_back(in[i]);
-    } else if (keepdims != 0) {
-      out.push_back(1);
-    }
-  }
-  (*outputs)[0] = TensorType{inputs[0].type.dtype, out};
-  return Status::Ok();
-}
-
-// One add per input element.
-OpCost ReduceCost(const Node& node, const Outputs& inputs, const Outputs& outputs) {
-  OpCost cost;
-  cost.flops = static_cast<double>(NumElements(inputs[0].dims));
-  cost.bytes_moved = BytesMoved(inputs, outputs);
-  return cost;
-}
-
 }  // namespace
 
 void RegisterMiscOps(OpRegistry& registry) {
   const CostFn copy = MakeElementwiseCost(0);
   // Softmax: max, subtract, exp, sum and divide for each element.
   RegisterOp(registry, OpSchema{"Softmax", 1, 1, 1, 1, InferSoftmax, MakeElementwiseCost(5)});
+  // LogSoftmax takes Softmax's axis forms; max, subtract, exp and sum, then one subtract of the
+  // group's max plus log(sum) per element.
+  RegisterOp(registry, OpSchema{"LogSoftmax", 1, 1, 1, 1, InferSoftmax, MakeElementwiseCost(5)});
   RegisterOp(registry, OpSchema{"Identity", 1, 1, 1, 1, InferIdentity, copy});
   RegisterOp(registry, OpSchema{"Dropout", 1, 3, 1, 2, InferDropout, copy});
   RegisterOp(registry, OpSchema{"Constant", 0, 0, 1, 1, InferConstant, copy});
-  RegisterOp(registry, OpSchema{"ReduceMean", 1, 2, 1, 1, InferReduceMean, ReduceCost});
 }
 
 }  // namespace ios

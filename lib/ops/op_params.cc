@@ -162,6 +162,54 @@ StatusOr<TransposeParams> ParseTranspose(const Node& node, const Dims& in) {
   return result;
 }
 
+StatusOr<DepthSpaceParams> ParseDepthSpace(const Node& node, const Dims& in) {
+  const bool to_space = node.op_type == "DepthToSpace";
+  if (!to_space && node.op_type != "SpaceToDepth")
+    return Internal(node.op_type + " is not DepthToSpace or SpaceToDepth");
+  if (in.size() != 4)
+    return InvalidInput("input has shape " + DimsToString(in) + "; expected 4 dims [N, C, H, W]");
+  if (!node.attrs.Has("blocksize")) return InvalidInput("attribute 'blocksize' is required");
+  IOS_ASSIGN_OR_RETURN(int64_t b, node.attrs.GetInt("blocksize", 0));
+  int64_t b2 = 0;
+  if (b <= 0 || __builtin_mul_overflow(b, b, &b2))
+    return InvalidInput("attribute 'blocksize' is " + std::to_string(b) +
+                        "; expected a positive block size");
+  if (!to_space && OpsetBefore(node, 28) && node.attrs.Has("mode"))
+    return InvalidInput(
+        "attribute 'mode' of SpaceToDepth exists from opset 28; this node is "
+        "opset " +
+        std::to_string(node.opset));
+  IOS_ASSIGN_OR_RETURN(std::string mode, node.attrs.GetString("mode", "DCR"));
+  if (mode != "DCR" && mode != "CRD")
+    return InvalidInput("attribute 'mode' is '" + mode + "'; expected 'DCR' or 'CRD'");
+  const bool dcr = mode == "DCR";
+  const int64_t n = in[0], c = in[1], h = in[2], w = in[3];
+  DepthSpaceParams result;
+  if (to_space) {
+    if (c % b2 != 0)
+      return InvalidInput("input has " + std::to_string(c) + " channels, which blocksize " +
+                          std::to_string(b) + " does not split into " + std::to_string(b2) +
+                          "-channel blocks");
+    int64_t out_h = 0, out_w = 0;
+    if (__builtin_mul_overflow(h, b, &out_h) || __builtin_mul_overflow(w, b, &out_w))
+      return InvalidInput("output dims overflow 64 bits");
+    const int64_t depth = c / b2;
+    result.view = dcr ? Dims{n, b, b, depth, h, w} : Dims{n, depth, b, b, h, w};
+    result.perm = dcr ? Dims{0, 3, 4, 1, 5, 2} : Dims{0, 1, 4, 2, 5, 3};
+    result.out_dims = {n, depth, out_h, out_w};
+  } else {
+    if (h % b != 0 || w % b != 0)
+      return InvalidInput("input height and width " + std::to_string(h) + "x" + std::to_string(w) +
+                          " are not multiples of blocksize " + std::to_string(b));
+    int64_t depth = 0;
+    if (__builtin_mul_overflow(c, b2, &depth)) return InvalidInput("output dims overflow 64 bits");
+    result.view = {n, c, h / b, b, w / b, b};
+    result.perm = dcr ? Dims{0, 3, 5, 1, 2, 4} : Dims{0, 1, 3, 5, 2, 4};
+    result.out_dims = {n, depth, h / b, w / b};
+  }
+  return result;
+}
+
 StatusOr<PadParams> ParsePad(const NodeInputs& inputs) {
   const Node& node = inputs.node;
   if (inputs.types.empty()) return InvalidInput("needs an input");
@@ -221,10 +269,11 @@ StatusOr<BinaryElementwise> BinaryElementwiseOf(const std::string& op_type) {
     BinaryElementwise op;
   };
   static const Entry kOps[] = {
-      {"Add", {BinaryOpKind::kAdd, false}}, {"Sub", {BinaryOpKind::kSub, false}},
-      {"Mul", {BinaryOpKind::kMul, false}}, {"Div", {BinaryOpKind::kDiv, false}},
-      {"Pow", {BinaryOpKind::kPow, false}}, {"Sum", {BinaryOpKind::kAdd, true}},
-      {"Max", {BinaryOpKind::kMax, true}},  {"Min", {BinaryOpKind::kMin, true}},
+      {"Add", {BinaryOpKind::kAdd, false}},     {"Sub", {BinaryOpKind::kSub, false}},
+      {"Mul", {BinaryOpKind::kMul, false}},     {"Div", {BinaryOpKind::kDiv, false}},
+      {"Pow", {BinaryOpKind::kPow, false}},     {"Sum", {BinaryOpKind::kAdd, true}},
+      {"Max", {BinaryOpKind::kMax, true}},      {"Min", {BinaryOpKind::kMin, true}},
+      {"PRelu", {BinaryOpKind::kPRelu, false}},
   };
   for (const Entry& entry : kOps)
     if (op_type == entry.op_type) return entry.op;
@@ -243,6 +292,10 @@ Status CheckBinaryElementwise(const BinaryElementwise& op, const std::vector<Ten
   if (expected != outputs[0].dims)
     return InvalidInput("inputs broadcast to " + DimsToString(expected) + " but the output is " +
                         DimsToString(outputs[0].dims));
+  if (op.op == BinaryOpKind::kPRelu && expected != inputs[0].dims)
+    return InvalidInput("slope " + DimsToString(inputs[1].dims) +
+                        " does not broadcast to the input's shape " + DimsToString(inputs[0].dims) +
+                        " (PRelu broadcasts it one way)");
   return Status::Ok();
 }
 

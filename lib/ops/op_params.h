@@ -1,7 +1,8 @@
-// The parameters of the data-movement, softmax and GELU ops, read from a node's attributes and
-// constant inputs and checked once, for every backend's kernel factory (CPU and CUDA). Each
-// parser returns a plain struct; InvalidInput for a malformed node, Unsupported when a value it
-// needs is only known at run time (a backend then falls back or refuses).
+// The parameters of the data-movement (DepthToSpace and SpaceToDepth among them), softmax and
+// GELU ops, read from a node's attributes and constant inputs and checked once, for every
+// backend's kernel factory (CPU and CUDA). Each parser returns a plain struct; InvalidInput for a
+// malformed node, Unsupported when a value it needs is only known at run time (a backend then falls
+// back or refuses).
 #pragma once
 
 #include <cstddef>
@@ -65,6 +66,24 @@ struct TransposeParams {
 
 StatusOr<TransposeParams> ParseTranspose(const Node& node, const Dims& in);
 
+// DepthToSpace and SpaceToDepth of a 4-D input: a transpose of the input read as six dims, as
+// ONNX defines both (reshape, transpose, reshape): output element i of the transposed `view`
+// (its dim d is view dim perm[d]) is output element i of the op.
+//   DepthToSpace DCR: view [N, b, b, C/b², H, W], perm [0, 3, 4, 1, 5, 2]
+//   DepthToSpace CRD: view [N, C/b², b, b, H, W], perm [0, 1, 4, 2, 5, 3]
+//   SpaceToDepth DCR: view [N, C, H/b, b, W/b, b], perm [0, 3, 5, 1, 2, 4]
+//   SpaceToDepth CRD: the same view, perm [0, 1, 3, 5, 2, 4] (the `mode` attribute: opset 28)
+struct DepthSpaceParams {
+  Dims view;
+  Dims perm;
+  Dims out_dims;  // [N, C/b², H·b, W·b] or [N, C·b², H/b, W/b]
+};
+
+// InvalidInput for a rank other than 4, a missing or non-positive blocksize, a channel count
+// (DepthToSpace) or height/width (SpaceToDepth) the block does not divide, an unknown mode, a
+// SpaceToDepth mode before opset 28, or output dims that overflow.
+StatusOr<DepthSpaceParams> ParseDepthSpace(const Node& node, const Dims& in);
+
 // Pad of input 0: `begin` elements before each dim (negative crops), giving out_dims.
 struct PadParams {
   PadMode mode = PadMode::kConstant;
@@ -82,8 +101,8 @@ struct PadParams {
 // Mode, pads and axes from the attributes (opset < 11) or the constant inputs 1 and 3.
 StatusOr<PadParams> ParsePad(const NodeInputs& inputs);
 
-// A binary elementwise op: Add, Sub, Mul, Div, Pow, or the variadic Sum, Max and Min (their
-// inputs folded left to right; one input is a copy).
+// A binary elementwise op: Add, Sub, Mul, Div, Pow, PRelu, or the variadic Sum, Max and Min
+// (their inputs folded left to right; one input is a copy).
 struct BinaryElementwise {
   BinaryOpKind op = BinaryOpKind::kAdd;
   bool variadic = false;
@@ -92,7 +111,7 @@ struct BinaryElementwise {
 // Internal when `op_type` is not one of them.
 StatusOr<BinaryElementwise> BinaryElementwiseOf(const std::string& op_type);
 // InvalidInput unless there are two inputs (at least one when variadic) and an output, and the
-// inputs broadcast to the output.
+// inputs broadcast to the output (for PRelu: the slope to the input's own shape).
 Status CheckBinaryElementwise(const BinaryElementwise& op, const std::vector<TensorType>& inputs,
                               const std::vector<TensorType>& outputs);
 

@@ -11,8 +11,10 @@ const OpRegistry& OpRegistry::Global() {
     RegisterElementwiseOps(*r);
     RegisterPoolOps(*r);
     RegisterTensorOps(*r);
+    RegisterDepthSpaceOps(*r);
     RegisterMatmulOps(*r);
     RegisterMiscOps(*r);
+    RegisterReductionOps(*r);
     RegisterResizeOps(*r);
     RegisterScatterOps(*r);
     return r;

@@ -10,7 +10,8 @@ namespace {
 // The activation a node computes, with its parameters resolved; nullopt when it cannot be
 // expressed as a fused epilogue (e.g. Clip with run-time bounds).
 std::optional<Activation> ActivationOf(const Graph& graph, const Node& node) {
-  if (!ActivationKindFromOpType(node.op_type)) return std::nullopt;
+  std::optional<ActivationKind> kind = ActivationKindFromOpType(node.op_type);
+  if (!kind || !ConvFusesActivation(*kind)) return std::nullopt;
   const Tensor* bounds[2] = {nullptr, nullptr};
   if (node.op_type == "Clip" && node.opset >= 11) {
     for (size_t i = 1; i < node.inputs.size() && i < 3; ++i) {

@@ -1,6 +1,7 @@
-// Fuses an activation (Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu) into
-// the Conv before it, when the conv's output has no other reader. The result is recorded with
-// the attributes of ir/fused_activation.h.
+// Fuses an activation (Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu,
+// Softplus, Mish: the kinds ConvFusesActivation accepts) into the Conv before it, when the
+// conv's output has no other reader. The result is recorded with the attributes of
+// ir/fused_activation.h. Selu, Celu, Softsign and ThresholdedRelu stay ops of their own.
 #pragma once
 
 #include "ir/graph.h"

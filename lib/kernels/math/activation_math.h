@@ -20,6 +20,14 @@ enum class ActivationKind : int32_t {
   kHardSigmoid,  // alpha, beta
   kHardSwish,
   kElu,  // alpha
+  // Conv fusion takes these two (oneDNN has eltwise soft_relu and mish for them) ...
+  kSoftplus,
+  kMish,
+  // ... but not these, which run only as standalone ops (ConvFusesActivation).
+  kSelu,  // alpha, beta = gamma
+  kCelu,  // alpha
+  kSoftsign,
+  kThresholdedRelu,  // alpha
 };
 
 struct Activation {
@@ -32,6 +40,16 @@ IOS_HD float ActivationExp(float x) { return expf(x); }
 IOS_HD double ActivationExp(double x) { return exp(x); }
 IOS_HD float ActivationTanh(float x) { return tanhf(x); }
 IOS_HD double ActivationTanh(double x) { return tanh(x); }
+IOS_HD float ActivationLog1p(float x) { return log1pf(x); }
+IOS_HD double ActivationLog1p(double x) { return log1p(x); }
+IOS_HD float ActivationAbs(float x) { return fabsf(x); }
+IOS_HD double ActivationAbs(double x) { return fabs(x); }
+
+// log(1 + exp(x)) without overflow: exp only ever sees a non-positive argument.
+template <typename T>
+IOS_HD T Softplus(T x) {
+  return x > T(0) ? x + ActivationLog1p(ActivationExp(-x)) : ActivationLog1p(ActivationExp(x));
+}
 
 // In float for the kernels; the reference kernels call it in double, so that they stay an
 // oracle rather than the same float computation.
@@ -61,6 +79,20 @@ IOS_HD T ApplyActivation(ActivationKind kind, T alpha, T beta, T x) {
     }
     case ActivationKind::kElu:
       return x >= zero ? x : alpha * (ActivationExp(x) - one);
+    case ActivationKind::kSoftplus:
+      return Softplus(x);
+    case ActivationKind::kMish:
+      return x * ActivationTanh(Softplus(x));
+    case ActivationKind::kSelu:
+      return beta * (x > zero ? x : alpha * (ActivationExp(x) - one));
+    case ActivationKind::kCelu: {
+      // max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); the second term is 0 for x >= 0.
+      return x >= zero ? x : alpha * (ActivationExp(x / alpha) - one);
+    }
+    case ActivationKind::kSoftsign:
+      return x / (one + ActivationAbs(x));
+    case ActivationKind::kThresholdedRelu:
+      return x > alpha ? x : zero;
   }
   return x;
 }

@@ -11,7 +11,8 @@
 
 namespace ios {
 
-enum class BinaryOpKind : int32_t { kAdd, kSub, kMul, kDiv, kMax, kMin, kPow };
+// kPRelu: x is the input, y its slope (PRelu broadcasts the slope to the input's shape).
+enum class BinaryOpKind : int32_t { kAdd, kSub, kMul, kDiv, kMax, kMin, kPow, kPRelu };
 
 IOS_HD float ApplyBinary(BinaryOpKind op, float x, float y) {
   switch (op) {
@@ -29,6 +30,8 @@ IOS_HD float ApplyBinary(BinaryOpKind op, float x, float y) {
       return y < x ? y : x;
     case BinaryOpKind::kPow:
       return powf(x, y);
+    case BinaryOpKind::kPRelu:
+      return x < 0.f ? y * x : x;
   }
   return x;
 }

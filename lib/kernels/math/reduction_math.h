@@ -1,4 +1,5 @@
-// Index and element math of Softmax, ReduceMean, BatchNormalization and LayerNormalization,
+// Index and element math of Softmax and LogSoftmax, the reductions (ReduceMean, ReduceMax, ...,
+// ArgMax, ArgMin), BatchNormalization and LayerNormalization,
 // shared by the CUDA kernels (and, for LayerNormalization's statistics, the CPU kernel) and their
 // host tests.
 #pragma once
@@ -47,9 +48,20 @@ IOS_HD float SoftmaxValue(float x, float group_max, float group_sum) {
   return expf(x - group_max) / group_sum;
 }
 
-// ---- ReduceMean -----------------------------------------------------------------------------
+// LogSoftmax's output from the same two statistics: x - max - log(sum), which never takes the
+// log of a rounded-to-zero exp.
+IOS_HD float LogSoftmaxValue(float x, float group_max, float group_sum) {
+  return x - group_max - logf(group_sum);
+}
 
-// Output element o sums input elements MapOffset(kept, o) + MapOffset(reduced, r) for
+IOS_HD float SoftmaxOutput(bool log_softmax, float x, float group_max, float group_sum) {
+  return log_softmax ? LogSoftmaxValue(x, group_max, group_sum)
+                     : SoftmaxValue(x, group_max, group_sum);
+}
+
+// ---- ReduceMean, ReduceSum, ReduceMax, ... ---------------------------------------------------
+
+// Output element o reduces input elements MapOffset(kept, o) + MapOffset(reduced, r) for
 // r < reduced_count (the output walks the kept dims row-major, with or without keepdims).
 struct ReducePlan {
   IndexMap kept;
@@ -63,6 +75,107 @@ IOS_HD int64_t ReduceInputOffset(const ReducePlan& plan, int64_t out_index, int6
 
 // The mean of nothing (a reduced dimension of size 0) is NaN, as ONNX specifies: 0 / 0.
 IOS_HD float MeanOf(float sum, int64_t count) { return sum / static_cast<float>(count); }
+
+enum class ReduceKind : int32_t {
+  kMean,
+  kSum,
+  kMax,
+  kMin,
+  kProd,
+  kL1,
+  kL2,
+  kSumSquare,
+  kLogSumExp,
+};
+
+IOS_HD float ReduceSqrt(float x) { return sqrtf(x); }
+IOS_HD double ReduceSqrt(double x) { return sqrt(x); }
+IOS_HD float ReduceLog(float x) { return logf(x); }
+IOS_HD double ReduceLog(double x) { return log(x); }
+IOS_HD float ReduceExp(float x) { return expf(x); }
+IOS_HD double ReduceExp(double x) { return exp(x); }
+
+// Every reduction is: acc = ReduceInit; for each element acc = ReduceCombine(acc,
+// ReduceTerm(x, shift)); out = ReduceFinish(acc, count, shift). Partial accumulators combine
+// with ReduceCombine too, in any order (a block reduction). Only LogSumExp uses `shift`: the
+// group's maximum, found first (ReduceNeedsShift), so that exp never overflows. The kernels run
+// this in float (CUDA) or double (CPU); the reference kernels compute ONNX's formulas on their
+// own. A reduction over nothing gives ONNX's values: 0 (sums), 1 (Prod), -inf (Max,
+// LogSumExp), +inf (Min), NaN (Mean).
+IOS_HD bool ReduceNeedsShift(ReduceKind kind) { return kind == ReduceKind::kLogSumExp; }
+
+template <typename T>
+IOS_HD T ReduceInit(ReduceKind kind) {
+  switch (kind) {
+    case ReduceKind::kMax:
+      return -static_cast<T>(INFINITY);
+    case ReduceKind::kMin:
+      return static_cast<T>(INFINITY);
+    case ReduceKind::kProd:
+      return T(1);
+    default:
+      return T(0);
+  }
+}
+
+template <typename T>
+IOS_HD T ReduceTerm(ReduceKind kind, T x, T shift) {
+  switch (kind) {
+    case ReduceKind::kL1:
+      return x < T(0) ? -x : x;
+    case ReduceKind::kL2:
+    case ReduceKind::kSumSquare:
+      return x * x;
+    case ReduceKind::kLogSumExp:
+      return ReduceExp(x - shift);
+    default:
+      return x;
+  }
+}
+
+// Max and Min let a NaN through, as numpy's max does (b != b only for NaN).
+template <typename T>
+IOS_HD T ReduceCombine(ReduceKind kind, T a, T b) {
+  switch (kind) {
+    case ReduceKind::kMax:
+      return (b > a || b != b) ? b : a;
+    case ReduceKind::kMin:
+      return (b < a || b != b) ? b : a;
+    case ReduceKind::kProd:
+      return a * b;
+    default:
+      return a + b;
+  }
+}
+
+template <typename T>
+IOS_HD T ReduceFinish(ReduceKind kind, T acc, int64_t count, T shift) {
+  switch (kind) {
+    case ReduceKind::kMean:
+      return acc / static_cast<T>(count);
+    case ReduceKind::kL2:
+      return ReduceSqrt(acc);
+    case ReduceKind::kLogSumExp:
+      // A maximum of -inf (nothing, or only -inf), +inf or NaN is the result itself
+      // (shift - shift is 0 only for a finite shift).
+      return shift - shift == T(0) ? ReduceLog(acc) + shift : shift;
+    default:
+      return acc;
+  }
+}
+
+// ---- ArgMax, ArgMin ---------------------------------------------------------------------------
+
+// ArgMax and ArgMin walk the groups of a SoftmaxShape with coerce_2d false (outer = dims[:axis],
+// length = dims[axis], inner = dims[axis+1:]); group g's element j is at
+// SoftmaxGroupBase(shape, g) + j * inner, and the output is index j of group g.
+
+// Whether `x` replaces the best so far. The first extreme wins, or the last with
+// select_last_index. NaN is never picked unless it is element 0, as in a plain comparison loop.
+IOS_HD bool ArgBetter(bool is_max, bool select_last, float x, float best) {
+  if (is_max) return select_last ? x >= best : x > best;
+  return select_last ? x <= best : x < best;
+}
 
 // `reduced[d]` marks the reduced dims of `in`. False when a map needs too many dims.
 inline bool BuildReducePlan(const std::vector<int64_t>& in, const std::vector<bool>& reduced,

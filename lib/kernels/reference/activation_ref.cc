@@ -195,6 +195,15 @@ void AddActivationReferenceKernels(ReferenceKernelTable& table) {
       MakeActivationKernel(ActivationKind::kHardSigmoid, "alpha", 0.2f, "beta", 0.5f);
   table["HardSwish"] = MakeActivationKernel(ActivationKind::kHardSwish, nullptr, 0.f, nullptr, 0.f);
   table["Elu"] = MakeActivationKernel(ActivationKind::kElu, "alpha", 1.0f, nullptr, 0.f);
+  table["Softplus"] = MakeActivationKernel(ActivationKind::kSoftplus, nullptr, 0.f, nullptr, 0.f);
+  table["Mish"] = MakeActivationKernel(ActivationKind::kMish, nullptr, 0.f, nullptr, 0.f);
+  // Selu's gamma travels as beta; the defaults are the float32 values of SELU's constants.
+  table["Selu"] = MakeActivationKernel(ActivationKind::kSelu, "alpha", 1.67326319217681884765625f,
+                                       "gamma", 1.05070102214813232421875f);
+  table["Celu"] = MakeActivationKernel(ActivationKind::kCelu, "alpha", 1.0f, nullptr, 0.f);
+  table["Softsign"] = MakeActivationKernel(ActivationKind::kSoftsign, nullptr, 0.f, nullptr, 0.f);
+  table["ThresholdedRelu"] =
+      MakeActivationKernel(ActivationKind::kThresholdedRelu, "alpha", 1.0f, nullptr, 0.f);
 
   table["Neg"] = [](const Node& node, const std::vector<const Tensor*>& inputs,
                     std::vector<Tensor>* outputs) {

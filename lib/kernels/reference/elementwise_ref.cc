@@ -1,5 +1,5 @@
 // Reference elementwise ops with multidirectional (numpy) broadcasting: arithmetic, Mod, Pow,
-// variadic Min/Max/Sum/Mean, comparisons and Where.
+// variadic Min/Max/Sum/Mean, comparisons, Where and PRelu.
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -275,6 +275,27 @@ Status WhereKernel(const Node& node, const std::vector<const Tensor*>& inputs,
   });
 }
 
+// PRelu: slope * x where x < 0, else x. The slope broadcasts to X's shape (one way only), so
+// the output keeps X's shape.
+Status PReluKernel(const Node& node, const std::vector<const Tensor*>& inputs,
+                   std::vector<Tensor>* outputs) {
+  IOS_RETURN_IF_ERROR(CheckInputs(node, inputs, 2));
+  IOS_RETURN_IF_ERROR(RequireOutputs(node, outputs, 1));
+  const Tensor& x = *inputs[0];
+  const Tensor& slope = *inputs[1];
+  IOS_ASSIGN_OR_RETURN(Dims out_dims, BroadcastShapes(node, {x.dims(), slope.dims()}));
+  if (out_dims != x.dims())
+    return InvalidInput(NodeLabel(node) + "slope " + DimsToString(slope.dims()) +
+                        " does not broadcast to the input's shape " + DimsToString(x.dims()));
+  return DispatchNumeric(x.dtype(), node.op_type, [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    auto fn = [](T v, T s) -> T { return v < T(0) ? WrapMul(s, v) : v; };
+    IOS_ASSIGN_OR_RETURN(Tensor out, (BroadcastBinary<T, T, T>(node, x, slope, x.dtype(), fn)));
+    (*outputs)[0] = std::move(out);
+    return Status::Ok();
+  });
+}
+
 template <typename Op, typename Fn>
 ReferenceKernel Bind(Fn fn, Op op) {
   return [fn, op](const Node& node, const std::vector<const Tensor*>& inputs,
@@ -298,6 +319,7 @@ void AddElementwiseReferenceKernels(ReferenceKernelTable& table) {
   table["Less"] = Bind(CompareKernel, Compare::kLess);
   table["Greater"] = Bind(CompareKernel, Compare::kGreater);
   table["Where"] = WhereKernel;
+  table["PRelu"] = PReluKernel;
 }
 
 }  // namespace ios

@@ -17,8 +17,10 @@ void AddActivationReferenceKernels(ReferenceKernelTable& table);     // activati
 void AddElementwiseReferenceKernels(ReferenceKernelTable& table);    // elementwise_ref.cc
 void AddPoolReferenceKernels(ReferenceKernelTable& table);           // pool_ref.cc
 void AddTensorReferenceKernels(ReferenceKernelTable& table);         // tensor_ref.cc
+void AddDepthSpaceReferenceKernels(ReferenceKernelTable& table);     // depth_space_ref.cc
 void AddMatmulReferenceKernels(ReferenceKernelTable& table);         // matmul_ref.cc
 void AddMiscReferenceKernels(ReferenceKernelTable& table);           // misc_ref.cc
+void AddReductionReferenceKernels(ReferenceKernelTable& table);      // reduction_ref.cc
 void AddResizeReferenceKernels(ReferenceKernelTable& table);         // resize_ref.cc
 void AddScatterReferenceKernels(ReferenceKernelTable& table);        // scatter_ref.cc
 

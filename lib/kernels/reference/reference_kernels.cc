@@ -14,8 +14,10 @@ ReferenceKernelTable BuildTable() {
   AddElementwiseReferenceKernels(table);
   AddPoolReferenceKernels(table);
   AddTensorReferenceKernels(table);
+  AddDepthSpaceReferenceKernels(table);
   AddMatmulReferenceKernels(table);
   AddMiscReferenceKernels(table);
+  AddReductionReferenceKernels(table);
   AddResizeReferenceKernels(table);
   AddScatterReferenceKernels(table);
   return table;

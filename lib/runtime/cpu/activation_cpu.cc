@@ -42,6 +42,18 @@ void MapActivationKind(const Activation& act, const float* in, float* out, int64
       return MapActivation<ActivationKind::kHardSwish>(a, b, in, out, count);
     case ActivationKind::kElu:
       return MapActivation<ActivationKind::kElu>(a, b, in, out, count);
+    case ActivationKind::kSoftplus:
+      return MapActivation<ActivationKind::kSoftplus>(a, b, in, out, count);
+    case ActivationKind::kMish:
+      return MapActivation<ActivationKind::kMish>(a, b, in, out, count);
+    case ActivationKind::kSelu:
+      return MapActivation<ActivationKind::kSelu>(a, b, in, out, count);
+    case ActivationKind::kCelu:
+      return MapActivation<ActivationKind::kCelu>(a, b, in, out, count);
+    case ActivationKind::kSoftsign:
+      return MapActivation<ActivationKind::kSoftsign>(a, b, in, out, count);
+    case ActivationKind::kThresholdedRelu:
+      return MapActivation<ActivationKind::kThresholdedRelu>(a, b, in, out, count);
   }
 }
 
@@ -51,7 +63,8 @@ void RunActivation(const Activation& act, const float* in, float* out, int64_t c
   });
 }
 
-// Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu: alpha/beta from attributes.
+// Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu, Softplus, Mish, Selu, Celu,
+// Softsign, ThresholdedRelu: alpha/beta from attributes.
 class ActivationCpuKernel : public CpuKernel {
  public:
   ActivationCpuKernel(Activation act, int64_t count) : act_(act), count_(count) {}

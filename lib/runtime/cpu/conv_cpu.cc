@@ -313,6 +313,7 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateConvCpuKernel(const CpuKernelContext&
   if (!context.batch_strides.outputs.empty())
     setup.dst_batch_stride = context.batch_strides.outputs[0];
   setup.blocked = ChooseBlocked(group, kernel, geo.output);
+  IOS_RETURN_IF_ERROR(CheckConvFusedActivation(node.attrs));
   setup.act = GetFusedActivation(node.attrs);
   setup.act_fused = ActivationHasPostOps(setup.act);
   setup.macs = NumElements(setup.dst) * NumElements(w.dims) / out_channels;

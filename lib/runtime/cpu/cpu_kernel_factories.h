@@ -26,20 +26,28 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateMatMulCpuKernel(const CpuKernelContex
 StatusOr<std::unique_ptr<CpuKernel>> CreateMaxPoolCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreateAveragePoolCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreateGlobalPoolCpuKernel(const CpuKernelContext& context);
-// elementwise_cpu.cc: Add, Sub, Mul, Div, Sum, Max, Min
+// elementwise_cpu.cc: Add, Sub, Mul, Div, Sum, Max, Min, PRelu
 StatusOr<std::unique_ptr<CpuKernel>> CreateElementwiseCpuKernel(const CpuKernelContext& context);
-// activation_cpu.cc: Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu
+// activation_cpu.cc: Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu, Softplus,
+// Mish, Selu, Celu, Softsign, ThresholdedRelu
 StatusOr<std::unique_ptr<CpuKernel>> CreateActivationCpuKernel(const CpuKernelContext& context);
 // tensor_cpu.cc
 StatusOr<std::unique_ptr<CpuKernel>> CreateConcatCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreateSplitCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreateSliceCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreateTransposeCpuKernel(const CpuKernelContext& context);
+// DepthToSpace and SpaceToDepth.
+StatusOr<std::unique_ptr<CpuKernel>> CreateDepthSpaceCpuKernel(const CpuKernelContext& context);
 // Reshape, Flatten, Squeeze, Unsqueeze, Identity: the bytes are unchanged, so a copy.
 StatusOr<std::unique_ptr<CpuKernel>> CreateCopyCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreatePadCpuKernel(const CpuKernelContext& context);
-// softmax_cpu.cc
+// softmax_cpu.cc: Softmax and LogSoftmax
 StatusOr<std::unique_ptr<CpuKernel>> CreateSoftmaxCpuKernel(const CpuKernelContext& context);
+// reduction_cpu.cc: ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
+// ReduceSumSquare, ReduceLogSumExp (float32; constant axes)
+StatusOr<std::unique_ptr<CpuKernel>> CreateReduceCpuKernel(const CpuKernelContext& context);
+// reduction_cpu.cc: ArgMax, ArgMin (float32 input)
+StatusOr<std::unique_ptr<CpuKernel>> CreateArgReduceCpuKernel(const CpuKernelContext& context);
 // unary_cpu.cc
 StatusOr<std::unique_ptr<CpuKernel>> CreateErfCpuKernel(const CpuKernelContext& context);
 // gelu_cpu.cc (oneDNN)

@@ -34,6 +34,7 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"Sum", CreateElementwiseCpuKernel},
     {"Max", CreateElementwiseCpuKernel},
     {"Min", CreateElementwiseCpuKernel},
+    {"PRelu", CreateElementwiseCpuKernel},
     // activation_cpu.cc
     {"Relu", CreateActivationCpuKernel},
     {"LeakyRelu", CreateActivationCpuKernel},
@@ -43,11 +44,19 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"HardSigmoid", CreateActivationCpuKernel},
     {"HardSwish", CreateActivationCpuKernel},
     {"Elu", CreateActivationCpuKernel},
+    {"Softplus", CreateActivationCpuKernel},
+    {"Mish", CreateActivationCpuKernel},
+    {"Selu", CreateActivationCpuKernel},
+    {"Celu", CreateActivationCpuKernel},
+    {"Softsign", CreateActivationCpuKernel},
+    {"ThresholdedRelu", CreateActivationCpuKernel},
     // tensor_cpu.cc
     {"Concat", CreateConcatCpuKernel},
     {"Split", CreateSplitCpuKernel},
     {"Slice", CreateSliceCpuKernel},
     {"Transpose", CreateTransposeCpuKernel},
+    {"DepthToSpace", CreateDepthSpaceCpuKernel},
+    {"SpaceToDepth", CreateDepthSpaceCpuKernel},
     {"Reshape", CreateCopyCpuKernel},
     {"Flatten", CreateCopyCpuKernel},
     {"Squeeze", CreateCopyCpuKernel},
@@ -56,6 +65,19 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"Pad", CreatePadCpuKernel},
     // softmax_cpu.cc
     {"Softmax", CreateSoftmaxCpuKernel},
+    {"LogSoftmax", CreateSoftmaxCpuKernel},
+    // reduction_cpu.cc
+    {"ReduceMean", CreateReduceCpuKernel},
+    {"ReduceSum", CreateReduceCpuKernel},
+    {"ReduceMax", CreateReduceCpuKernel},
+    {"ReduceMin", CreateReduceCpuKernel},
+    {"ReduceProd", CreateReduceCpuKernel},
+    {"ReduceL1", CreateReduceCpuKernel},
+    {"ReduceL2", CreateReduceCpuKernel},
+    {"ReduceSumSquare", CreateReduceCpuKernel},
+    {"ReduceLogSumExp", CreateReduceCpuKernel},
+    {"ArgMax", CreateArgReduceCpuKernel},
+    {"ArgMin", CreateArgReduceCpuKernel},
     // unary_cpu.cc
     {"Erf", CreateErfCpuKernel},
     // gelu_cpu.cc (oneDNN)

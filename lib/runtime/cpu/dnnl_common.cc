@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "ir/fused_activation.h"
+
 namespace ios {
 
 StatusOr<dnnl::engine> CpuEngine() {
@@ -45,6 +47,8 @@ dnnl::memory::desc PlainF32(const Dims& dims) {
 }
 
 bool ActivationHasPostOps(const Activation& act) {
+  // Only the kinds a conv may carry (ConvFusesActivation) map to an eltwise algorithm.
+  if (!ConvFusesActivation(act.kind)) return false;
   // ApplyActivation returns alpha below alpha even when alpha > beta; oneDNN's clip would
   // return beta there, so that (degenerate) case stays with ApplyActivation.
   return !(act.kind == ActivationKind::kClip && !(act.alpha <= act.beta));
@@ -84,6 +88,18 @@ bool AppendActivationPostOps(const Activation& act, dnnl::post_ops* ops) {
     case ActivationKind::kElu:
       ops->append_eltwise(kScale, alg::eltwise_elu, act.alpha, 0.f);
       return true;
+    case ActivationKind::kSoftplus:
+      // oneDNN 2.6's soft_relu is log(1 + exp(x)) (its alpha and beta are ignored).
+      ops->append_eltwise(kScale, alg::eltwise_soft_relu, 0.f, 0.f);
+      return true;
+    case ActivationKind::kMish:
+      ops->append_eltwise(kScale, alg::eltwise_mish, 0.f, 0.f);
+      return true;
+    case ActivationKind::kSelu:
+    case ActivationKind::kCelu:
+    case ActivationKind::kSoftsign:
+    case ActivationKind::kThresholdedRelu:
+      return false;  // no exact oneDNN algorithm; never fused into a conv
   }
   return false;
 }

@@ -56,7 +56,8 @@ dnnl::memory::desc PlainF32(const Dims& dims);
 
 // Appends post-ops computing `act` exactly as ApplyActivation does. False (and nothing
 // appended) when oneDNN 2.6 has no equivalent; the kernel then applies ApplyActivation itself.
-// HardSigmoid is linear + clip (2.6 has no hardsigmoid); LeakyRelu is relu with a slope.
+// HardSigmoid is linear + clip (2.6 has no hardsigmoid); LeakyRelu is relu with a slope;
+// Softplus is soft_relu. False for the kinds ConvFusesActivation refuses.
 bool AppendActivationPostOps(const Activation& act, dnnl::post_ops* ops);
 // Whether AppendActivationPostOps handles `act` (without touching oneDNN).
 bool ActivationHasPostOps(const Activation& act);

@@ -1,4 +1,5 @@
-// Add, Sub, Mul, Div and the variadic Sum, Max, Min on float32 with numpy broadcasting.
+// Add, Sub, Mul, Div, PRelu and the variadic Sum, Max, Min on float32 with numpy broadcasting
+// (PRelu's slope broadcasts to its input's shape, one direction only).
 //
 // Each pairwise step is planned once at creation: dims of size 1 in the output are dropped and
 // neighbouring dims that every operand walks contiguously (or not at all) are merged. What is
@@ -30,6 +31,7 @@ inline float Apply(float x, float y) {
   if constexpr (kOp == BinaryOpKind::kDiv) return x / y;
   if constexpr (kOp == BinaryOpKind::kMax) return y > x ? y : x;
   if constexpr (kOp == BinaryOpKind::kMin) return y < x ? y : x;
+  if constexpr (kOp == BinaryOpKind::kPRelu) return x < 0.f ? y * x : x;
 }
 
 // out[i] = op(a[i * a_step], b[i * b_step]) for i < count, steps 0 or 1.
@@ -164,6 +166,8 @@ void RunStep(BinaryOpKind op, const BroadcastPlan& plan, const float* a, const f
       return RunPlan<BinaryOpKind::kMax>(plan, a, b, out, threads);
     case BinaryOpKind::kMin:
       return RunPlan<BinaryOpKind::kMin>(plan, a, b, out, threads);
+    case BinaryOpKind::kPRelu:
+      return RunPlan<BinaryOpKind::kPRelu>(plan, a, b, out, threads);
     case BinaryOpKind::kPow:
       break;  // never planned: the reference runs Pow
   }

@@ -1,6 +1,7 @@
-// Softmax on float32. Before opset 13 the input is coerced to 2-D at `axis` (default 1) and each
-// row normalised; since opset 13 it is normalised along `axis` (default -1). The maximum is
-// subtracted before exp() as in the reference; sums accumulate in double.
+// Softmax and LogSoftmax on float32. Before opset 13 the input is coerced to 2-D at `axis`
+// (default 1) and each row normalised; since opset 13 it is normalised along `axis` (default
+// -1). The maximum is subtracted before exp() as in the reference; sums accumulate in double.
+// LogSoftmax writes x - max - log(sum).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -15,8 +16,8 @@ namespace {
 
 class SoftmaxCpuKernel : public CpuKernel {
  public:
-  SoftmaxCpuKernel(int64_t outer, int64_t length, int64_t inner)
-      : outer_(outer), length_(length), inner_(inner) {}
+  SoftmaxCpuKernel(bool log_softmax, int64_t outer, int64_t length, int64_t inner)
+      : log_softmax_(log_softmax), outer_(outer), length_(length), inner_(inner) {}
 
   Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
              int threads) override {
@@ -33,6 +34,12 @@ class SoftmaxCpuKernel : public CpuKernel {
         float max_value = -INFINITY;
         for (int64_t j = 0; j < length; ++j) max_value = std::fmax(max_value, xs[j * inner]);
         double sum = 0.0;
+        if (log_softmax_) {
+          for (int64_t j = 0; j < length; ++j) sum += std::exp(xs[j * inner] - max_value);
+          const float shift = max_value + static_cast<float>(std::log(sum));
+          for (int64_t j = 0; j < length; ++j) ys[j * inner] = xs[j * inner] - shift;
+          continue;
+        }
         for (int64_t j = 0; j < length; ++j) {
           const float e = std::exp(xs[j * inner] - max_value);
           ys[j * inner] = e;
@@ -46,6 +53,7 @@ class SoftmaxCpuKernel : public CpuKernel {
   }
 
  private:
+  bool log_softmax_;
   int64_t outer_;
   int64_t length_;
   int64_t inner_;
@@ -62,7 +70,9 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateSoftmaxCpuKernel(const CpuKernelConte
   IOS_ASSIGN_OR_RETURN(SoftmaxAxis axis,
                        ParseSoftmaxAxis(node, static_cast<int64_t>(x.dims.size())));
   const SoftmaxShape shape = MakeSoftmaxShape(x.dims, axis.axis, axis.coerce_2d);
-  return std::unique_ptr<CpuKernel>(new SoftmaxCpuKernel(shape.outer, shape.length, shape.inner));
+  const bool log_softmax = node.op_type == "LogSoftmax";
+  return std::unique_ptr<CpuKernel>(
+      new SoftmaxCpuKernel(log_softmax, shape.outer, shape.length, shape.inner));
 }
 
 }  // namespace ios

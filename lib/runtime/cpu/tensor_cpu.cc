@@ -1,7 +1,8 @@
 // Data movement on dense row-major buffers of any element type: Concat, Split, Slice,
-// Transpose, Pad, and the shape-only ops (Reshape, Flatten, Squeeze, Unsqueeze, Identity) as
-// copies. Everything shape-dependent is worked out at creation; Slice and Pad need their
-// starts/pads inputs to be constants (otherwise the reference runs them).
+// Transpose, DepthToSpace and SpaceToDepth (transposes of a six-dim view), Pad, and the shape-only
+// ops (Reshape, Flatten, Squeeze, Unsqueeze, Identity) as copies. Everything shape-dependent is
+// worked out at creation; Slice and Pad need their starts/pads inputs to be constants (otherwise
+// the reference runs them).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -335,6 +336,19 @@ KernelOr ReferenceOrError(const Status& status) {
   return status;
 }
 
+// The gather of a transpose of `x` (output dim d is x's dim perm[d]).
+KernelOr TransposeGatherKernel(const Dims& x, const Dims& perm, size_t elem) {
+  GatherPlan plan;
+  plan.elem = elem;
+  const Dims strides = RowMajorStrides(x);
+  for (int64_t axis : perm) {
+    plan.dims.push_back(x[axis]);
+    plan.in_strides.push_back(strides[axis]);
+  }
+  if (NumElements(plan.dims) == 0) return std::unique_ptr<CpuKernel>(new CopyCpuKernel(0));
+  return std::unique_ptr<CpuKernel>(new GatherCpuKernel(Collapse(std::move(plan))));
+}
+
 // Bytes per outer index of each part of a Concat or Split.
 std::vector<size_t> PartBytes(const AxisParts& parts, size_t elem) {
   std::vector<size_t> bytes;
@@ -392,13 +406,16 @@ KernelOr CreateTransposeCpuKernel(const CpuKernelContext& context) {
   const Dims& x = context.input_types[0].dims;
   IOS_ASSIGN_OR_RETURN(TransposeParams transpose, ParseTranspose(*context.node, x));
   IOS_RETURN_IF_ERROR(CheckPlannedOutput(transpose.out_dims, context.output_types[0].dims));
-  if (NumElements(transpose.out_dims) == 0) return std::unique_ptr<CpuKernel>(new CopyCpuKernel(0));
-  GatherPlan plan;
-  plan.elem = DTypeSize(context.input_types[0].dtype);
-  plan.dims = transpose.out_dims;
-  const Dims strides = RowMajorStrides(x);
-  for (int64_t axis : transpose.perm) plan.in_strides.push_back(strides[axis]);
-  return std::unique_ptr<CpuKernel>(new GatherCpuKernel(Collapse(std::move(plan))));
+  return TransposeGatherKernel(x, transpose.perm, DTypeSize(context.input_types[0].dtype));
+}
+
+// DepthToSpace and SpaceToDepth: the transpose of the input read as six dims.
+KernelOr CreateDepthSpaceCpuKernel(const CpuKernelContext& context) {
+  if (!Copyable(context)) return std::unique_ptr<CpuKernel>();
+  IOS_ASSIGN_OR_RETURN(DepthSpaceParams params,
+                       ParseDepthSpace(*context.node, context.input_types[0].dims));
+  IOS_RETURN_IF_ERROR(CheckPlannedOutput(params.out_dims, context.output_types[0].dims));
+  return TransposeGatherKernel(params.view, params.perm, DTypeSize(context.input_types[0].dtype));
 }
 
 KernelOr CreatePadCpuKernel(const CpuKernelContext& context) {

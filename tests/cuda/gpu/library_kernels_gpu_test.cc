@@ -149,6 +149,8 @@ TEST(LibraryKernelsGpuTest, ConvConfigurations) {
       {{1, 3, 8, 9}, 4, {3, 3}, {0, 1, 1, 0}, {2, 2}, {1, 1}, 1, true, "LeakyRelu", 0.1f});
   specs.push_back({{2, 5, 7, 7}, 3, {1, 7}, {0, 3, 0, 3}, {1, 1}, {1, 1}, 1, true, "Tanh"});
   specs.push_back({{1, 4, 20}, 5, {3}, {1, 1}, {1}, {1}, 1, true, "HardSwish"});
+  specs.push_back({{1, 8, 12, 12}, 8, {3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1, true, "Softplus"});
+  specs.push_back({{2, 6, 10, 10}, 6, {3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1, true, "Mish"});
   for (const ConvSpec& s : specs) {
     SCOPED_TRACE("conv x=" + DimsToString(s.x) + " k=" + DimsToString(s.kernel));
     CheckAgainstReference(ConvGraph(s));

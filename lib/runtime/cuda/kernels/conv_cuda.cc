@@ -136,6 +136,8 @@ StatusOr<std::unique_ptr<CudaKernel>> CreateConvCudaKernel(const CudaKernelConte
   if (context.output_types[0].dtype != DType::kFloat32) {
     return Unsupported(label + "the CUDA backend runs Conv in float32 only");
   }
+  Status fusable = CheckConvFusedActivation(node.attrs);
+  if (!fusable.ok()) return Status(fusable.code(), label + fusable.message());
   WindowBatchStrides batch_strides;
   if (!context.batch_strides.inputs.empty()) batch_strides.x = context.batch_strides.inputs[0];
   if (!context.batch_strides.outputs.empty()) batch_strides.y = context.batch_strides.outputs[0];

@@ -11,9 +11,11 @@ namespace ios {
 
 using CudaKernelOr = StatusOr<std::unique_ptr<CudaKernel>>;
 
-// activation_cuda.cc: Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu.
+// activation_cuda.cc: Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu, Softplus,
+// Mish, Selu, Celu, Softsign, ThresholdedRelu.
 CudaKernelOr CreateActivationCudaKernel(const CudaKernelContext& context);
-// elementwise_cuda.cc: Add, Sub, Mul, Div, Pow, Max, Min, Sum (numpy broadcasting).
+// elementwise_cuda.cc: Add, Sub, Mul, Div, Pow, Max, Min, Sum (numpy broadcasting), PRelu (the
+// slope broadcast to the input).
 CudaKernelOr CreateBinaryCudaKernel(const CudaKernelContext& context);
 // elementwise_cuda.cc: Neg, Abs, Sqrt, Exp, Log, Reciprocal, Floor, Ceil, Erf.
 CudaKernelOr CreateUnaryCudaKernel(const CudaKernelContext& context);
@@ -24,13 +26,17 @@ CudaKernelOr CreateConcatCudaKernel(const CudaKernelContext& context);
 CudaKernelOr CreateSplitCudaKernel(const CudaKernelContext& context);
 CudaKernelOr CreateSliceCudaKernel(const CudaKernelContext& context);
 CudaKernelOr CreateTransposeCudaKernel(const CudaKernelContext& context);
+// tensor_cuda.cc: DepthToSpace and SpaceToDepth (a transpose of a six-dim view of the input).
+CudaKernelOr CreateDepthSpaceCudaKernel(const CudaKernelContext& context);
 CudaKernelOr CreateExpandCudaKernel(const CudaKernelContext& context);
 CudaKernelOr CreatePadCudaKernel(const CudaKernelContext& context);
 // copy_cuda.cc: Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout (inference).
 CudaKernelOr CreateCopyCudaKernel(const CudaKernelContext& context);
-// reduction_cuda.cc
+// reduction_cuda.cc: Softmax and LogSoftmax; ReduceMean, ReduceSum, ReduceMax, ReduceMin,
+// ReduceProd, ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSumExp; ArgMax and ArgMin.
 CudaKernelOr CreateSoftmaxCudaKernel(const CudaKernelContext& context);
-CudaKernelOr CreateReduceMeanCudaKernel(const CudaKernelContext& context);
+CudaKernelOr CreateReduceCudaKernel(const CudaKernelContext& context);
+CudaKernelOr CreateArgReduceCudaKernel(const CudaKernelContext& context);
 // normalization_cuda.cc
 CudaKernelOr CreateBatchNormCudaKernel(const CudaKernelContext& context);
 // layer_norm_cuda.cc

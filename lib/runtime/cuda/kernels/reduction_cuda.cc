@@ -1,10 +1,11 @@
-// Float32 Softmax (both the opset >= 13 axis form and the older coerced-2D form) and
-// ReduceMean (axes from the attribute or a constant input). The group and offset math is
-// kernels/math/reduction_math.h.
+// Float32 Softmax and LogSoftmax (both the opset >= 13 axis form and the older coerced-2D form),
+// the reductions over axes (ReduceMean, ReduceSum, ReduceMax, ... ReduceLogSumExp; axes from the
+// attribute or a constant input, read by ParseReduce) and ArgMax/ArgMin (float32 in, int64
+// out). The group, offset and accumulation math is kernels/math/reduction_math.h.
 #include <string>
 #include <vector>
 
-#include "kernels/reference/reference_util.h"
+#include "ops/reduce_params.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/kernels/own_kernel_factories.h"
 #include "runtime/cuda/kernels/own_kernel_util.h"
@@ -15,37 +16,61 @@ namespace {
 
 class SoftmaxCudaKernel : public CudaKernel {
  public:
-  explicit SoftmaxCudaKernel(SoftmaxShape shape) : shape_(shape) {}
+  SoftmaxCudaKernel(SoftmaxShape shape, bool log_softmax)
+      : shape_(shape), log_softmax_(log_softmax) {}
 
   Status Enqueue(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
                  const CudaStreamContext& stream) override {
-    IOS_CUDA_RETURN_IF_ERROR(LaunchSoftmax(shape_, static_cast<const float*>(inputs[0]),
+    IOS_CUDA_RETURN_IF_ERROR(LaunchSoftmax(shape_, log_softmax_,
+                                           static_cast<const float*>(inputs[0]),
                                            static_cast<float*>(outputs[0]), stream.stream));
     return Status::Ok();
   }
 
  private:
   SoftmaxShape shape_;
+  bool log_softmax_;
 };
 
-class ReduceMeanCudaKernel : public CudaKernel {
+class ReduceCudaKernel : public CudaKernel {
  public:
-  ReduceMeanCudaKernel(ReducePlan plan, int64_t out_count) : plan_(plan), out_count_(out_count) {}
+  ReduceCudaKernel(ReduceKind kind, ReducePlan plan, int64_t out_count)
+      : kind_(kind), plan_(plan), out_count_(out_count) {}
 
   Status Enqueue(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
                  const CudaStreamContext& stream) override {
-    IOS_CUDA_RETURN_IF_ERROR(LaunchReduceMean(plan_, static_cast<const float*>(inputs[0]),
-                                              static_cast<float*>(outputs[0]), out_count_,
-                                              stream.stream));
+    IOS_CUDA_RETURN_IF_ERROR(LaunchReduce(kind_, plan_, static_cast<const float*>(inputs[0]),
+                                          static_cast<float*>(outputs[0]), out_count_,
+                                          stream.stream));
     return Status::Ok();
   }
 
  private:
+  ReduceKind kind_;
   ReducePlan plan_;
   int64_t out_count_;
 };
 
-// ReduceMean with no axes and noop_with_empty_axes=1: the identity.
+class ArgReduceCudaKernel : public CudaKernel {
+ public:
+  ArgReduceCudaKernel(SoftmaxShape shape, bool is_max, bool select_last)
+      : shape_(shape), is_max_(is_max), select_last_(select_last) {}
+
+  Status Enqueue(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+                 const CudaStreamContext& stream) override {
+    IOS_CUDA_RETURN_IF_ERROR(LaunchArgReduce(shape_, is_max_, select_last_,
+                                             static_cast<const float*>(inputs[0]),
+                                             static_cast<int64_t*>(outputs[0]), stream.stream));
+    return Status::Ok();
+  }
+
+ private:
+  SoftmaxShape shape_;
+  bool is_max_;
+  bool select_last_;
+};
+
+// A reduction with no axes and noop_with_empty_axes=1: the identity.
 class IdentityCopyCudaKernel : public CudaKernel {
  public:
   explicit IdentityCopyCudaKernel(size_t bytes) : bytes_(bytes) {}
@@ -76,43 +101,47 @@ CudaKernelOr CreateSoftmaxCudaKernel(const CudaKernelContext& context) {
                                    " does not match input " + DimsToString(dims));
   StatusOr<SoftmaxAxis> axis = ParseSoftmaxAxis(node, rank);
   if (!axis.ok()) return ParamsErrorOnCuda(node, axis.status());
-  return CudaKernelOr(
-      std::make_unique<SoftmaxCudaKernel>(MakeSoftmaxShape(dims, axis->axis, axis->coerce_2d)));
+  return CudaKernelOr(std::make_unique<SoftmaxCudaKernel>(
+      MakeSoftmaxShape(dims, axis->axis, axis->coerce_2d), node.op_type == "LogSoftmax"));
 }
 
-CudaKernelOr CreateReduceMeanCudaKernel(const CudaKernelContext& context) {
+CudaKernelOr CreateReduceCudaKernel(const CudaKernelContext& context) {
   const Node& node = *context.node;
   IOS_RETURN_IF_ERROR(RequireMainDType(context, DType::kFloat32));
   const Dims& x = context.input_types[0].dims;
-  const int64_t rank = static_cast<int64_t>(x.size());
-  IOS_ASSIGN_OR_RETURN(int64_t noop_with_empty_axes, node.attrs.GetInt("noop_with_empty_axes", 0));
-  std::vector<int64_t> axes;
-  if (OpsetBefore(node, 18)) {
-    IOS_ASSIGN_OR_RETURN(axes, node.attrs.GetInts("axes", {}));
-  } else if (CudaInputPresent(context, 1)) {
-    const Tensor* value = CudaConstantInput(context, 1);
-    if (value == nullptr) return RefuseOnCuda(node, "runtime axes");
-    IOS_ASSIGN_OR_RETURN(axes, ReadIntsInput(node, *value, "axes"));
-  }
-  if (axes.empty() && noop_with_empty_axes != 0)
+  StatusOr<ReduceParams> params =
+      ParseReduce(node, x, CudaInputPresent(context, 1), CudaConstantInput(context, 1));
+  if (!params.ok()) return ParamsErrorOnCuda(node, params.status());
+  IOS_RETURN_IF_ERROR(
+      ParamsErrorOnCuda(node, CheckPlannedOutput(params->out_dims, context.output_types[0].dims)));
+  if (params->identity)
     return CudaKernelOr(std::make_unique<IdentityCopyCudaKernel>(
         static_cast<size_t>(NumElements(x)) * sizeof(float)));
-  std::vector<bool> reduced(rank, axes.empty());
-  for (int64_t a : axes) {
-    IOS_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, a, rank));
-    reduced[axis] = true;
-  }
-  int64_t out_count = 1;
-  for (int64_t d = 0; d < rank; ++d)
-    if (!reduced[d]) out_count *= x[d];
-  if (NumElements(context.output_types[0].dims) != out_count)
-    return InvalidOnCuda(node, "output " + DimsToString(context.output_types[0].dims) +
-                                   " does not match the reduction of " + DimsToString(x));
   ReducePlan plan;
-  if (!BuildReducePlan(x, reduced, &plan))
+  if (!BuildReducePlan(x, params->reduced, &plan))
     return RefuseOnCuda(
         node, "more than " + std::to_string(kMaxIndexRank) + " kept or reduced dimensions");
-  return CudaKernelOr(std::make_unique<ReduceMeanCudaKernel>(plan, out_count));
+  return CudaKernelOr(
+      std::make_unique<ReduceCudaKernel>(params->kind, plan, NumElements(params->out_dims)));
+}
+
+CudaKernelOr CreateArgReduceCudaKernel(const CudaKernelContext& context) {
+  const Node& node = *context.node;
+  if (context.input_types.empty() || context.output_types.empty())
+    return InvalidOnCuda(node, "needs an input and an output");
+  if (context.input_types[0].dtype != DType::kFloat32)
+    return RefuseOnCuda(
+        node, "input type " + DTypeName(context.input_types[0].dtype) + " (only float32)");
+  if (context.output_types[0].dtype != DType::kInt64)
+    return InvalidOnCuda(node, "output type " + DTypeName(context.output_types[0].dtype) +
+                                   "; ArgMax and ArgMin give int64");
+  const Dims& x = context.input_types[0].dims;
+  StatusOr<ArgReduceParams> params = ParseArgReduce(node, x);
+  if (!params.ok()) return ParamsErrorOnCuda(node, params.status());
+  IOS_RETURN_IF_ERROR(
+      ParamsErrorOnCuda(node, CheckPlannedOutput(params->out_dims, context.output_types[0].dims)));
+  return CudaKernelOr(std::make_unique<ArgReduceCudaKernel>(
+      MakeSoftmaxShape(x, params->axis, false), params->is_max, params->select_last_index));
 }
 
 }  // namespace ios

@@ -1,5 +1,6 @@
 // Data movement on dense row-major buffers of any dtype, by element size: Concat and Split as
-// row copies, Slice, Transpose and Expand as gathers through an IndexMap, Pad (every mode).
+// row copies, Slice, Transpose, DepthToSpace/SpaceToDepth (transposes of a six-dim view) and
+// Expand as gathers through an IndexMap, Pad (every mode).
 // The index math is kernels/math/tensor_math.h; everything shape-dependent is planned at
 // creation, so Enqueue only launches. Slice and Pad need their starts/pads to be constants.
 #include <algorithm>
@@ -217,6 +218,20 @@ CudaKernelOr CreateTransposeCudaKernel(const CudaKernelContext& context) {
   IndexMap map;
   const bool built = BuildTransposeMap(x, transpose->perm, &map);
   return IndexMapGatherKernel(node, &map, built, transpose->out_dims,
+                              DTypeSize(context.input_types[0].dtype));
+}
+
+// DepthToSpace and SpaceToDepth: the transpose of the input read as six dims.
+CudaKernelOr CreateDepthSpaceCudaKernel(const CudaKernelContext& context) {
+  const Node& node = *context.node;
+  IOS_RETURN_IF_ERROR(RequireMovable(context, {}));
+  StatusOr<DepthSpaceParams> params = ParseDepthSpace(node, context.input_types[0].dims);
+  if (!params.ok()) return ParamsErrorOnCuda(node, params.status());
+  IOS_RETURN_IF_ERROR(
+      ParamsErrorOnCuda(node, CheckPlannedOutput(params->out_dims, context.output_types[0].dims)));
+  IndexMap map;
+  const bool built = BuildTransposeMap(params->view, params->perm, &map);
+  return IndexMapGatherKernel(node, &map, built, params->out_dims,
                               DTypeSize(context.input_types[0].dtype));
 }
 
