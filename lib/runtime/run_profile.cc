@@ -35,9 +35,12 @@ StatusOr<RunProfile> ProfileRuns(const Graph& graph, const Schedule& schedule,
 
   std::vector<std::vector<double>> op_ms(graph.nodes.size());
   std::vector<std::vector<double>> stage_ms(stages.size());
-  std::vector<double> run_ms;
+  // The sums are taken per run, then their median: on a loaded machine each run is slowed in
+  // different ops, so summed per-op medians would undercount the median run.
+  std::vector<double> run_ms, run_op_sum, run_stage_sum;
   for (const RunTrace& run : runs) {
     run_ms.push_back(Ms(run.end_ns - run.begin_ns));
+    double op_sum = 0;
     std::vector<int64_t> begin(stages.size(), std::numeric_limits<int64_t>::max());
     std::vector<int64_t> end(stages.size(), std::numeric_limits<int64_t>::min());
     for (const std::vector<TraceSpan>& stream : run.streams) {
@@ -46,19 +49,27 @@ StatusOr<RunProfile> ProfileRuns(const Graph& graph, const Schedule& schedule,
             span.op >= static_cast<NodeId>(graph.nodes.size()))
           continue;
         op_ms[span.op].push_back(Ms(span.end_ns - span.begin_ns));
+        op_sum += Ms(span.end_ns - span.begin_ns);
         const int g = places[span.op].global_stage;
         if (g < 0) continue;
         begin[g] = std::min(begin[g], span.begin_ns);
         end[g] = std::max(end[g], span.end_ns);
       }
     }
-    for (size_t g = 0; g < stages.size(); ++g)
+    double stage_sum = 0;
+    for (size_t g = 0; g < stages.size(); ++g) {
       stage_ms[g].push_back(begin[g] <= end[g] ? Ms(end[g] - begin[g]) : 0.0);
+      stage_sum += stage_ms[g].back();
+    }
+    run_op_sum.push_back(op_sum);
+    run_stage_sum.push_back(stage_sum);
   }
 
   RunProfile profile;
   profile.runs = static_cast<int>(runs.size());
   profile.run_ms = Median(run_ms);
+  profile.op_ms_sum = Median(run_op_sum);
+  profile.stage_ms_sum = Median(run_stage_sum);
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     if (op_ms[n].empty()) continue;
     OpProfile op;
@@ -68,9 +79,11 @@ StatusOr<RunProfile> ProfileRuns(const Graph& graph, const Schedule& schedule,
     const OpCost cost = NodeCost(graph, op.op);
     op.flops = cost.flops;
     op.bytes = cost.bytes_moved;
-    profile.op_ms_sum += op.ms;
     profile.ops.push_back(op);
   }
+  double medians_summed = 0;
+  for (const OpProfile& op : profile.ops) medians_summed += op.ms;
+  for (OpProfile& op : profile.ops) op.share = medians_summed > 0 ? op.ms / medians_summed : 0;
   std::sort(profile.ops.begin(), profile.ops.end(),
             [](const OpProfile& a, const OpProfile& b) { return a.ms > b.ms; });
   for (size_t g = 0; g < stages.size(); ++g) {
@@ -83,7 +96,6 @@ StatusOr<RunProfile> ProfileRuns(const Graph& graph, const Schedule& schedule,
       stage.ops += static_cast<int>(group.nodes.size());
     stage.ms = Median(stage_ms[g]);
     if (g < stage_predicted_ms.size()) stage.predicted_ms = stage_predicted_ms[g];
-    profile.stage_ms_sum += stage.ms;
     profile.stages.push_back(stage);
   }
   return profile;
@@ -93,11 +105,11 @@ std::string FormatProfile(const Graph& graph, const RunProfile& profile, int top
   std::string out;
   char line[256];
   std::snprintf(line, sizeof(line),
-                "profile: %d traced run(s); run %.3f ms (median); ops %.3f ms summed, stages "
-                "%.3f ms summed (the rest is dispatch and waits between stages)\n",
+                "profile: %d traced run(s), medians: run %.3f ms; ops %.3f ms summed per run, "
+                "stages %.3f ms summed per run (the rest is dispatch and waits between stages)\n",
                 profile.runs, profile.run_ms, profile.op_ms_sum, profile.stage_ms_sum);
   out += line;
-  out += "\nslowest ops (median ms, share of the summed op time):\n";
+  out += "\nslowest ops (median ms, share of the op medians summed):\n";
   std::snprintf(line, sizeof(line), "  %-36s %-18s %6s %9s %6s %9s %9s %9s\n", "op", "type",
                 "stage", "ms", "share", "MFLOP", "GFLOP/s", "MB");
   out += line;
@@ -106,7 +118,7 @@ std::string FormatProfile(const Graph& graph, const RunProfile& profile, int top
     const OpProfile& op = profile.ops[i];
     const Node& node = graph.nodes[op.op];
     const std::string stage = std::to_string(op.place.block) + "." + std::to_string(op.place.stage);
-    const double share = profile.op_ms_sum > 0 ? 100.0 * op.ms / profile.op_ms_sum : 0;
+    const double share = 100.0 * op.share;
     const double gflops = op.ms > 0 ? op.flops / (op.ms * 1e6) : 0;
     std::snprintf(line, sizeof(line), "  %-36.36s %-18.18s %6s %9.4f %5.1f%% %9.2f %9.2f %9.3f\n",
                   node.name.c_str(), node.op_type.c_str(), stage.c_str(), op.ms, share,
@@ -155,7 +167,7 @@ StatusOr<std::string> ProfileJson(const Graph& graph, const RunProfile& profile)
     set(entry, "stage").set_number_value(op.place.stage);
     set(entry, "group").set_number_value(op.place.group);
     set(entry, "ms").set_number_value(op.ms);
-    set(entry, "share").set_number_value(profile.op_ms_sum > 0 ? op.ms / profile.op_ms_sum : 0);
+    set(entry, "share").set_number_value(op.share);
     set(entry, "flops").set_number_value(op.flops);
     set(entry, "gflops_per_s").set_number_value(op.ms > 0 ? op.flops / (op.ms * 1e6) : 0);
     set(entry, "bytes").set_number_value(op.bytes);

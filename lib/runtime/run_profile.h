@@ -20,7 +20,8 @@ namespace ios {
 struct OpProfile {
   NodeId op = kNoNode;
   OpPlace place;
-  double ms = 0;  // median over the runs
+  double ms = 0;     // median over the runs
+  double share = 0;  // of the ops' medians summed, so that the shares add up to 1
   double flops = 0;
   double bytes = 0;
 };
@@ -37,8 +38,8 @@ struct StageProfile {
 struct RunProfile {
   int runs = 0;
   double run_ms = 0;     // median latency of a whole run
-  double op_ms_sum = 0;  // the ops' medians, summed
-  double stage_ms_sum = 0;
+  double op_ms_sum = 0;     // median over the runs of each run's op times summed
+  double stage_ms_sum = 0;  // the same for the stages' spans
   std::vector<OpProfile> ops;        // sorted, slowest first
   std::vector<StageProfile> stages;  // in schedule order
 };

@@ -144,7 +144,7 @@ def main():
                             block.returncode == 0 and "cluster_b12 " in open(again).read()
                             and "cluster_b0 " not in open(again).read(), block.stderr)
 
-        runs = 3
+        runs = 5
         for schedule, sums_what in (("sequential", "ops"), ("ios", "stages")):
             trace = os.path.join(tmp, f"{schedule}.trace.json")
             profile = os.path.join(tmp, f"{schedule}.profile.json")
