@@ -1,5 +1,6 @@
 #include "ir/tensor.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <sstream>
@@ -86,13 +87,16 @@ std::vector<int64_t> Tensor::ToInt64Vector() const {
 
 Tensor Tensor::FromInt64(const std::vector<int64_t>& values, Dims dims) {
   Tensor t(DType::kInt64, std::move(dims));
-  std::memcpy(t.raw(), values.data(), t.num_bytes());
+  // No memcpy for an empty vector: its data() may be null. Never past `values`' end.
+  const size_t n = std::min(values.size(), static_cast<size_t>(t.num_elements()));
+  if (n > 0) std::memcpy(t.raw(), values.data(), n * sizeof(int64_t));
   return t;
 }
 
 Tensor Tensor::FromFloat(const std::vector<float>& values, Dims dims) {
   Tensor t(DType::kFloat32, std::move(dims));
-  std::memcpy(t.raw(), values.data(), t.num_bytes());
+  const size_t n = std::min(values.size(), static_cast<size_t>(t.num_elements()));
+  if (n > 0) std::memcpy(t.raw(), values.data(), n * sizeof(float));
   return t;
 }
 
