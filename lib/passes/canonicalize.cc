@@ -1,5 +1,7 @@
 #include "passes/canonicalize.h"
 
+#include <algorithm>
+
 #include "ops/op_registry.h"
 #include "passes/eliminate_identity.h"
 #include "passes/fold_batchnorm.h"
@@ -44,6 +46,28 @@ Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, Canonicali
   local.nodes_after = static_cast<int>(graph.nodes.size());
   if (stats) *stats = local;
   return Status::Ok();
+}
+
+const std::vector<std::string>& CanonicalizePassNames() {
+  static const std::vector<std::string> names = {"fold-constants",  "eliminate-identity",
+                                                 "fuse-gelu",       "fuse-layer-norm",
+                                                 "fold-batchnorm",  "fuse-activation"};
+  return names;
+}
+
+StatusOr<CanonicalizeOptions> CanonicalizeOptionsForPasses(const std::vector<std::string>& passes) {
+  CanonicalizeOptions options;
+  bool* flags[] = {&options.fold_constants,  &options.eliminate_identities,
+                   &options.fuse_gelu,       &options.fuse_layer_norm,
+                   &options.fold_batchnorm,  &options.fuse_activations};
+  for (bool* flag : flags) *flag = false;
+  const std::vector<std::string>& names = CanonicalizePassNames();
+  for (const std::string& pass : passes) {
+    const auto found = std::find(names.begin(), names.end(), pass);
+    if (found == names.end()) return InvalidInput("unknown canonicalisation pass '" + pass + "'");
+    *flags[found - names.begin()] = true;
+  }
+  return options;
 }
 
 }  // namespace ios

@@ -9,6 +9,9 @@
 // then shape inference once more over the final graph.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "ir/graph.h"
 #include "util/status.h"
 
@@ -36,5 +39,13 @@ struct CanonicalizeOptions {
 };
 
 Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, CanonicalizeStats* stats);
+
+// The passes by the names iosc's --passes takes (fold-constants, eliminate-identity, fuse-gelu,
+// fuse-layer-norm, fold-batchnorm, fuse-activation): those listed run, the others do not. An
+// unknown name is InvalidInput. Plans record this list, so that a weight-stripped plan's weights
+// can be rebuilt by the same passes.
+StatusOr<CanonicalizeOptions> CanonicalizeOptionsForPasses(const std::vector<std::string>& passes);
+// Every pass name, in the order the passes run.
+const std::vector<std::string>& CanonicalizePassNames();
 
 }  // namespace ios

@@ -145,4 +145,18 @@ StatusOr<plan::Plan> BuildPlan(const Graph& graph, const Schedule& schedule,
   return out;
 }
 
+std::vector<PlanWeightRef> PlanWeightTensors(const Graph& graph) {
+  std::vector<PlanWeightRef> weights;
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    const Value& value = graph.values[v];
+    if (value.constant)
+      weights.push_back({value.name, &*value.constant, static_cast<ValueId>(v)});
+  }
+  for (const Node& node : graph.nodes)
+    for (const auto& [name, value] : node.attrs.all())
+      if (const auto* tensor = std::get_if<Tensor>(&value))
+        weights.push_back({node.name + "." + name, tensor, kNoValue});
+  return weights;
+}
+
 }  // namespace ios

@@ -30,4 +30,14 @@ struct PlanMetadata {
 StatusOr<plan::Plan> BuildPlan(const Graph& graph, const Schedule& schedule,
                                const MemoryPlan& memory, const PlanMetadata& metadata);
 
+// The graph's constants in the order BuildPlan makes them the plan's weights: every constant
+// value in value order, then every Tensor attribute in node order (named NODE.ATTR), each with
+// the name of its plan tensor.
+struct PlanWeightRef {
+  std::string name;
+  const Tensor* tensor = nullptr;
+  ValueId value = kNoValue;  // the constant value, or kNoValue for an attribute
+};
+std::vector<PlanWeightRef> PlanWeightTensors(const Graph& graph);
+
 }  // namespace ios

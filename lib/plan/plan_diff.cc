@@ -134,6 +134,10 @@ PlanSectionDiff Weights(const plan::Plan& a, const plan::Plan& b) {
   for (const plan::Weight& w : a.weights()) bytes_a += w.bytes();
   for (const plan::Weight& w : b.weights()) bytes_b += w.bytes();
   section.Compare("bytes", bytes_a, bytes_b);
+  auto carried = [](const plan::Plan& p) {
+    return std::string(p.weights_stripped() ? "stripped" : "in the plan");
+  };
+  section.Compare("weights' bytes", carried(a), carried(b));
   int changed = 0;
   for (int i = 0; i < std::min(a.weights_size(), b.weights_size()); ++i) {
     const plan::Weight& wa = a.weights(i);

@@ -13,9 +13,11 @@ namespace ios {
 // Readers accept plans from kOldestPlanFormatMajor to their own major version; a minor version
 // only adds fields that older readers may ignore, a major one fields they must not ignore.
 // 1.1 added Plan.cuda and zero-copy views; 2.0 strided views (TensorPlacement.view_pitch); 3.0
-// the container file whose weights follow the message (plan_io.h, Weight.offset).
+// the container file whose weights follow the message (plan_io.h, Weight.offset); 3.1
+// weight-stripped plans (Plan.weights_stripped, Weight.derivation; a 3.0 reader refuses them as
+// truncated, since their weights lie outside the file).
 constexpr uint32_t kPlanFormatMajor = 3;
-constexpr uint32_t kPlanFormatMinor = 0;
+constexpr uint32_t kPlanFormatMinor = 1;
 constexpr uint32_t kOldestPlanFormatMajor = 1;
 
 plan::DataType DTypeToPlan(DType dtype);

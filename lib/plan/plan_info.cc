@@ -25,7 +25,9 @@ std::string FormatBytes(int64_t bytes) {
   return text;
 }
 
-std::string DescribeDevice(const plan::DeviceFingerprint& device) {
+}  // namespace
+
+std::string DeviceSummary(const plan::DeviceFingerprint& device) {
   std::ostringstream out;
   if (device.kind().empty()) return "unspecified";
   out << device.kind();
@@ -42,8 +44,6 @@ std::string DescribeDevice(const plan::DeviceFingerprint& device) {
   }
   return out.str();
 }
-
-}  // namespace
 
 std::string FormatPlanSummary(const plan::Plan& plan) {
   std::ostringstream out;
@@ -62,13 +62,21 @@ std::string FormatPlanSummary(const plan::Plan& plan) {
   out << "model: " << (plan.graph_name().empty() ? "(unnamed)" : plan.graph_name()) << ", sha256 "
       << (plan.model_sha256().empty() ? "(none)" : plan.model_sha256()) << ", opset "
       << plan.opset() << ", batch " << plan.batch() << "\n";
-  out << "device: " << DescribeDevice(plan.device()) << "\n";
+  out << "device: " << DeviceSummary(plan.device()) << "\n";
 
   int64_t weight_bytes = 0;
   for (const plan::Weight& weight : plan.weights())
     weight_bytes += std::max<int64_t>(weight.bytes(), static_cast<int64_t>(weight.data().size()));
   out << "tensors: " << plan.tensors_size() << ", ops: " << plan.ops_size()
       << ", weights: " << plan.weights_size() << " (" << FormatBytes(weight_bytes) << ")\n";
+  if (plan.weights_stripped()) {
+    int counts[4] = {0, 0, 0, 0};
+    for (const plan::Weight& weight : plan.weights())
+      ++counts[weight.derivation() >= 0 && weight.derivation() < 4 ? weight.derivation() : 0];
+    out << "weights stripped: rebuilt at load from the model (iosrun --weights MODEL): "
+        << counts[plan::INITIALIZER] << " the model's tensors, " << counts[plan::FOLDED]
+        << " folded by the passes, " << counts[plan::MERGED] << " of merged convs\n";
+  }
 
   int stages = 0;
   int max_groups = 0;

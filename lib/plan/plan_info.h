@@ -14,6 +14,9 @@ namespace ios {
 // latencies.
 std::string FormatPlanSummary(const plan::Plan& plan);
 
+// "cuda (NVIDIA H100 80GB HBM3, sm_90, 132 SMs, driver ..., runtime ..., cuDNN ...)", "sim (A100)".
+std::string DeviceSummary(const plan::DeviceFingerprint& device);
+
 // The host memory a CPU run of the plan takes for its buffers: every weight's bytes plus the
 // arena (saturating at INT64_MAX for sizes that do not add up), known before anything is read.
 int64_t PlanHostBytes(const plan::Plan& plan);

@@ -45,6 +45,12 @@ Status NotAPlan(const std::string& path) {
   return InvalidInput(path + ": not an ios plan (truncated or corrupted)");
 }
 
+Status StrippedPlanNeedsItsModel(const std::string& path) {
+  return InvalidInput(path +
+                      ": a weight-stripped plan (iosc --strip-weights) has no weights; give the "
+                      "model it was compiled from (iosrun --weights MODEL.onnx)");
+}
+
 Status Corrupted(const std::string& path, const std::string& what) {
   return InvalidInput(path + ": plan is corrupted: " + what +
                       " (iosrun --no-verify skips the checks, for plans you trust)");
@@ -76,7 +82,9 @@ StatusOr<plan::Plan> ReadBareMessage(const std::string& path) {
 
 }  // namespace
 
-Status WritePlanFile(plan::Plan& plan, const std::string& path) {
+Status WritePlanFile(plan::Plan& plan, const std::string& path, PlanWeights weights) {
+  const bool strip = weights == PlanWeights::kStrip;
+  plan.set_weights_stripped(strip);
   // The weights' bytes leave the message while its body is serialised; each weight records
   // where they follow it in the file.
   std::vector<std::string> data(static_cast<size_t>(plan.weights_size()));
@@ -85,7 +93,7 @@ Status WritePlanFile(plan::Plan& plan, const std::string& path) {
     plan::Weight* weight = plan.mutable_weights(w);
     data[static_cast<size_t>(w)].swap(*weight->mutable_data());
     weight->set_bytes(static_cast<int64_t>(data[static_cast<size_t>(w)].size()));
-    weight->set_offset(offset);
+    weight->set_offset(strip ? 0 : offset);
     weight->set_sha256(
         Sha256Bytes(data[static_cast<size_t>(w)].data(), data[static_cast<size_t>(w)].size()));
     offset = AlignUp(offset + weight->bytes());
@@ -125,6 +133,7 @@ Status WritePlanFile(plan::Plan& plan, const std::string& path) {
     };
     if (!put(header.data(), header.size()) || !put(body.data(), body.size())) return false;
     at = kHeaderBytes + static_cast<int64_t>(body.size());
+    if (strip) return true;  // no data section
     if (!pad_to(data_start)) return false;
     for (int w = 0; w < plan.weights_size(); ++w) {
       const std::string& bytes = data[static_cast<size_t>(w)];
@@ -176,6 +185,22 @@ StatusOr<PlanFile> PlanFile::Open(const std::string& path, PlanVerify verify) {
     return Corrupted(path, "its body does not match its SHA-256");
   if (!opened.plan_.ParseFromString(body) || !LooksLikeAPlan(opened.plan_)) return NotAPlan(path);
   if (opened.plan_.format_major() < 3) return NotAPlan(path);  // a container holds 3 and later
+  if (opened.plan_.weights_stripped()) {
+    // No data section: the file ends with the body, and no weight claims a place in it.
+    if (file_size != kHeaderBytes + static_cast<int64_t>(body_size))
+      return Corrupted(path, "a weight-stripped plan has " +
+                                 std::to_string(file_size - kHeaderBytes -
+                                                static_cast<int64_t>(body_size)) +
+                                 " bytes after its body");
+    for (int w = 0; w < opened.plan_.weights_size(); ++w) {
+      const plan::Weight& weight = opened.plan_.weights(w);
+      if (!weight.data().empty() || weight.offset() != 0 || weight.sha256().size() != static_cast<size_t>(kDigestBytes))
+        return Corrupted(path, "weight-stripped, but weight " + std::to_string(w) +
+                                   " has bytes, an offset or no SHA-256");
+    }
+    IOS_RETURN_IF_ERROR(ValidatePlan(opened.plan_, path, WeightBytes::kInFile));
+    return opened;
+  }
 
   // Each weight's bytes must lie in the file, apart from the others, before anything is
   // allocated for them.
@@ -211,6 +236,15 @@ StatusOr<PlanFile> PlanFile::Open(const std::string& path, PlanVerify verify) {
 
 Status PlanFile::ReadWeight(int w, void* into) const {
   const plan::Weight& weight = plan_.weights(w);
+  if (weights_stripped()) {
+    if (rebuilt_.size() != static_cast<size_t>(plan_.weights_size()))
+      return StrippedPlanNeedsItsModel(path_);
+    const Tensor& rebuilt = rebuilt_[static_cast<size_t>(w)];
+    if (static_cast<int64_t>(rebuilt.num_bytes()) != weight.bytes())
+      return Internal(path_ + ": rebuilt weight " + std::to_string(w) + " has the wrong size");
+    std::memcpy(into, rebuilt.raw(), rebuilt.num_bytes());
+    return Status::Ok();
+  }
   if (!weights_in_file()) {
     if (!weight.data().empty()) std::memcpy(into, weight.data().data(), weight.data().size());
     return Status::Ok();
@@ -233,6 +267,7 @@ Status PlanFile::ReadWeight(int w, void* into) const {
 
 StatusOr<plan::Plan> ReadPlanFile(const std::string& path, PlanVerify verify) {
   IOS_ASSIGN_OR_RETURN(PlanFile file, PlanFile::Open(path, verify));
+  if (file.weights_stripped()) return StrippedPlanNeedsItsModel(path);
   if (!file.weights_in_file()) return std::move(file.mutable_plan());
   plan::Plan& plan = file.mutable_plan();
   for (int w = 0; w < plan.weights_size(); ++w) {

@@ -19,7 +19,10 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "ir/tensor.h"
 #include "iosplan.pb.h"
 #include "util/status.h"
 
@@ -28,9 +31,14 @@ namespace ios {
 // Serialises deterministically (the same plan gives the same bytes). The weights' bytes are
 // moved out of `plan` while its body is serialised, and back before this returns; the weights'
 // `bytes` and `offset` are set.
-Status WritePlanFile(plan::Plan& plan, const std::string& path);
-inline Status WritePlanFile(plan::Plan&& plan, const std::string& path) {
-  return WritePlanFile(plan, path);
+// PlanWeights::kStrip writes a weight-stripped plan (format 3.1, Plan.weights_stripped): the
+// weights keep their size and SHA-256, and the file ends after the body.
+enum class PlanWeights { kKeep, kStrip };
+Status WritePlanFile(plan::Plan& plan, const std::string& path,
+                     PlanWeights weights = PlanWeights::kKeep);
+inline Status WritePlanFile(plan::Plan&& plan, const std::string& path,
+                            PlanWeights weights = PlanWeights::kKeep) {
+  return WritePlanFile(plan, path, weights);
 }
 // InvalidInput "<path>: not an ios plan (truncated or corrupted)" for bytes that do not parse as
 // a plan, and ValidatePlan's errors for a plan that is not valid. Every weight's bytes are in
@@ -42,7 +50,9 @@ StatusOr<plan::Plan> ReadPlanFile(const std::string& path, PlanVerify verify = P
 // A plan file opened for loading: its message, read and validated, whose weights' bytes stay in
 // the file (format 3) until ReadWeight copies each, once, where it is needed (LoadPlanFile in
 // plan_loader.h reads them straight into the graph's tensors). Formats 1 and 2 hold the bytes in
-// the message; ReadWeight copies them from there.
+// the message; ReadWeight copies them from there. A weight-stripped plan's weights come from
+// SetRebuiltWeights (plan/weight_rebuild.h rebuilds them from the model); until then ReadWeight
+// refuses, naming the fix.
 class PlanFile {
  public:
   static StatusOr<PlanFile> Open(const std::string& path, PlanVerify verify = PlanVerify::kCheck);
@@ -51,14 +61,19 @@ class PlanFile {
   plan::Plan& mutable_plan() { return plan_; }
   const std::string& path() const { return path_; }
   bool weights_in_file() const { return data_start_ >= 0; }
+  bool weights_stripped() const { return plan_.weights_stripped(); }
   // Weight `w`'s bytes (Weight.bytes of them) into `into`.
   Status ReadWeight(int w, void* into) const;
+  // A stripped plan's weights, one per Weight in order, each already checked against its
+  // SHA-256 and size.
+  void SetRebuiltWeights(std::vector<Tensor> weights) { rebuilt_ = std::move(weights); }
 
  private:
   plan::Plan plan_;
   std::string path_;
   int64_t data_start_ = -1;  // where the data section starts; -1: the bytes are in the message
   PlanVerify verify_ = PlanVerify::kCheck;
+  std::vector<Tensor> rebuilt_;  // a stripped plan's weights, once rebuilt
 };
 
 }  // namespace ios

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "iosc/op_support_table.h"
+#include "passes/canonicalize.h"
 #include "util/device_name.h"
 #include "util/shape_spec.h"
 
@@ -29,8 +30,12 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   app.add_option("model", options->model_path, "ONNX model to compile")
       ->required()
       ->check(CLI::ExistingFile);
-  app.add_option("-o,--output", options->output_path,
+  CLI::Option* output = app.add_option("-o,--output", options->output_path,
                  "Write the plan (weights, schedule, memory plan, device fingerprint) here");
+  app.add_flag("--strip-weights", options->strip_weights,
+               "Write the plan without its weights, with the model's SHA-256 and how each weight "
+               "derives from the model; iosrun --weights MODEL rebuilds them at load")
+      ->needs(output);
   app.add_option("--device", options->device,
                  "Target device: cpu (stage costs measured on this CPU), sim:V100|A100|H100 "
                  "(analytic GPU model), or a CUDA device: an ordinal such as 0, cuda or cuda:N")
@@ -141,8 +146,7 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
                  "shape inference always runs")
       ->delimiter(',')
       ->capture_default_str()
-      ->check(CLI::IsMember({"fold-constants", "eliminate-identity", "fuse-gelu", "fuse-layer-norm",
-                             "fold-batchnorm", "fuse-activation"}));
+      ->check(CLI::IsMember(CanonicalizePassNames()));
   app.add_option("--progress", options->progress,
                  "A progress line on stderr while the IOS search profiles and searches (parts "
                  "done, stages measured, time left); auto = when stderr is a terminal")

@@ -11,6 +11,7 @@ namespace ios {
 struct IoscOptions {
   std::string model_path;
   std::string output_path;     // -o: the plan file
+  bool strip_weights = false;  // a weight-stripped plan (plan/weight_rebuild.h)
   std::string device = "cpu";  // cpu, sim:NAME, or a CUDA device ordinal
   std::string schedule = "ios";
   // IOS search (the paper's r and s; 0 = unlimited)

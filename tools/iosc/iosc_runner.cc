@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -17,6 +18,7 @@
 #include "plan/plan_builder.h"
 #include "plan/plan_info.h"
 #include "plan/plan_io.h"
+#include "plan/weight_rebuild.h"
 #include "runtime/session_inputs.h"
 #include "sched/block_report.h"
 #include "sched/blocks.h"
@@ -36,20 +38,6 @@ int64_t PlanBatch(const Graph& graph, int64_t batch) {
   if (graph.inputs.empty()) return batch;
   const Dims& dims = graph.values[graph.inputs[0]].dims;
   return dims.empty() ? batch : dims[0];
-}
-
-CanonicalizeOptions PassOptions(const IoscOptions& options) {
-  auto enabled = [&](const char* pass) {
-    return std::find(options.passes.begin(), options.passes.end(), pass) != options.passes.end();
-  };
-  CanonicalizeOptions canonicalize;
-  canonicalize.fold_constants = enabled("fold-constants");
-  canonicalize.eliminate_identities = enabled("eliminate-identity");
-  canonicalize.fuse_gelu = enabled("fuse-gelu");
-  canonicalize.fuse_layer_norm = enabled("fuse-layer-norm");
-  canonicalize.fold_batchnorm = enabled("fold-batchnorm");
-  canonicalize.fuse_activations = enabled("fuse-activation");
-  return canonicalize;
 }
 
 std::string Joined(const std::vector<std::string>& parts, const char* separator) {
@@ -89,7 +77,8 @@ Status DrawSchedule(const IoscOptions& options, const Graph& graph, const Schedu
 }
 
 Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure& blocks,
-                 const std::string& model_sha256, const plan::DeviceFingerprint& device) {
+                 const std::string& model_sha256, const plan::DeviceFingerprint& device,
+                 const std::map<std::string, std::string>& model_constants) {
   IOS_ASSIGN_OR_RETURN(ScheduleOutcome outcome, BuildSchedule(options, graph, blocks));
   const Schedule& schedule = outcome.schedule;
   IOS_RETURN_IF_ERROR(ValidateSchedule(graph, schedule));
@@ -131,14 +120,18 @@ Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure&
                 plan.cuda().conv_algorithms_size(), options.tf32.c_str());
   }
 #endif
-  IOS_RETURN_IF_ERROR(WritePlanFile(plan, options.output_path));
+  if (options.strip_weights) RecordWeightDerivations(model_constants, plan);
+  IOS_RETURN_IF_ERROR(WritePlanFile(plan, options.output_path,
+                                    options.strip_weights ? PlanWeights::kStrip : PlanWeights::kKeep));
   IOS_RETURN_IF_ERROR(DrawSchedule(options, graph, schedule, plan.stage_latencies()));
   size_t stages = 0;
   for (const auto& block : schedule.blocks) stages += block.stages.size();
   std::printf("plan: %s schedule, %zu stages; arena %.1f MB (tensors %.1f MB without reuse)\n",
               schedule.kind.c_str(), stages, memory.arena_bytes / 1e6,
               memory.total_tensor_bytes / 1e6);
-  std::printf("wrote %s\n", options.output_path.c_str());
+  std::printf("wrote %s%s\n", options.output_path.c_str(),
+              options.strip_weights ? " (weights stripped: iosrun --weights MODEL rebuilds them)"
+                                    : "");
   return Status::Ok();
 }
 
@@ -184,8 +177,12 @@ Status RunIosc(const IoscOptions& options) {
 
   if (!options.reference_outputs_dir.empty()) return WriteFloat64Reference(options, graph);
 
+  IOS_ASSIGN_OR_RETURN(CanonicalizeOptions passes, CanonicalizeOptionsForPasses(options.passes));
+  // A stripped plan records which weights are the model's own tensors as they are.
+  const std::map<std::string, std::string> model_constants =
+      options.strip_weights ? ModelConstantDigests(graph) : std::map<std::string, std::string>{};
   CanonicalizeStats stats;
-  IOS_RETURN_IF_ERROR(Canonicalize(graph, PassOptions(options), &stats));
+  IOS_RETURN_IF_ERROR(Canonicalize(graph, passes, &stats));
   std::printf("model %s (opset %lld), batch %lld\n", options.model_path.c_str(),
               static_cast<long long>(graph.opset),
               static_cast<long long>(PlanBatch(graph, options.batch)));
@@ -225,7 +222,7 @@ Status RunIosc(const IoscOptions& options) {
     spdlog::info("wrote the block structure to {}", options.dump_blocks_path);
   }
   if (!options.output_path.empty()) {
-    IOS_RETURN_IF_ERROR(WritePlan(options, graph, blocks, model_sha256, device));
+    IOS_RETURN_IF_ERROR(WritePlan(options, graph, blocks, model_sha256, device, model_constants));
   } else if (!options.stats_json_path.empty() || WantsSchedulePicture(options)) {
     // The search (and the picture) alone.
     IOS_ASSIGN_OR_RETURN(ScheduleOutcome outcome, BuildSchedule(options, graph, blocks));

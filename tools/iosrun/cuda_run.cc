@@ -18,6 +18,17 @@
 
 namespace ios {
 
+StatusOr<PlanPickOptions> CudaPlanPickOptions(int ordinal) {
+  IOS_ASSIGN_OR_RETURN(CudaDeviceInfo device, QueryCudaDevice(ordinal));
+  PlanPickOptions pick;
+  pick.here = CudaFingerprint(device);
+  pick.runs_here = [actual = pick.here](const plan::DeviceFingerprint& planned) {
+    std::vector<std::string> warnings;
+    return CheckCudaFingerprint(planned, actual, /*force=*/false, &warnings).ok();
+  };
+  return pick;
+}
+
 StatusOr<int> RunOnCuda(const IosrunOptions& options, PlanFile file, int ordinal) {
   const plan::Plan& plan = file.plan();
   // The device first: without one, nothing else about the plan matters.

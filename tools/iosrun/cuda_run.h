@@ -5,6 +5,7 @@
 #include "iosplan.pb.h"
 #include "iosrun/iosrun_options.h"
 #include "plan/plan_io.h"
+#include "plan/plan_pick.h"
 #include "util/status.h"
 
 namespace ios {
@@ -12,5 +13,8 @@ namespace ios {
 // Returns the exit code, as RunIosrun does. "no CUDA device ..." (InvalidInput, exit 2) when
 // device `ordinal` does not exist.
 StatusOr<int> RunOnCuda(const IosrunOptions& options, PlanFile file, int ordinal);
+
+// Device `ordinal`'s fingerprint and the check that a plan runs on it, for iosrun FOLDER.
+StatusOr<PlanPickOptions> CudaPlanPickOptions(int ordinal);
 
 }  // namespace ios

@@ -8,8 +8,14 @@ int ParseIosrunOptions(int argc, char** argv, IosrunOptions* options) {
   CLI::App app{"iosrun: run an ios plan, check it, or benchmark it"};
   app.set_version_flag("--version", std::string("iosrun ") + IOS_VERSION);
   app.get_formatter()->column_width(34);
-  app.add_option("plan", options->plan_path, "Plan written by iosc -o")
+  app.add_option("plan", options->plan_path,
+                 "Plan written by iosc -o, or a folder of plans (one per device type, as in "
+                 "plans/): the one made for --device is picked by its fingerprint")
       ->required()
+      ->check(CLI::ExistingPath);
+  app.add_option("--weights", options->weights_path,
+                 "The ONNX model a weight-stripped plan (iosc --strip-weights) was compiled "
+                 "from: its weights are rebuilt from it at load, and another model is refused")
       ->check(CLI::ExistingFile);
   app.add_option("--device", options->device,
                  "cpu, cuda (device 0) or a CUDA device ordinal; default: the kind the plan "

@@ -9,6 +9,7 @@ namespace ios {
 
 struct IosrunOptions {
   std::string plan_path;
+  std::string weights_path;  // --weights: the model a weight-stripped plan was compiled from
   std::string device;  // "" = the plan's device kind; "cpu", "cuda", "cuda:N" or a CUDA ordinal
   bool force = false;
   int threads = 0;      // CPU: cores to use, 0 = all

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <system_error>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -14,6 +16,8 @@
 #include "plan/plan_info.h"
 #include "plan/plan_io.h"
 #include "plan/plan_loader.h"
+#include "plan/plan_pick.h"
+#include "plan/weight_rebuild.h"
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/cpu_session.h"
 #include "sched/schedule_dot.h"
@@ -61,6 +65,7 @@ Status WritePlanSchedulePicture(const IosrunOptions& options, const plan::Plan& 
   IOS_ASSIGN_OR_RETURN(PlanFile file,
                        PlanFile::Open(options.plan_path,
                                       options.no_verify ? PlanVerify::kSkip : PlanVerify::kCheck));
+  if (file.weights_stripped()) AttachPlaceholderWeights(file);  // the picture needs no values
   IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlanFile(std::move(file)));
   ScheduleDotOptions dot;
   dot.title =
@@ -73,9 +78,7 @@ Status WritePlanSchedulePicture(const IosrunOptions& options, const plan::Plan& 
                               options.schedule_svg_path);
 }
 
-}  // namespace
-
-StatusOr<int> RunIosrun(const IosrunOptions& options) {
+StatusOr<int> RunPlan(const IosrunOptions& options) {
   for (const auto& [path, flag] :
        {std::pair<std::string, std::string>{options.info_json_path, "--info-json"},
         {options.export_json_path, "--export-json"},
@@ -84,12 +87,19 @@ StatusOr<int> RunIosrun(const IosrunOptions& options) {
         {options.schedule_svg_path, "--schedule-svg"},
         {options.export_profile_path, "--export-profile"},
         {options.save_outputs_dir, "--save-outputs"}})
+  {
     IOS_RETURN_IF_ERROR(CheckOutputIsNotInput(options.plan_path, path, flag));
+    if (!options.weights_path.empty())
+      IOS_RETURN_IF_ERROR(CheckOutputIsNotInput(options.weights_path, path, flag));
+  }
   // The weights' bytes stay in the file until the session's graph takes them (LoadPlanFile).
   IOS_ASSIGN_OR_RETURN(PlanFile file,
                        PlanFile::Open(options.plan_path,
                                       options.no_verify ? PlanVerify::kSkip : PlanVerify::kCheck));
   const plan::Plan& plan = file.plan();
+  // A weight-stripped plan's weights, rebuilt from its model (plan/weight_rebuild.h).
+  if (!options.weights_path.empty())
+    IOS_RETURN_IF_ERROR(AttachModelWeights(file, options.weights_path));
   if (options.info) std::fputs(FormatPlanSummary(plan).c_str(), stdout);
   if (!options.info_json_path.empty()) {
     IOS_ASSIGN_OR_RETURN(std::string json, PlanInfoJson(plan));
@@ -160,6 +170,47 @@ StatusOr<int> RunIosrun(const IosrunOptions& options) {
                                [&cpu](RunTrace* trace) { return cpu.Run(trace); }}));
   }
   return exit_code;
+}
+
+// iosrun FOLDER --device D: the plan made for D, by fingerprint (plan/plan_pick.h).
+StatusOr<std::string> PickPlan(const IosrunOptions& options) {
+  if (options.device.empty())
+    return InvalidInput(options.plan_path +
+                        " is a folder of plans: --device (cpu or a CUDA ordinal) says which "
+                        "device's plan to pick");
+  PlanPickOptions pick;
+  pick.force = options.force;
+  const int cuda_ordinal = CudaOrdinalOf(options.device);
+  if (cuda_ordinal >= 0) {
+#ifdef IOS_HAVE_CUDA
+    IOS_ASSIGN_OR_RETURN(pick, CudaPlanPickOptions(cuda_ordinal));
+    pick.force = options.force;
+#else
+    return InvalidInput("no CUDA device: this build of ios has no CUDA backend");
+#endif
+  } else if (options.device == "cpu") {
+    pick.here = CpuFingerprint();
+    pick.runs_here = [](const plan::DeviceFingerprint& planned) {
+      std::vector<std::string> warnings;
+      return CheckCpuFingerprint(planned, /*force=*/false, &warnings).ok();
+    };
+  } else {
+    return InvalidInput("--device must be 'cpu', 'cuda' or a CUDA device ordinal, got '" +
+                        options.device + "'");
+  }
+  IOS_ASSIGN_OR_RETURN(PlanPick picked, PickPlanInFolder(options.plan_path, pick));
+  std::fprintf(stderr, "iosrun: %s\n", picked.note.c_str());
+  return picked.path;
+}
+
+}  // namespace
+
+StatusOr<int> RunIosrun(const IosrunOptions& options) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(options.plan_path, error)) return RunPlan(options);
+  IosrunOptions picked = options;
+  IOS_ASSIGN_OR_RETURN(picked.plan_path, PickPlan(options));
+  return RunPlan(picked);
 }
 
 }  // namespace ios
