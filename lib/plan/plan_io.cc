@@ -3,10 +3,12 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -56,37 +58,54 @@ Status Corrupted(const std::string& path, const std::string& what) {
                       " (iosrun --no-verify skips the checks, for plans you trust)");
 }
 
-struct FileCloser {
-  void operator()(std::FILE* file) const { std::fclose(file); }
-};
-using File = std::unique_ptr<std::FILE, FileCloser>;
-
-bool ReadExactly(std::FILE* file, void* into, int64_t bytes) {
-  return bytes == 0 ||
-         std::fread(into, 1, static_cast<size_t>(bytes), file) == static_cast<size_t>(bytes);
-}
-
 // Protobuf accepts many byte strings (even random ones can parse as unknown fields), so a plan
 // must also carry a format version, tensors and ops before it is validated in detail.
 bool LooksLikeAPlan(const plan::Plan& plan) {
   return plan.format_major() != 0 && plan.tensors_size() > 0 && plan.ops_size() > 0;
 }
 
-// Format 1 and 2: the whole file is one message, the weights inside it.
-StatusOr<plan::Plan> ReadBareMessage(const std::string& path) {
-  IOS_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
-  plan::Plan plan;
-  if (!plan.ParseFromString(bytes) || !LooksLikeAPlan(plan)) return NotAPlan(path);
-  return plan;
-}
+// A plan file, reopened for each read so that an open plan holds no descriptor.
+class FilePlanBytes : public PlanBytes {
+ public:
+  FilePlanBytes(std::string path, int64_t size) : path_(std::move(path)), size_(size) {}
+  int64_t size() const override { return size_; }
+  bool Read(int64_t offset, void* into, int64_t bytes) const override {
+    if (bytes == 0) return true;
+    std::FILE* file = std::fopen(path_.c_str(), "rb");
+    if (file == nullptr) return false;
+    const bool ok = fseeko(file, static_cast<off_t>(offset), SEEK_SET) == 0 &&
+                    std::fread(into, 1, static_cast<size_t>(bytes), file) ==
+                        static_cast<size_t>(bytes);
+    std::fclose(file);
+    return ok;
+  }
 
-}  // namespace
+ private:
+  std::string path_;
+  int64_t size_;
+};
 
-Status WritePlanFile(plan::Plan& plan, const std::string& path, PlanWeights weights) {
+class MemoryPlanBytes : public PlanBytes {
+ public:
+  explicit MemoryPlanBytes(std::string bytes) : bytes_(std::move(bytes)) {}
+  int64_t size() const override { return static_cast<int64_t>(bytes_.size()); }
+  bool Read(int64_t offset, void* into, int64_t bytes) const override {
+    if (offset < 0 || bytes < 0 || offset > size() || bytes > size() - offset) return false;
+    if (bytes > 0) std::memcpy(into, bytes_.data() + offset, static_cast<size_t>(bytes));
+    return true;
+  }
+
+ private:
+  std::string bytes_;
+};
+
+// Writes the container through `put` (false when it fails). The weights' bytes leave the
+// message while its body is serialised, each recording where it follows the body, and come back
+// before this returns.
+Status EmitContainer(plan::Plan& plan, PlanWeights weights, const std::string& what,
+                     const std::function<bool(const char*, size_t)>& put, bool* put_ok) {
   const bool strip = weights == PlanWeights::kStrip;
   plan.set_weights_stripped(strip);
-  // The weights' bytes leave the message while its body is serialised; each weight records
-  // where they follow it in the file.
   std::vector<std::string> data(static_cast<size_t>(plan.weights_size()));
   int64_t offset = 0;
   for (int w = 0; w < plan.weights_size(); ++w) {
@@ -112,7 +131,7 @@ Status WritePlanFile(plan::Plan& plan, const std::string& path, PlanWeights weig
   };
   if (!serialised) {
     restore();
-    return Internal(path + ": cannot serialise the plan's body");
+    return Internal(what + ": cannot serialise the plan's body");
   }
   std::string header(kMagic, sizeof(kMagic));
   PutLittleEndian(kContainerVersion, 4, &header);
@@ -120,50 +139,98 @@ Status WritePlanFile(plan::Plan& plan, const std::string& path, PlanWeights weig
   PutLittleEndian(body.size(), 8, &header);
   header += Sha256Bytes(body.data(), body.size());
   const int64_t data_start = AlignUp(kHeaderBytes + static_cast<int64_t>(body.size()));
-  Status written = WriteFileAtomicallyWith(path, [&](std::FILE* file) {
-    const std::string zeros(static_cast<size_t>(kDataAlignment), '\0');
-    auto put = [&](const void* bytes, size_t size) {
-      return size == 0 || std::fwrite(bytes, 1, size, file) == size;
-    };
+  const std::string zeros(static_cast<size_t>(kDataAlignment), '\0');
+  auto emit = [&]() {
+    auto write = [&](const char* bytes, size_t size) { return size == 0 || put(bytes, size); };
     int64_t at = 0;
     auto pad_to = [&](int64_t target) {
-      const bool ok = put(zeros.data(), static_cast<size_t>(target - at));
+      const bool ok = write(zeros.data(), static_cast<size_t>(target - at));
       at = target;
       return ok;
     };
-    if (!put(header.data(), header.size()) || !put(body.data(), body.size())) return false;
+    if (!write(header.data(), header.size()) || !write(body.data(), body.size())) return false;
     at = kHeaderBytes + static_cast<int64_t>(body.size());
     if (strip) return true;  // no data section
     if (!pad_to(data_start)) return false;
     for (int w = 0; w < plan.weights_size(); ++w) {
       const std::string& bytes = data[static_cast<size_t>(w)];
-      if (!pad_to(data_start + plan.weights(w).offset()) || !put(bytes.data(), bytes.size()))
+      if (!pad_to(data_start + plan.weights(w).offset()) || !write(bytes.data(), bytes.size()))
         return false;
       at += static_cast<int64_t>(bytes.size());
     }
     return true;
-  });
+  };
+  *put_ok = emit();
   restore();
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status WritePlanFile(plan::Plan& plan, const std::string& path, PlanWeights weights) {
+  Status emitted = Status::Ok();
+  Status written = WriteFileAtomicallyWith(path, [&](std::FILE* file) {
+    bool ok = false;
+    emitted = EmitContainer(
+        plan, weights, path,
+        [file](const char* bytes, size_t size) {
+          return std::fwrite(bytes, 1, size, file) == size;
+        },
+        &ok);
+    return emitted.ok() && ok;
+  });
+  IOS_RETURN_IF_ERROR(emitted);
   return written;
 }
 
+StatusOr<std::string> SerializePlan(plan::Plan& plan, PlanWeights weights) {
+  std::string out;
+  bool ok = false;
+  IOS_RETURN_IF_ERROR(EmitContainer(
+      plan, weights, "the plan",
+      [&out](const char* bytes, size_t size) {
+        out.append(bytes, size);
+        return true;
+      },
+      &ok));
+  return out;
+}
+
 StatusOr<PlanFile> PlanFile::Open(const std::string& path, PlanVerify verify) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return IoError(path + ": cannot open: " + std::strerror(errno));
+  const bool sought = std::fseek(file, 0, SEEK_END) == 0;
+  const int64_t size = sought ? static_cast<int64_t>(ftello(file)) : -1;
+  std::fclose(file);
+  if (size < 0) return IoError(path + ": cannot seek");
+  return OpenBytes(std::make_shared<FilePlanBytes>(path, size), path, verify);
+}
+
+StatusOr<PlanFile> PlanFile::FromBytes(std::string bytes, const std::string& source,
+                                       PlanVerify verify) {
+  return OpenBytes(std::make_shared<MemoryPlanBytes>(std::move(bytes)), source, verify);
+}
+
+StatusOr<PlanFile> PlanFile::OpenBytes(std::shared_ptr<const PlanBytes> bytes,
+                                       const std::string& path, PlanVerify verify) {
   PlanFile opened;
   opened.path_ = path;
   opened.verify_ = verify;
-  File file(std::fopen(path.c_str(), "rb"));
-  if (!file) return IoError(path + ": cannot open: " + std::strerror(errno));
+  const int64_t file_size = bytes->size();
   unsigned char header[kHeaderBytes] = {};
-  const size_t got = std::fread(header, 1, sizeof(header), file.get());
-  if (got < sizeof(kMagic) || std::memcmp(header, kMagic, sizeof(kMagic)) != 0) {
-    file.reset();
-    IOS_ASSIGN_OR_RETURN(opened.plan_, ReadBareMessage(path));
+  const int64_t got = std::min<int64_t>(file_size, kHeaderBytes);
+  if (!bytes->Read(0, header, got)) return IoError(path + ": cannot read");
+  if (got < static_cast<int64_t>(sizeof(kMagic)) ||
+      std::memcmp(header, kMagic, sizeof(kMagic)) != 0) {
+    // Formats 1 and 2: the whole file is one message, the weights inside it.
+    std::string whole(static_cast<size_t>(file_size), '\0');
+    if (!bytes->Read(0, whole.data(), file_size)) return IoError(path + ": cannot read");
+    if (!opened.plan_.ParseFromString(whole) || !LooksLikeAPlan(opened.plan_))
+      return NotAPlan(path);
     IOS_RETURN_IF_ERROR(ValidatePlan(opened.plan_, path));
     return opened;
   }
-  if (got < sizeof(header)) return NotAPlan(path);
-  if (std::fseek(file.get(), 0, SEEK_END) != 0) return IoError(path + ": cannot seek");
-  const int64_t file_size = static_cast<int64_t>(ftello(file.get()));
+  if (got < kHeaderBytes) return NotAPlan(path);
   const uint64_t version = GetLittleEndian(header + 8, 4);
   if (version != kContainerVersion) {
     return InvalidInput(path + ": plan container version " + std::to_string(version) +
@@ -176,8 +243,7 @@ StatusOr<PlanFile> PlanFile::Open(const std::string& path, PlanVerify verify) {
   if (body_size == 0 || body_size > static_cast<uint64_t>(file_size - kHeaderBytes))
     return NotAPlan(path);
   std::string body(static_cast<size_t>(body_size), '\0');
-  if (std::fseek(file.get(), kHeaderBytes, SEEK_SET) != 0 ||
-      !ReadExactly(file.get(), body.data(), static_cast<int64_t>(body_size)))
+  if (!bytes->Read(kHeaderBytes, body.data(), static_cast<int64_t>(body_size)))
     return NotAPlan(path);
   const bool check = verify == PlanVerify::kCheck;
   if (check && Sha256Bytes(body.data(), body.size()) !=
@@ -194,7 +260,8 @@ StatusOr<PlanFile> PlanFile::Open(const std::string& path, PlanVerify verify) {
                                  " bytes after its body");
     for (int w = 0; w < opened.plan_.weights_size(); ++w) {
       const plan::Weight& weight = opened.plan_.weights(w);
-      if (!weight.data().empty() || weight.offset() != 0 || weight.sha256().size() != static_cast<size_t>(kDigestBytes))
+      if (!weight.data().empty() || weight.offset() != 0 ||
+          weight.sha256().size() != static_cast<size_t>(kDigestBytes))
         return Corrupted(path, "weight-stripped, but weight " + std::to_string(w) +
                                    " has bytes, an offset or no SHA-256");
     }
@@ -209,9 +276,9 @@ StatusOr<PlanFile> PlanFile::Open(const std::string& path, PlanVerify verify) {
   int64_t end_of_previous = 0;
   for (int w = 0; w < opened.plan_.weights_size(); ++w) {
     const plan::Weight& weight = opened.plan_.weights(w);
-    const int64_t offset = weight.offset(), bytes = weight.bytes();
-    if (!weight.data().empty() || offset < end_of_previous || bytes < 0 || offset > data_size ||
-        bytes > data_size - offset) {
+    const int64_t offset = weight.offset(), size = weight.bytes();
+    if (!weight.data().empty() || offset < end_of_previous || size < 0 || offset > data_size ||
+        size > data_size - offset) {
       return InvalidInput(path + ": weight " + std::to_string(w) +
                           "'s bytes lie outside the file's data section (truncated or "
                           "corrupted)");
@@ -219,18 +286,18 @@ StatusOr<PlanFile> PlanFile::Open(const std::string& path, PlanVerify verify) {
     // Between weights: zeros only.
     if (check && offset > end_of_previous) {
       std::string gap(static_cast<size_t>(offset - end_of_previous), '\1');
-      if (fseeko(file.get(), static_cast<off_t>(opened.data_start_ + end_of_previous), SEEK_SET) !=
-              0 ||
-          !ReadExactly(file.get(), gap.data(), static_cast<int64_t>(gap.size())) ||
+      if (!bytes->Read(opened.data_start_ + end_of_previous, gap.data(),
+                       static_cast<int64_t>(gap.size())) ||
           gap.find_first_not_of('\0') != std::string::npos)
         return Corrupted(path, "the padding before weight " + std::to_string(w) + " is not zero");
     }
-    end_of_previous = offset + bytes;
+    end_of_previous = offset + size;
   }
   if (data_size != end_of_previous)
     return Corrupted(path, "the file has " + std::to_string(data_size - end_of_previous) +
                                " bytes after its last weight");
   IOS_RETURN_IF_ERROR(ValidatePlan(opened.plan_, path, WeightBytes::kInFile));
+  opened.bytes_ = std::move(bytes);
   return opened;
 }
 
@@ -249,10 +316,7 @@ Status PlanFile::ReadWeight(int w, void* into) const {
     if (!weight.data().empty()) std::memcpy(into, weight.data().data(), weight.data().size());
     return Status::Ok();
   }
-  File file(std::fopen(path_.c_str(), "rb"));
-  if (!file ||
-      fseeko(file.get(), static_cast<off_t>(data_start_ + weight.offset()), SEEK_SET) != 0 ||
-      !ReadExactly(file.get(), into, weight.bytes())) {
+  if (!bytes_->Read(data_start_ + weight.offset(), into, weight.bytes())) {
     return IoError(path_ + ": cannot read weight " + std::to_string(w) + ": " +
                    std::strerror(errno));
   }

@@ -18,6 +18,8 @@
 // Plans of formats 1 and 2 (one bare message holding the weights) are still read, unchecked.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,6 +42,17 @@ inline Status WritePlanFile(plan::Plan&& plan, const std::string& path,
                             PlanWeights weights = PlanWeights::kKeep) {
   return WritePlanFile(plan, path, weights);
 }
+// The same file's bytes in memory (a server that keeps plans in a store).
+StatusOr<std::string> SerializePlan(plan::Plan& plan, PlanWeights weights = PlanWeights::kKeep);
+
+// Where an open plan's bytes are read from: its file or memory.
+class PlanBytes {
+ public:
+  virtual ~PlanBytes() = default;
+  virtual int64_t size() const = 0;
+  virtual bool Read(int64_t offset, void* into, int64_t bytes) const = 0;
+};
+
 // InvalidInput "<path>: not an ios plan (truncated or corrupted)" for bytes that do not parse as
 // a plan, and ValidatePlan's errors for a plan that is not valid. Every weight's bytes are in
 // the returned message.
@@ -56,6 +69,9 @@ StatusOr<plan::Plan> ReadPlanFile(const std::string& path, PlanVerify verify = P
 class PlanFile {
  public:
   static StatusOr<PlanFile> Open(const std::string& path, PlanVerify verify = PlanVerify::kCheck);
+  // The same from a plan's bytes in memory; `source` names it in messages.
+  static StatusOr<PlanFile> FromBytes(std::string bytes, const std::string& source,
+                                      PlanVerify verify = PlanVerify::kCheck);
 
   const plan::Plan& plan() const { return plan_; }
   plan::Plan& mutable_plan() { return plan_; }
@@ -69,8 +85,12 @@ class PlanFile {
   void SetRebuiltWeights(std::vector<Tensor> weights) { rebuilt_ = std::move(weights); }
 
  private:
+  static StatusOr<PlanFile> OpenBytes(std::shared_ptr<const PlanBytes> bytes,
+                                      const std::string& path, PlanVerify verify);
+
   plan::Plan plan_;
   std::string path_;
+  std::shared_ptr<const PlanBytes> bytes_;  // the container's bytes, for ReadWeight
   int64_t data_start_ = -1;  // where the data section starts; -1: the bytes are in the message
   PlanVerify verify_ = PlanVerify::kCheck;
   std::vector<Tensor> rebuilt_;  // a stripped plan's weights, once rebuilt
