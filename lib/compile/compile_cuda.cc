@@ -1,4 +1,4 @@
-#include "iosc/iosc_cuda.h"
+#include "compile/compile_cuda.h"
 
 #include <string>
 
@@ -18,7 +18,7 @@ StatusOr<plan::DeviceFingerprint> CudaTargetFingerprint(int ordinal) {
 
 Status CheckGraphRunsOnCuda(const Graph& graph) { return CheckCudaSupportsGraph(graph); }
 
-StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const IoscOptions& options,
+StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const PipelineOptions& options,
                                                               const Graph& graph) {
   CudaProfilerOptions profiler;
   profiler.device = CudaOrdinalOf(options.device);
@@ -32,7 +32,7 @@ StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const IoscOptions&
   return std::unique_ptr<StageCostSource>(std::move(source));
 }
 
-StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const IoscOptions& options, const Graph& graph,
+StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const PipelineOptions& options, const Graph& graph,
                                                      const MemoryPlan& memory) {
   ConvAlgorithmSelectionOptions selection;
   selection.device = CudaOrdinalOf(options.device);

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "cost/stage_cost.h"
-#include "iosc/iosc_options.h"
+#include "compile/pipeline_options.h"
 #include "iosplan.pb.h"
 #include "ir/graph.h"
 #include "plan/memory_plan.h"
@@ -22,12 +22,12 @@ Status CheckGraphRunsOnCuda(const Graph& graph);
 
 // The CUDA stage profiler for the IOS search, with every node's kernel created up front, so
 // that a node the backend refuses (its attributes or dtype) stops iosc before any measurement.
-StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const IoscOptions& options,
+StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const PipelineOptions& options,
                                                               const Graph& graph);
 
 // The plan's CUDA options: --tf32 and the measured algorithm of every conv of the final graph,
 // each measured on tensors laid out as `memory` places them.
-StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const IoscOptions& options, const Graph& graph,
+StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const PipelineOptions& options, const Graph& graph,
                                                      const MemoryPlan& memory);
 
 }  // namespace ios

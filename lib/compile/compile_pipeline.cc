@@ -1,4 +1,4 @@
-#include "iosc/iosc_runner.h"
+#include "compile/compile_pipeline.h"
 
 #include <spdlog/spdlog.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "iosc/iosc_scheduling.h"
+#include "compile/compile_schedule.h"
 #include "kernels/reference/reference_graph.h"
 #include "onnx/onnx_exporter.h"
 #include "onnx/onnx_importer.h"
@@ -27,7 +27,7 @@
 #include "util/file_util.h"
 #include "util/sha256.h"
 #ifdef IOS_HAVE_CUDA
-#include "iosc/iosc_cuda.h"
+#include "compile/compile_cuda.h"
 #endif
 
 namespace ios {
@@ -59,12 +59,12 @@ std::string FormatNumber(double value) {
   return text;
 }
 
-bool WantsSchedulePicture(const IoscOptions& options) {
+bool WantsSchedulePicture(const PipelineOptions& options) {
   return !options.schedule_dot_path.empty() || !options.schedule_svg_path.empty();
 }
 
 // --schedule-dot / --schedule-svg: the final schedule with its predicted stage latencies.
-Status DrawSchedule(const IoscOptions& options, const Graph& graph, const Schedule& schedule,
+Status DrawSchedule(const PipelineOptions& options, const Graph& graph, const Schedule& schedule,
                     const google::protobuf::RepeatedPtrField<plan::StageLatency>& latencies) {
   if (!WantsSchedulePicture(options)) return Status::Ok();
   ScheduleDotOptions dot;
@@ -76,10 +76,12 @@ Status DrawSchedule(const IoscOptions& options, const Graph& graph, const Schedu
                               options.schedule_svg_path);
 }
 
-Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure& blocks,
+Status WritePlan(const PipelineOptions& options, Graph& graph, const BlockStructure& blocks,
                  const std::string& model_sha256, const plan::DeviceFingerprint& device,
-                 const std::map<std::string, std::string>& model_constants) {
+                 const std::map<std::string, std::string>& model_constants,
+                 PipelineResult* result) {
   IOS_ASSIGN_OR_RETURN(ScheduleOutcome outcome, BuildSchedule(options, graph, blocks));
+  result->search_stats = outcome.search_stats;
   const Schedule& schedule = outcome.schedule;
   IOS_RETURN_IF_ERROR(ValidateSchedule(graph, schedule));
   IOS_ASSIGN_OR_RETURN(MemoryPlan memory,
@@ -116,28 +118,32 @@ Status WritePlan(const IoscOptions& options, Graph& graph, const BlockStructure&
   if (IsCudaDevice(options.device)) {
     // After the merges: the final graph's convs, merged ones included (op i = node i).
     IOS_ASSIGN_OR_RETURN(*plan.mutable_cuda(), SelectCudaConvAlgorithms(options, graph, memory));
-    std::printf("conv algorithms: %d convs measured on the device (TF32 %s)\n",
+    Report(options, "conv algorithms: %d convs measured on the device (TF32 %s)\n",
                 plan.cuda().conv_algorithms_size(), options.tf32.c_str());
   }
 #endif
   if (options.strip_weights) RecordWeightDerivations(model_constants, plan);
-  IOS_RETURN_IF_ERROR(WritePlanFile(plan, options.output_path,
-                                    options.strip_weights ? PlanWeights::kStrip : PlanWeights::kKeep));
+  if (!options.output_path.empty())
+    IOS_RETURN_IF_ERROR(WritePlanFile(
+        plan, options.output_path,
+        options.strip_weights ? PlanWeights::kStrip : PlanWeights::kKeep));
   IOS_RETURN_IF_ERROR(DrawSchedule(options, graph, schedule, plan.stage_latencies()));
   size_t stages = 0;
   for (const auto& block : schedule.blocks) stages += block.stages.size();
-  std::printf("plan: %s schedule, %zu stages; arena %.1f MB (tensors %.1f MB without reuse)\n",
-              schedule.kind.c_str(), stages, memory.arena_bytes / 1e6,
-              memory.total_tensor_bytes / 1e6);
-  std::printf("wrote %s%s\n", options.output_path.c_str(),
-              options.strip_weights ? " (weights stripped: iosrun --weights MODEL rebuilds them)"
-                                    : "");
+  Report(options, "plan: %s schedule, %zu stages; arena %.1f MB (tensors %.1f MB without reuse)\n",
+         schedule.kind.c_str(), stages, memory.arena_bytes / 1e6,
+         memory.total_tensor_bytes / 1e6);
+  if (!options.output_path.empty())
+    Report(options, "wrote %s%s\n", options.output_path.c_str(),
+           options.strip_weights ? " (weights stripped: iosrun --weights MODEL rebuilds them)"
+                                 : "");
+  if (options.keep_plan) result->plan = std::move(plan);
   return Status::Ok();
 }
 
 // iosc --reference-outputs: the imported model (no pass has run) in float64 on the folder's
 // inputs; the outputs replace any there.
-Status WriteFloat64Reference(const IoscOptions& options, const Graph& graph) {
+Status WriteFloat64Reference(const PipelineOptions& options, const Graph& graph) {
   const std::string& dir = options.reference_outputs_dir;
   IOS_ASSIGN_OR_RETURN(std::vector<Tensor> inputs, ReadNumberedTensors(dir, "input"));
   IOS_RETURN_IF_ERROR(CheckSessionInputs(graph, inputs).WithContext(dir));
@@ -146,13 +152,14 @@ Status WriteFloat64Reference(const IoscOptions& options, const Graph& graph) {
   std::vector<std::string> names;
   for (ValueId id : graph.outputs) names.push_back(graph.values[id].name);
   IOS_RETURN_IF_ERROR(WriteNumberedTensors(dir, "output", *outputs, names));
-  std::printf("wrote %zu float64 reference output(s) to %s\n", outputs->size(), dir.c_str());
+  Report(options, "wrote %zu float64 reference output(s) to %s\n", outputs->size(), dir.c_str());
   return Status::Ok();
 }
 
 }  // namespace
 
-Status RunIosc(const IoscOptions& options) {
+StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
+  PipelineResult result;
   IOS_ASSIGN_OR_RETURN(plan::DeviceFingerprint device, TargetDevice(options.device));
   for (const auto& [path, flag] : {std::pair<std::string, std::string>{options.output_path, "-o"},
                                    {options.dump_blocks_path, "--dump-blocks"},
@@ -162,20 +169,28 @@ Status RunIosc(const IoscOptions& options) {
                                    {options.schedule_svg_path, "--schedule-svg"},
                                    {options.timing_cache_path, "--timing-cache"}})
     IOS_RETURN_IF_ERROR(CheckOutputIsNotInput(options.model_path, path, flag));
-  IOS_RETURN_IF_ERROR(CheckOnnxFileSize(options.model_path));
-  IOS_ASSIGN_OR_RETURN(std::string model_bytes, ReadFileToString(options.model_path));
+  std::string model_bytes = options.model_bytes;
   ImportOptions import_options;
+  if (model_bytes.empty()) {
+    IOS_RETURN_IF_ERROR(CheckOnnxFileSize(options.model_path));
+    IOS_ASSIGN_OR_RETURN(model_bytes, ReadFileToString(options.model_path));
+    import_options.external_data_dir = ModelFolder(options.model_path);
+  } else {
+    IOS_RETURN_IF_ERROR(CheckOnnxSize(model_bytes.size(), options.model_path));
+  }
   import_options.batch = options.batch;
   import_options.input_shapes = options.input_shapes;
   import_options.max_nodes = options.max_nodes;
-  import_options.external_data_dir = ModelFolder(options.model_path);
   const std::string model_sha256 = Sha256Hex(model_bytes);
   IOS_ASSIGN_OR_RETURN(Graph graph,
                        ImportOnnxBytes(std::move(model_bytes), options.model_path, import_options));
   spdlog::info("imported {}: {} nodes, opset {}", options.model_path, graph.nodes.size(),
                graph.opset);
 
-  if (!options.reference_outputs_dir.empty()) return WriteFloat64Reference(options, graph);
+  if (!options.reference_outputs_dir.empty()) {
+    IOS_RETURN_IF_ERROR(WriteFloat64Reference(options, graph));
+    return result;
+  }
 
   IOS_ASSIGN_OR_RETURN(CanonicalizeOptions passes, CanonicalizeOptionsForPasses(options.passes));
   // A stripped plan records which weights are the model's own tensors as they are.
@@ -183,21 +198,21 @@ Status RunIosc(const IoscOptions& options) {
       options.strip_weights ? ModelConstantDigests(graph) : std::map<std::string, std::string>{};
   CanonicalizeStats stats;
   IOS_RETURN_IF_ERROR(Canonicalize(graph, passes, &stats));
-  std::printf("model %s (opset %lld), batch %lld\n", options.model_path.c_str(),
+  Report(options, "model %s (opset %lld), batch %lld\n", options.model_path.c_str(),
               static_cast<long long>(graph.opset),
               static_cast<long long>(PlanBatch(graph, options.batch)));
   if (!options.input_shapes.empty()) {
     for (ValueId input : graph.inputs)
-      std::printf("input %s: %s\n", graph.values[input].name.c_str(),
+      Report(options, "input %s: %s\n", graph.values[input].name.c_str(),
                   DimsToString(graph.values[input].dims).c_str());
   }
-  std::printf(
+  Report(options, 
       "canonicalised: %d -> %d nodes (%d constants folded, %d identities removed, "
       "%d GELUs fused, %d LayerNorms fused, %d BatchNorms folded, %d activations fused)\n",
       stats.nodes_before, stats.nodes_after, stats.constants_folded, stats.identities_removed,
       stats.gelus_fused, stats.layer_norms_fused, stats.batchnorms_folded, stats.activations_fused);
   if (stats.float16_values_widened > 0)
-    std::printf(
+    Report(options, 
         "float16 model: %d float16 values computed in float32 (inputs and outputs stay "
         "float16)\n",
         stats.float16_values_widened);
@@ -214,23 +229,25 @@ Status RunIosc(const IoscOptions& options) {
   BlockOptions block_options;
   block_options.part_limit = options.part_limit;
   IOS_ASSIGN_OR_RETURN(BlockStructure blocks, PartitionIntoBlocks(graph, block_options));
-  std::fputs(FormatBlockSummary(blocks).c_str(), stdout);
+  Report(options, "%s", FormatBlockSummary(blocks).c_str());
   if (!options.dump_blocks_path.empty()) {
     IOS_ASSIGN_OR_RETURN(std::string json, BlocksToJson(graph, blocks, options.model_path,
                                                         options.batch, options.part_limit));
     IOS_RETURN_IF_ERROR(WriteFileAtomically(options.dump_blocks_path, json));
     spdlog::info("wrote the block structure to {}", options.dump_blocks_path);
   }
-  if (!options.output_path.empty()) {
-    IOS_RETURN_IF_ERROR(WritePlan(options, graph, blocks, model_sha256, device, model_constants));
+  if (!options.output_path.empty() || options.keep_plan) {
+    IOS_RETURN_IF_ERROR(
+        WritePlan(options, graph, blocks, model_sha256, device, model_constants, &result));
   } else if (!options.stats_json_path.empty() || WantsSchedulePicture(options)) {
     // The search (and the picture) alone.
     IOS_ASSIGN_OR_RETURN(ScheduleOutcome outcome, BuildSchedule(options, graph, blocks));
     const google::protobuf::RepeatedPtrField<plan::StageLatency> latencies(
         outcome.stage_latencies.begin(), outcome.stage_latencies.end());
     IOS_RETURN_IF_ERROR(DrawSchedule(options, graph, outcome.schedule, latencies));
+    result.search_stats = outcome.search_stats;
   }
-  return Status::Ok();
+  return result;
 }
 
 }  // namespace ios

@@ -1,7 +1,6 @@
-#include "iosc/iosc_scheduling.h"
+#include "compile/compile_schedule.h"
 
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -20,7 +19,7 @@
 #include "util/file_util.h"
 #include "util/json_print.h"
 #ifdef IOS_HAVE_CUDA
-#include "iosc/iosc_cuda.h"
+#include "compile/compile_cuda.h"
 #endif
 
 namespace ios {
@@ -30,7 +29,7 @@ bool IsSim(const std::string& device) { return device.rfind("sim:", 0) == 0; }
 
 int CpuCores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
-StatusOr<std::unique_ptr<StageCostSource>> MakeCostSource(const IoscOptions& options,
+StatusOr<std::unique_ptr<StageCostSource>> MakeCostSource(const PipelineOptions& options,
                                                           const Graph& graph) {
   if (IsCudaDevice(options.device)) {
 #ifdef IOS_HAVE_CUDA
@@ -51,22 +50,7 @@ StatusOr<std::unique_ptr<StageCostSource>> MakeCostSource(const IoscOptions& opt
   return std::unique_ptr<StageCostSource>(std::make_unique<CpuProfilerCostSource>(profiler));
 }
 
-// One line on stderr, redrawn in place: a bar of parts done, the stages measured (each one a
-// profiling run on a real device), the time spent and a linear estimate of the time left.
-void PrintSearchProgress(const SearchProgress& p) {
-  constexpr int kWidth = 28;
-  const int filled = p.parts_total > 0 ? kWidth * p.parts_done / p.parts_total : kWidth;
-  const double left =
-      p.parts_done > 0 ? p.seconds * (p.parts_total - p.parts_done) / p.parts_done : 0;
-  std::fprintf(stderr, "\r[%s%s] %d/%d parts, %lld stages measured, %.0f s, ~%.0f s left   ",
-               std::string(filled, '#').c_str(), std::string(kWidth - filled, '.').c_str(),
-               p.parts_done, p.parts_total, static_cast<long long>(p.stages_measured), p.seconds,
-               left);
-  if (p.parts_done == p.parts_total) std::fputc('\n', stderr);
-  std::fflush(stderr);
-}
-
-IosOptions SearchOptions(const IoscOptions& options) {
+IosOptions SearchOptions(const PipelineOptions& options) {
   IosOptions search;
   search.max_group_units = options.max_units_per_group;
   search.max_groups = options.max_groups_per_stage;
@@ -76,8 +60,7 @@ IosOptions SearchOptions(const IoscOptions& options) {
                                                          : IosStrategies::kBoth;
   search.time_budget_s = options.search_budget_s;
   search.max_transitions_per_part = options.max_transitions_per_part;
-  const bool progress = options.progress == "on" || (options.progress == "auto" && isatty(2));
-  if (progress) search.progress = PrintSearchProgress;
+  search.progress = options.on_progress;
   return search;
 }
 
@@ -137,7 +120,7 @@ int KeepGreedyWhereFaster(const Schedule& greedy, const std::vector<double>& gre
   return replaced;
 }
 
-StatusOr<ScheduleOutcome> SearchIos(const IoscOptions& options, Graph& graph,
+StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph,
                                     const BlockStructure& blocks) {
   IOS_ASSIGN_OR_RETURN(std::unique_ptr<StageCostSource> source, MakeCostSource(options, graph));
   CachedStageCost cost(*source);
@@ -195,25 +178,25 @@ StatusOr<ScheduleOutcome> SearchIos(const IoscOptions& options, Graph& graph,
     states += part.states;
     transitions += part.transitions;
   }
-  std::printf(
+  Report(options, 
       "IOS search (%s, r=%d, s=%d, %s endings): %zu parts, %lld states, %lld transitions, "
       "%lld distinct stages measured (%lld requests), %.3f s\n",
       cost.Name().c_str(), options.max_units_per_group, options.max_groups_per_stage,
       options.endings.c_str(), result.parts.size(), static_cast<long long>(states),
       static_cast<long long>(transitions), static_cast<long long>(cost.distinct_measured()),
       static_cast<long long>(cost.requests()), result.search_seconds);
-  std::printf(
+  Report(options, 
       "predicted latency (%s): %s %.3f ms, greedy %.3f ms, sequential %.3f ms "
       "(%.2fx over sequential, %.2fx over greedy)\n",
       cost.Name().c_str(), options.schedule.c_str(), result.predicted_latency_ms, greedy,
       sequential, sequential / result.predicted_latency_ms, greedy / result.predicted_latency_ms);
   if (greedy_blocks > 0)
-    std::printf(
+    Report(options, 
         "note: %d block(s) keep the greedy stages, predicted faster there than the "
         "search within the block's parts\n",
         greedy_blocks);
   if (fallbacks > 0)
-    std::printf("note: %d part(s) were scheduled greedily (see --stats-json 'fallback')\n",
+    Report(options, "note: %d part(s) were scheduled greedily (see --stats-json 'fallback')\n",
                 fallbacks);
   if (!options.stats_json_path.empty())
     IOS_RETURN_IF_ERROR(WriteStats(options.stats_json_path, stats));
@@ -221,6 +204,7 @@ StatusOr<ScheduleOutcome> SearchIos(const IoscOptions& options, Graph& graph,
   ScheduleOutcome outcome;
   outcome.schedule = std::move(result.schedule);
   outcome.stage_latencies = StageLatencies(outcome.schedule, result.stage_latency_ms, cost.Name());
+  outcome.search_stats = stats;
   IOS_RETURN_IF_ERROR(ApplyMergeStages(graph, outcome.schedule));
   return outcome;
 }
@@ -246,7 +230,7 @@ StatusOr<plan::DeviceFingerprint> TargetDevice(const std::string& device) {
 #endif
 }
 
-StatusOr<ScheduleOutcome> BuildSchedule(const IoscOptions& options, Graph& graph,
+StatusOr<ScheduleOutcome> BuildSchedule(const PipelineOptions& options, Graph& graph,
                                         const BlockStructure& blocks) {
   if (options.schedule.rfind("ios", 0) == 0) return SearchIos(options, graph, blocks);
   int max_streams = options.max_streams;

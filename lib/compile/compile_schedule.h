@@ -2,11 +2,13 @@
 // and reports what the search bought.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "iosc/iosc_options.h"
+#include "compile/pipeline_options.h"
 #include "iosplan.pb.h"
+#include "search_stats.pb.h"
 #include "ir/graph.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
@@ -17,6 +19,7 @@ namespace ios {
 struct ScheduleOutcome {
   Schedule schedule;
   std::vector<plan::StageLatency> stage_latencies;  // empty when no cost source was used
+  std::optional<proto::SearchStats> search_stats;   // the IOS search's
 };
 
 // The device fingerprint for --device (cpu or sim:NAME; a CUDA ordinal fails cleanly).
@@ -24,7 +27,7 @@ StatusOr<plan::DeviceFingerprint> TargetDevice(const std::string& device);
 
 // Builds the schedule. For the IOS schedules it also applies operator merges to `graph`,
 // prints the search summary, and writes --stats-json and --timing-cache.
-StatusOr<ScheduleOutcome> BuildSchedule(const IoscOptions& options, Graph& graph,
+StatusOr<ScheduleOutcome> BuildSchedule(const PipelineOptions& options, Graph& graph,
                                         const BlockStructure& blocks);
 
 }  // namespace ios

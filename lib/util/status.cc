@@ -2,11 +2,6 @@
 
 namespace ios {
 
-Status Status::WithContext(const std::string& context) const {
-  if (ok()) return *this;
-  return Status(code_, context + ": " + message_);
-}
-
 Status InvalidInput(std::string message) {
   return Status(StatusCode::kInvalidInput, std::move(message));
 }

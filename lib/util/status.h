@@ -1,63 +1,18 @@
-// Status and StatusOr: errors are values inside the library; the CLIs turn them into
-// messages and exit codes. No exceptions cross a library boundary.
+// Status and StatusOr (include/ios/status.h): errors are values inside the library; the CLIs
+// turn them into messages and exit codes. Here: the constructors by kind and the macros.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <utility>
-#include <variant>
+
+#include "ios/status.h"  // Status and StatusOr are the public API's
 
 namespace ios {
-
-enum class StatusCode {
-  kOk = 0,
-  kInvalidInput,  // the user's file or flags are wrong (CLI exit status 2)
-  kUnsupported,   // valid input that ios does not handle (exit status 2)
-  kIoError,       // a file could not be read or written (exit status 2)
-  kInternal,      // a bug in ios (exit status 1)
-};
-
-class Status {
- public:
-  Status() = default;
-  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
-
-  static Status Ok() { return Status(); }
-  bool ok() const { return code_ == StatusCode::kOk; }
-  StatusCode code() const { return code_; }
-  const std::string& message() const { return message_; }
-  // Prepends context ("while importing X: ") to the message.
-  Status WithContext(const std::string& context) const;
-
- private:
-  StatusCode code_ = StatusCode::kOk;
-  std::string message_;
-};
 
 Status InvalidInput(std::string message);
 Status Unsupported(std::string message);
 Status IoError(std::string message);
 Status Internal(std::string message);
-
-template <typename T>
-class StatusOr {
- public:
-  StatusOr(Status status) : status_(std::move(status)) {}  // NOLINT: implicit by design
-  StatusOr(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
-
-  bool ok() const { return status_.ok(); }
-  const Status& status() const { return status_; }
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
-  T& operator*() & { return *value_; }
-
- private:
-  Status status_;
-  std::optional<T> value_;
-};
 
 }  // namespace ios
 

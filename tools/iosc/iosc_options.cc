@@ -14,8 +14,6 @@
 
 namespace ios {
 
-bool IsCudaDevice(const std::string& device) { return CudaOrdinalOf(device) >= 0; }
-
 int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   CLI::App app{"iosc: compile an ONNX CNN into an inter-operator schedule for ios"};
   app.set_version_flag("--version", std::string("iosc ") + IOS_VERSION);

@@ -6,47 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "compile/pipeline_options.h"
+
 namespace ios {
 
-struct IoscOptions {
-  std::string model_path;
-  std::string output_path;     // -o: the plan file
-  bool strip_weights = false;  // a weight-stripped plan (plan/weight_rebuild.h)
-  std::string device = "cpu";  // cpu, sim:NAME, or a CUDA device ordinal
-  std::string schedule = "ios";
-  // IOS search (the paper's r and s; 0 = unlimited)
-  int max_units_per_group = 3;
-  int max_groups_per_stage = 8;  // on --device cpu, at most the core count unless given
-  std::string endings = "paper";
-  double search_budget_s = 0;
-  int64_t max_transitions_per_part = 50'000'000;  // IosOptions::max_transitions_per_part
-  std::string stats_json_path;
-  std::string timing_cache_path;
-  int profile_warmup = 2;  // -1: the profiler's default (set for a CUDA device)
-  int profile_repeats = 7;
-  std::string slice_views = "on";  // zero-copy Concat/Split slices in the memory plan
-  std::string tf32 = "on";         // CUDA: fp32 convs and GEMMs may use TF32 tensor cores
-  int max_streams = 0;             // 0: the device's default (CPU: its cores; GPU: 8)
-  int64_t batch = 1;
-  std::map<std::string, std::vector<int64_t>> input_shapes;  // --input-shape NAME:DIMS
-  int part_limit = 50;
-  int64_t max_nodes = 1000000;    // --max-nodes: larger graphs are refused at import
-  std::string dump_blocks_path;   // --dump-blocks: JSON of blocks, parts and units
-  std::string emit_onnx_path;     // --emit-onnx: the canonicalised graph as ONNX
-  std::string schedule_dot_path;  // --schedule-dot: the schedule as Graphviz DOT
-  std::string schedule_svg_path;  // --schedule-svg: the same drawn by Graphviz
-  int schedule_block = -1;        // --schedule-block: draw one block only
-  std::string progress =
-      "auto";  // --progress: a progress line for the search (auto: on a terminal)
-  std::string reference_outputs_dir;  // --reference-outputs: float64 oracle outputs, no plan
+// The pipeline's options plus what only the command line has.
+struct IoscOptions : PipelineOptions {
+  std::string progress = "auto";  // --progress: a progress line for the search (on a terminal)
   std::string log_level = "warn";
-  // Canonicalisation passes to run, in their fixed order (see lib/passes/canonicalize.h).
-  std::vector<std::string> passes = {"fold-constants",  "eliminate-identity", "fuse-gelu",
-                                     "fuse-layer-norm", "fold-batchnorm",     "fuse-activation"};
 };
-
-// True for a CUDA device ordinal ("0", "1", ...).
-bool IsCudaDevice(const std::string& device);
 
 // Parses argv. Returns -1 to continue, or an exit code (0 after --help/--version, 2 on a usage
 // error, with the message already printed).

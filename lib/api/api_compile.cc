@@ -1,0 +1,108 @@
+// ios::Plan (include/ios/compiler.h): the public face of the compile pipeline (lib/compile).
+#include <algorithm>
+#include <thread>
+#include <utility>
+
+#include "api/api_plan.h"
+#include "compile/compile_pipeline.h"
+#include "ios/compiler.h"
+#include "plan/plan_io.h"
+#include "util/file_util.h"
+
+namespace ios {
+namespace {
+
+PipelineOptions ToPipeline(const CompileOptions& options) {
+  PipelineOptions pipeline;
+  pipeline.batch = options.batch;
+  pipeline.input_shapes = options.input_shapes;
+  pipeline.device = options.device;
+  pipeline.schedule = options.schedule;
+  pipeline.max_units_per_group = options.max_units_per_group;
+  // As iosc: on the CPU, stages wider than the cores only time-slice their groups.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  pipeline.max_groups_per_stage =
+      options.max_groups_per_stage >= 0 ? options.max_groups_per_stage
+                                        : (options.device == "cpu" ? std::min(8, cores) : 8);
+  if (IsCudaDevice(options.device)) pipeline.profile_warmup = -1;  // the CUDA profiler's own
+  pipeline.search_budget_s = options.search_budget_s;
+  pipeline.timing_cache_path = options.timing_cache_path;
+  pipeline.strip_weights = options.strip_weights;
+  pipeline.keep_plan = true;
+  if (options.log) pipeline.report = options.log;
+  if (options.progress) {
+    pipeline.on_progress = [callback = options.progress](const SearchProgress& p) {
+      CompileProgress progress;
+      progress.parts_done = p.parts_done;
+      progress.parts_total = p.parts_total;
+      progress.stages_measured = p.stages_measured;
+      progress.seconds = p.seconds;
+      callback(progress);
+    };
+  }
+  return pipeline;
+}
+
+StatusOr<Plan> Finish(StatusOr<PipelineResult> result, bool strip_weights) {
+  if (!result.ok()) return result.status();
+  if (!result->plan) return Internal("the compile pipeline built no plan");
+  auto impl = PlanAccess::NewImpl();
+  impl->plan = std::move(*result->plan);
+  impl->strip_weights = strip_weights;
+  if (result->search_stats) {
+    const proto::SearchStats& s = *result->search_stats;
+    impl->stats.searched = true;
+    impl->stats.predicted_latency_ms = s.predicted_latency_ms();
+    impl->stats.sequential_latency_ms = s.sequential_latency_ms();
+    impl->stats.greedy_latency_ms = s.greedy_latency_ms();
+    impl->stats.search_seconds = s.search_seconds();
+    impl->stats.distinct_stages_measured = s.distinct_stages_measured();
+    impl->stats.parts = s.parts_size();
+  }
+  return PlanAccess::Make(std::move(impl));
+}
+
+}  // namespace
+
+StatusOr<Plan> Plan::Compile(const std::string& model_path, const CompileOptions& options) {
+  PipelineOptions pipeline = ToPipeline(options);
+  pipeline.model_path = model_path;
+  return Finish(RunPipeline(pipeline), options.strip_weights);
+}
+
+StatusOr<Plan> Plan::CompileBytes(const std::string& model_bytes, const std::string& name,
+                                  const CompileOptions& options) {
+  if (model_bytes.empty()) return InvalidInput(name + ": no model bytes");
+  PipelineOptions pipeline = ToPipeline(options);
+  pipeline.model_path = name;
+  pipeline.model_bytes = model_bytes;
+  return Finish(RunPipeline(pipeline), options.strip_weights);
+}
+
+Plan::Plan(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Plan::Plan(Plan&&) noexcept = default;
+Plan& Plan::operator=(Plan&&) noexcept = default;
+Plan::~Plan() = default;
+
+StatusOr<std::string> Plan::Serialize() const {
+  // The serialiser moves the weights' bytes out of the message and back; the plan is unchanged.
+  return SerializePlan(impl_->plan,
+                       impl_->strip_weights ? PlanWeights::kStrip : PlanWeights::kKeep);
+}
+
+Status Plan::Save(const std::string& path) const {
+  return WritePlanFile(impl_->plan, path,
+                       impl_->strip_weights ? PlanWeights::kStrip : PlanWeights::kKeep);
+}
+
+const SearchStatistics& Plan::statistics() const { return impl_->stats; }
+
+double Plan::predicted_latency_ms() const {
+  double total = 0;
+  for (const plan::StageLatency& stage : impl_->plan.stage_latencies()) total += stage.latency_ms();
+  return total;
+}
+
+int64_t Plan::batch() const { return impl_->plan.batch(); }
+
+}  // namespace ios
