@@ -1,6 +1,6 @@
 // The CPU stage profiler: costs follow the work, are repeatable, and kernels and buffers are
 // made once and reused.
-#include "cost/cpu_profiler.h"
+#include "runtime/cpu/cpu_profiler.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "onnx/onnx_importer.h"
-#include "util/shape_spec.h"
+#include "onnx/shape_spec.h"
 
 namespace ios {
 namespace {

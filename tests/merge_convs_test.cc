@@ -1,6 +1,6 @@
 // Operator merge: the merged conv + Split computes what the separate convs did, with the
 // reference kernels and with the CPU fast kernels, and the graph and schedule stay consistent.
-#include "passes/merge_convs.h"
+#include "sched/merge_convs.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "cost/cpu_profiler.h"
+#include "runtime/cpu/cpu_profiler.h"
 #include "kernels/reference/reference_graph.h"
 #include "passes/canonicalize.h"
 #include "runtime/cpu/cpu_kernel.h"

@@ -14,7 +14,7 @@
 
 #include "cost/analytic_model.h"
 #include "cost/cached_stage_cost.h"
-#include "cost/merge_shape.h"
+#include "sched/merge_shape.h"
 #include "cost/stage_signature.h"
 #include "passes/canonicalize.h"
 #include "sched/units.h"

@@ -1,4 +1,4 @@
-// Weight-stripped plans (plan/weight_rebuild.h) and picking a plan from a folder by fingerprint
+// Weight-stripped plans (compile/weight_rebuild.h) and picking a plan from a folder by fingerprint
 // (plan/plan_pick.h).
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,7 +14,7 @@
 #include "plan/plan_io.h"
 #include "plan/plan_loader.h"
 #include "plan/plan_pick.h"
-#include "plan/weight_rebuild.h"
+#include "compile/weight_rebuild.h"
 #include "small_fork_join_model.h"
 #include "util/file_util.h"
 #include "util/sha256.h"

@@ -13,7 +13,7 @@
 #include "plan/plan_info.h"
 #include "plan/plan_io.h"
 #include "plan/plan_loader.h"
-#include "plan/weight_rebuild.h"
+#include "compile/weight_rebuild.h"
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/cpu_session.h"
 #include "util/device_name.h"

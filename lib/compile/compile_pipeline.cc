@@ -18,7 +18,7 @@
 #include "plan/plan_builder.h"
 #include "plan/plan_info.h"
 #include "plan/plan_io.h"
-#include "plan/weight_rebuild.h"
+#include "compile/weight_rebuild.h"
 #include "runtime/session_inputs.h"
 #include "sched/block_report.h"
 #include "sched/blocks.h"

@@ -10,8 +10,8 @@
 
 #include "cost/analytic_model.h"
 #include "cost/cached_stage_cost.h"
-#include "cost/cpu_profiler.h"
-#include "passes/merge_convs.h"
+#include "runtime/cpu/cpu_profiler.h"
+#include "sched/merge_convs.h"
 #include "runtime/cpu/cpu_device.h"
 #include "sched/ios_scheduler.h"
 #include "search_stats.pb.h"

@@ -18,7 +18,7 @@ struct PipelineOptions {
   // messages); such a model cannot have external data.
   std::string model_bytes;
   std::string output_path;     // -o: the plan file
-  bool strip_weights = false;  // a weight-stripped plan (plan/weight_rebuild.h)
+  bool strip_weights = false;  // a weight-stripped plan (compile/weight_rebuild.h)
   std::string device = "cpu";  // cpu, sim:NAME, or a CUDA device ordinal
   std::string schedule = "ios";
   // IOS search (the paper's r and s; 0 = unlimited)

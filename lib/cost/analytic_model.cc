@@ -6,7 +6,7 @@
 #include <cstring>
 #include <variant>
 
-#include "cost/merge_shape.h"
+#include "sched/merge_shape.h"
 #include "ir/fused_activation.h"
 #include "ops/op_registry.h"
 

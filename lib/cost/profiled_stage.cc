@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "passes/merge_convs.h"
+#include "sched/merge_convs.h"
 
 namespace ios {
 

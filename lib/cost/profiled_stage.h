@@ -1,4 +1,4 @@
-// What the stage profilers (CPU: cost/cpu_profiler.h; CUDA: runtime/cuda/cuda_stage_profiler.h)
+// What the stage profilers (CPU: runtime/cpu/cpu_profiler.h; CUDA: runtime/cuda/cuda_stage_profiler.h)
 // share: turning a candidate stage into the nodes it runs, the buffers those nodes need, the
 // one-stage schedule that LowerToCommands turns into the runtime's command list, and, for a
 // merge stage, the scratch graph that the stage runs as after ApplyMergeStages.

@@ -4,7 +4,7 @@
 #include <set>
 #include <string>
 
-#include "kernels/reference/reference_util.h"
+#include "ops/node_reading.h"
 #include "ops/op_util.h"
 
 namespace ios {

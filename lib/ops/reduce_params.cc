@@ -1,6 +1,6 @@
 #include "ops/reduce_params.h"
 
-#include "kernels/reference/reference_util.h"
+#include "ops/node_reading.h"
 #include "ops/op_util.h"
 
 namespace ios {

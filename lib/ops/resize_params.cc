@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "kernels/reference/reference_util.h"
+#include "ops/node_reading.h"
 #include "ops/op_util.h"
 
 namespace ios {

@@ -64,7 +64,7 @@ StatusOr<plan::Plan> ReadPlanFile(const std::string& path, PlanVerify verify = P
 // the file (format 3) until ReadWeight copies each, once, where it is needed (LoadPlanFile in
 // plan_loader.h reads them straight into the graph's tensors). Formats 1 and 2 hold the bytes in
 // the message; ReadWeight copies them from there. A weight-stripped plan's weights come from
-// SetRebuiltWeights (plan/weight_rebuild.h rebuilds them from the model); until then ReadWeight
+// SetRebuiltWeights (compile/weight_rebuild.h rebuilds them from the model); until then ReadWeight
 // refuses, naming the fix.
 class PlanFile {
  public:

@@ -1,6 +1,6 @@
 // Lowering a schedule to per-stream commands, the fork/join shape check, and a readable dump.
 //
-// Merge-strategy stages: ApplyMergeStages (passes/merge_convs.h) turns a kMerge stage into a
+// Merge-strategy stages: ApplyMergeStages (sched/merge_convs.h) turns a kMerge stage into a
 // single group (the merged conv and its Split) before plans are built, so it runs on the origin
 // with no events. Lowering does not look at the strategy: a kMerge stage that still had several
 // groups would run them concurrently, one stream each.

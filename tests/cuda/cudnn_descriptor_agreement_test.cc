@@ -19,7 +19,7 @@
 #include "../test_paths.h"
 #include "onnx/onnx_importer.h"
 #include "passes/canonicalize.h"
-#include "passes/merge_convs.h"
+#include "sched/merge_convs.h"
 #include "runtime/cuda/conv_algorithm.h"
 #include "runtime/cuda/cudnn_descriptors.h"
 #include "sched/blocks.h"

@@ -8,8 +8,8 @@
 #include "fuzz_scratch.h"
 #include "onnx/tensor_proto.h"
 #include "util/device_name.h"
-#include "util/output_check.h"
-#include "util/shape_spec.h"
+#include "runtime/output_check.h"
+#include "onnx/shape_spec.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   ios::fuzz::QuietLogs();

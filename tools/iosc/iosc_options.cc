@@ -10,7 +10,7 @@
 #include "iosc/op_support_table.h"
 #include "passes/canonicalize.h"
 #include "util/device_name.h"
-#include "util/shape_spec.h"
+#include "onnx/shape_spec.h"
 
 namespace ios {
 

@@ -17,7 +17,7 @@
 #include "plan/plan_io.h"
 #include "plan/plan_loader.h"
 #include "plan/plan_pick.h"
-#include "plan/weight_rebuild.h"
+#include "compile/weight_rebuild.h"
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/cpu_session.h"
 #include "sched/schedule_dot.h"
@@ -97,7 +97,7 @@ StatusOr<int> RunPlan(const IosrunOptions& options) {
                        PlanFile::Open(options.plan_path,
                                       options.no_verify ? PlanVerify::kSkip : PlanVerify::kCheck));
   const plan::Plan& plan = file.plan();
-  // A weight-stripped plan's weights, rebuilt from its model (plan/weight_rebuild.h).
+  // A weight-stripped plan's weights, rebuilt from its model (compile/weight_rebuild.h).
   if (!options.weights_path.empty())
     IOS_RETURN_IF_ERROR(AttachModelWeights(file, options.weights_path));
   if (options.info) std::fputs(FormatPlanSummary(plan).c_str(), stdout);

@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+
+#include "ops/op_util.h"
 
 namespace ios {
 
 bool IsCopyableDType(DType dtype) { return DTypeSize(dtype) != 0; }
-
-std::string NodeLabel(const Node& node) {
-  return node.op_type + (node.name.empty() ? std::string() : " '" + node.name + "'") + ": ";
-}
 
 Status RequireInput(const Node& node, const std::vector<const Tensor*>& inputs, size_t index) {
   if (index >= inputs.size() || inputs[index] == nullptr)
@@ -41,21 +40,6 @@ Status CheckOutputDims(const Node& node, const Dims& dims) {
     count *= d;
   }
   return Status::Ok();
-}
-
-StatusOr<int64_t> NormalizeAxis(const Node& node, int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return InvalidInput(NodeLabel(node) + "axis " + std::to_string(axis) +
-                        " is out of range for rank " + std::to_string(rank));
-  return axis < 0 ? axis + rank : axis;
-}
-
-StatusOr<std::vector<int64_t>> ReadIntsInput(const Node& node, const Tensor& tensor,
-                                             const char* what) {
-  if (tensor.dtype() != DType::kInt64 && tensor.dtype() != DType::kInt32)
-    return InvalidInput(NodeLabel(node) + what + " must be int64 or int32, not " +
-                        DTypeName(tensor.dtype()));
-  return tensor.ToInt64Vector();
 }
 
 StatusOr<double> ReadScalarInput(const Node& node, const Tensor& tensor, const char* what) {
@@ -134,68 +118,23 @@ int64_t CeilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a)
 
 StatusOr<WindowGeometry> ComputeWindowGeometry(const Node& node, const Dims& input,
                                                const Dims& kernel, bool ceil_mode) {
-  const size_t n = input.size();
-  const std::string label = NodeLabel(node);
+  // The op registry's reading and arithmetic (ops/op_util.h), so that shape inference, the
+  // reference kernels and every backend agree on the window; messages name the node.
+  auto labelled = [&](const Status& status) {
+    return Status(status.code(), NodeLabel(node) + status.message());
+  };
+  StatusOr<WindowParams> params = ReadWindowParams(node, kernel);
+  if (!params.ok()) return labelled(params.status());
+  StatusOr<Dims> output = WindowOutputDims(input, ceil_mode, &*params);
+  if (!output.ok()) return labelled(output.status());
+  const size_t n = kernel.size();
   WindowGeometry g;
-  g.kernel = kernel;
-  if (kernel.size() != n)
-    return InvalidInput(label + "kernel has " + std::to_string(kernel.size()) +
-                        " spatial dimensions, the input " + std::to_string(n));
-  IOS_ASSIGN_OR_RETURN(g.strides, node.attrs.GetInts("strides", Dims(n, 1)));
-  IOS_ASSIGN_OR_RETURN(g.dilations, node.attrs.GetInts("dilations", Dims(n, 1)));
-  IOS_ASSIGN_OR_RETURN(Dims pads, node.attrs.GetInts("pads", Dims(2 * n, 0)));
-  IOS_ASSIGN_OR_RETURN(std::string auto_pad, node.attrs.GetString("auto_pad", "NOTSET"));
-  if (g.strides.size() != n) return InvalidInput(label + "strides has the wrong length");
-  if (g.dilations.size() != n) return InvalidInput(label + "dilations has the wrong length");
-  if (pads.size() != 2 * n) return InvalidInput(label + "pads has the wrong length");
-  g.pads_begin.assign(pads.begin(), pads.begin() + n);
-  g.pads_end.assign(pads.begin() + n, pads.end());
-  g.output.assign(n, 0);
-
-  // As the op registry's window checks (ops/op_util.cc): values below 2^31 keep the arithmetic
-  // below far from overflow.
-  constexpr int64_t kMaxValue = (int64_t{1} << 31) - 1;
-  for (size_t d = 0; d < n; ++d) {
-    if (g.kernel[d] < 1) return InvalidInput(label + "kernel sizes must be positive");
-    if (g.strides[d] < 1) return InvalidInput(label + "strides must be positive");
-    if (g.dilations[d] < 1) return InvalidInput(label + "dilations must be positive");
-    if (g.pads_begin[d] < 0 || g.pads_end[d] < 0)
-      return InvalidInput(label + "pads must not be negative");
-    if (g.kernel[d] > kMaxValue || g.strides[d] > kMaxValue || g.dilations[d] > kMaxValue ||
-        g.pads_begin[d] > kMaxValue || g.pads_end[d] > kMaxValue)
-      return InvalidInput(label + "kernel, strides, dilations and pads must be below 2^31");
-    const int64_t in = input[d];
-    const int64_t s = g.strides[d];
-    const int64_t effective_kernel = (g.kernel[d] - 1) * g.dilations[d] + 1;
-
-    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      g.output[d] = CeilDiv(in, s);
-      int64_t total = std::max<int64_t>(0, (g.output[d] - 1) * s + effective_kernel - in);
-      int64_t small_half = total / 2;
-      bool upper = auto_pad == "SAME_UPPER";
-      g.pads_begin[d] = upper ? small_half : total - small_half;
-      g.pads_end[d] = upper ? total - small_half : small_half;
-      continue;
-    }
-    if (auto_pad == "VALID") {
-      g.pads_begin[d] = 0;
-      g.pads_end[d] = 0;
-    } else if (auto_pad != "NOTSET" && !auto_pad.empty()) {
-      return InvalidInput(label + "unknown auto_pad '" + auto_pad + "'");
-    }
-    const int64_t span = in + g.pads_begin[d] + g.pads_end[d] - effective_kernel;
-    if (span < 0)
-      return InvalidInput(label + "the window (" + std::to_string(effective_kernel) +
-                          ") is larger than the padded input (" +
-                          std::to_string(in + g.pads_begin[d] + g.pads_end[d]) + ")");
-    if (ceil_mode) {
-      g.output[d] = CeilDiv(span, s) + 1;
-      // The last window must start inside the input or its begin padding.
-      if ((g.output[d] - 1) * s >= in + g.pads_begin[d]) --g.output[d];
-    } else {
-      g.output[d] = FloorDiv(span, s) + 1;
-    }
-  }
+  g.kernel = params->kernel;
+  g.strides = params->strides;
+  g.dilations = params->dilations;
+  g.pads_begin.assign(params->pads.begin(), params->pads.begin() + static_cast<std::ptrdiff_t>(n));
+  g.pads_end.assign(params->pads.begin() + static_cast<std::ptrdiff_t>(n), params->pads.end());
+  g.output = *output;
   return g;
 }
 

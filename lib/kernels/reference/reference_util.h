@@ -10,6 +10,7 @@
 
 #include "ir/graph.h"
 #include "ir/tensor.h"
+#include "ops/node_reading.h"  // OpsetBefore, NodeLabel, NormalizeAxis, ReadIntsInput
 #include "util/status.h"
 
 namespace ios {
@@ -80,26 +81,12 @@ Status RequireInput(const Node& node, const std::vector<const Tensor*>& inputs, 
 const Tensor* OptionalInput(const std::vector<const Tensor*>& inputs, size_t index);
 // InvalidInput unless the node has at least `count` output slots.
 Status RequireOutputs(const Node& node, const std::vector<Tensor>* outputs, size_t count);
-// True when the node's opset is known and older than `version` (a node built by hand with
-// opset 0 gets the newest form of every op).
-inline bool OpsetBefore(const Node& node, int64_t version) {
-  return node.opset != 0 && node.opset < version;
-}
-// An error message prefix naming the node: "Conv 'conv1': ".
-std::string NodeLabel(const Node& node);
 
 // InvalidInput unless every dimension is >= 0 and the element count stays within what a
 // reference kernel should ever materialise (2^32 elements), so that a malformed shape input
 // cannot overflow the count or exhaust memory.
 Status CheckOutputDims(const Node& node, const Dims& dims);
 
-// Maps an axis in [-rank, rank) to [0, rank); InvalidInput when out of range.
-StatusOr<int64_t> NormalizeAxis(const Node& node, int64_t axis, int64_t rank);
-
-// The int64 values of an integer tensor input (axes, pads, shapes, repeats, ...). InvalidInput
-// when the input is not int32/int64.
-StatusOr<std::vector<int64_t>> ReadIntsInput(const Node& node, const Tensor& tensor,
-                                             const char* what);
 // A scalar (or one-element) input as double.
 StatusOr<double> ReadScalarInput(const Node& node, const Tensor& tensor, const char* what);
 

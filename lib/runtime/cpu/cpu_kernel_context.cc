@@ -1,27 +1,18 @@
 #include "runtime/cpu/cpu_kernel.h"
 
+#include <utility>
+
+#include "runtime/node_types.h"
+
 namespace ios {
 
 CpuKernelContext MakeCpuKernelContext(const Graph& graph, const Node& node) {
+  NodeTypes types = GatherNodeTypes(graph, node);
   CpuKernelContext context;
-  context.node = &node;
-  for (ValueId in : node.inputs) {
-    if (in == kNoValue) {
-      context.input_types.push_back(TensorType{});
-      context.constants.push_back(nullptr);
-      continue;
-    }
-    const Value& value = graph.values[in];
-    context.input_types.push_back(TensorType{value.dtype, value.dims});
-    context.constants.push_back(value.constant ? &*value.constant : nullptr);
-  }
-  for (ValueId out : node.outputs) {
-    if (out == kNoValue) {
-      context.output_types.push_back(TensorType{});
-      continue;
-    }
-    context.output_types.push_back(TensorType{graph.values[out].dtype, graph.values[out].dims});
-  }
+  context.node = types.node;
+  context.input_types = std::move(types.input_types);
+  context.output_types = std::move(types.output_types);
+  context.constants = std::move(types.constants);
   return context;
 }
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "plan/tensor_views.h"
-#include "runtime/cpu/cpu_kernel.h"
+#include "runtime/node_types.h"
 
 namespace ios {
 namespace {
@@ -27,13 +27,13 @@ const CudaKernelEntry* FindEntry(const std::string& op_type) {
 }  // namespace
 
 CudaKernelContext MakeCudaKernelContext(const Graph& graph, const Node& node) {
-  // The node's types and constants are gathered exactly as for the CPU backend.
-  CpuKernelContext host = MakeCpuKernelContext(graph, node);
+  // The node's types and constants, gathered as for the CPU backend.
+  NodeTypes types = GatherNodeTypes(graph, node);
   CudaKernelContext context;
-  context.node = host.node;
-  context.input_types = std::move(host.input_types);
-  context.output_types = std::move(host.output_types);
-  context.constants = std::move(host.constants);
+  context.node = types.node;
+  context.input_types = std::move(types.input_types);
+  context.output_types = std::move(types.output_types);
+  context.constants = std::move(types.constants);
   return context;
 }
 

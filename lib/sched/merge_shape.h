@@ -16,8 +16,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "cost/stage_cost.h"
 #include "ir/graph.h"
+#include "sched/stage_candidate.h"
 #include "sched/units.h"
 #include "util/status.h"
 
@@ -34,5 +34,11 @@ struct MergedConvShape {
 // (CanMergeStage is `MergedConvShapeOf(...).ok()`). The stage's strategy is not looked at.
 StatusOr<MergedConvShape> MergedConvShapeOf(const Graph& graph, const UnitGraph& units,
                                             const StageCandidate& stage);
+
+// True when the stage can run as one merged conv (operator merge, the paper's second strategy):
+// at least two groups, every group a single Conv unit without a folded input, all reading the
+// same tensor with the same strides, dilations and fused activation, group = 1, and kernels whose
+// zero-padded, centred union keeps every output's size.
+bool CanMergeStage(const Graph& graph, const UnitGraph& units, const StageCandidate& stage);
 
 }  // namespace ios

@@ -7,7 +7,7 @@
 //     merged one is zero-padded into it at the offset that keeps its taps aligned with its own
 //     pads, which is the centre for "same"-padded convs (1x3 with 3x1, 1x1 with 3x3);
 //   - biases concatenated (zeros for a conv without one, when another has one);
-//   - the merged conv's kernel shape and pads as MergedConvShapeOf (cost/merge_shape.h) says;
+//   - the merged conv's kernel shape and pads as MergedConvShapeOf (sched/merge_shape.h) says;
 //   - the shared fused activation;
 // followed by a Split along the channels (axis 1), split sizes = each conv's output channels,
 // in the form the graph's opset uses (the `split` attribute below opset 13, a constant second

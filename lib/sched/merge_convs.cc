@@ -1,11 +1,11 @@
-#include "passes/merge_convs.h"
+#include "sched/merge_convs.h"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "cost/merge_shape.h"
+#include "sched/merge_shape.h"
 #include "ops/op_registry.h"
 
 namespace ios {

@@ -4,8 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/merge_shape.h"
-#include "cost/stage_cost.h"
+#include "sched/merge_shape.h"
 #include "ir/fused_activation.h"
 #include "ops/op_util.h"
 

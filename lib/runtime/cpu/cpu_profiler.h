@@ -14,7 +14,7 @@
 //     byte size and never free them: a stage needing two 1 MB inputs takes the first two 1 MB
 //     input buffers, so memory is bounded by the largest per-size demand of any one stage.
 //   - Merge stages (StageStrategy::kMerge) are costed as they run after ApplyMergeStages
-//     (passes/merge_convs.h): the stage's convs are copied into a scratch graph of their own
+//     (sched/merge_convs.h): the stage's convs are copied into a scratch graph of their own
 //     (input, weights, convs), merged there into one conv + Split, and that single group is
 //     measured. The scratch graph and its kernels are cached per set of convs.
 //

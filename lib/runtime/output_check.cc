@@ -1,4 +1,4 @@
-#include "util/output_check.h"
+#include "runtime/output_check.h"
 
 #include <algorithm>
 #include <cmath>

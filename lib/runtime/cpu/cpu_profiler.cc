@@ -1,4 +1,4 @@
-#include "cost/cpu_profiler.h"
+#include "runtime/cpu/cpu_profiler.h"
 
 #include <algorithm>
 #include <chrono>

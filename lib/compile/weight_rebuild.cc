@@ -1,4 +1,4 @@
-#include "plan/weight_rebuild.h"
+#include "compile/weight_rebuild.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -8,12 +8,12 @@
 
 #include "onnx/onnx_importer.h"
 #include "passes/canonicalize.h"
-#include "passes/merge_convs.h"
+#include "sched/merge_convs.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_format.h"
 #include "util/file_util.h"
 #include "util/sha256.h"
-#include "util/shape_spec.h"
+#include "onnx/shape_spec.h"
 
 namespace ios {
 namespace {

@@ -1,4 +1,4 @@
-#include "util/shape_spec.h"
+#include "onnx/shape_spec.h"
 
 namespace ios {
 
