@@ -95,7 +95,7 @@ TEST(CpuProfilerTest, MeasuresUnitStagesThroughTheCostInterface) {
   EXPECT_GT(*ms, 0);
   EXPECT_EQ(profiler.counters().kernels_created, 3);
   EXPECT_EQ(profiler.Name(), "cpu-profiler");
-  EXPECT_EQ(profiler.Fingerprint().kind(), "cpu");
+  EXPECT_EQ(profiler.Fingerprint().kind, "cpu");
 
   stage.groups = {{7}};
   EXPECT_FALSE(profiler.StageLatencyMs(g, *units, stage).ok());

@@ -71,7 +71,7 @@ class FakeCost : public StageCostSource {
     return stage.strategy == StageStrategy::kMerge ? ms * merge_factor_ : ms;
   }
   std::string Name() const override { return "fake"; }
-  plan::DeviceFingerprint Fingerprint() const override { return {}; }
+  DeviceFingerprint Fingerprint() const override { return {}; }
 
   int64_t calls() const { return calls_; }
 
@@ -797,7 +797,7 @@ class TagCost : public StageCostSource {
     return static_cast<double>(count) * (0.3 + 0.7 * fraction);
   }
   std::string Name() const override { return "tag"; }
-  plan::DeviceFingerprint Fingerprint() const override { return {}; }
+  DeviceFingerprint Fingerprint() const override { return {}; }
   int64_t calls = 0;
 };
 

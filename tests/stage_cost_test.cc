@@ -1,6 +1,6 @@
 // Stage costs: operator-merge eligibility and the merged conv's shape, the analytic GPU model,
 // stage signatures, and CachedStageCost with its timing cache.
-#include "cost/stage_cost.h"
+#include "sched/stage_cost_source.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include "cost/analytic_model.h"
 #include "cost/cached_stage_cost.h"
 #include "sched/merge_shape.h"
-#include "cost/stage_signature.h"
+#include "sched/stage_signature.h"
 #include "passes/canonicalize.h"
 #include "sched/units.h"
 #include "test_graph_builder.h"
@@ -291,12 +291,12 @@ TEST(AnalyticModelTest, KnownModelsAndErrors) {
   for (const char* name : {"V100", "A100", "H100", "v100"}) {
     auto sim = Sim(name);
     ASSERT_NE(sim, nullptr);
-    EXPECT_EQ(sim->Fingerprint().kind(), "sim");
-    EXPECT_FALSE(sim->Fingerprint().sim_model().empty());
+    EXPECT_EQ(sim->Fingerprint().kind, "sim");
+    EXPECT_FALSE(sim->Fingerprint().sim_model.empty());
   }
   auto v100 = Sim("V100");
   EXPECT_EQ(v100->Name(), "sim:V100");
-  EXPECT_EQ(v100->Fingerprint().sim_model(), "V100");
+  EXPECT_EQ(v100->Fingerprint().sim_model, "V100");
   EXPECT_EQ(v100->spec().multiprocessors, 80);
   EXPECT_EQ(Sim("A100")->spec().multiprocessors, 108);
   EXPECT_EQ(Sim("H100")->spec().multiprocessors, 132);
@@ -662,12 +662,12 @@ class CountingSource : public StageCostSource {
     return latency;
   }
   std::string Name() const override { return "counting"; }
-  plan::DeviceFingerprint Fingerprint() const override {
-    plan::DeviceFingerprint device;
-    device.set_kind("cpu");
-    device.set_cpu_model(cpu_model_);
-    device.set_cpu_isa("avx2");
-    device.set_cpu_cores(2);
+  DeviceFingerprint Fingerprint() const override {
+    DeviceFingerprint device;
+    device.kind = "cpu";
+    device.cpu_model = cpu_model_;
+    device.cpu_isa = "avx2";
+    device.cpu_cores = 2;
     return device;
   }
   int calls = 0;
@@ -698,7 +698,7 @@ TEST(CachedStageCostTest, MeasuresEachDistinctSignatureOnce) {
   EXPECT_EQ(cost.distinct_measured(), 3);
   EXPECT_EQ(inner.calls, 3);
   EXPECT_EQ(cost.Name(), "counting");
-  EXPECT_EQ(cost.Fingerprint().cpu_model(), "Test CPU");
+  EXPECT_EQ(cost.Fingerprint().cpu_model, "Test CPU");
 }
 
 TEST(TimingCacheTest, RoundTripsAndMissingFileIsEmpty) {

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "cost/stage_cost.h"
+#include "sched/stage_cost_source.h"
 #include "compile/pipeline_options.h"
 #include "iosplan.pb.h"
 #include "ir/graph.h"

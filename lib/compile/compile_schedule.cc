@@ -10,6 +10,7 @@
 
 #include "cost/analytic_model.h"
 #include "cost/cached_stage_cost.h"
+#include "plan/fingerprint_proto.h"
 #include "runtime/cpu/cpu_profiler.h"
 #include "sched/merge_convs.h"
 #include "runtime/cpu/cpu_device.h"
@@ -216,7 +217,7 @@ StatusOr<plan::DeviceFingerprint> TargetDevice(const std::string& device) {
   if (IsSim(device)) {
     IOS_ASSIGN_OR_RETURN(std::unique_ptr<AnalyticCostSource> sim,
                          MakeAnalyticCostSource(device.substr(4)));
-    return sim->Fingerprint();
+    return ToPlanFingerprint(sim->Fingerprint());
   }
   if (!IsCudaDevice(device)) {
     return InvalidInput(

@@ -165,14 +165,14 @@ StatusOr<std::unique_ptr<AnalyticCostSource>> MakeAnalyticCostSource(const std::
                       "known models: " + known);
 }
 
-plan::DeviceFingerprint AnalyticCostSource::Fingerprint() const {
-  plan::DeviceFingerprint fingerprint;
-  fingerprint.set_kind("sim");
-  fingerprint.set_sim_model(spec_.name);
-  fingerprint.set_gpu_name(spec_.product);
-  fingerprint.set_compute_major(spec_.compute_major);
-  fingerprint.set_compute_minor(spec_.compute_minor);
-  fingerprint.set_multiprocessors(spec_.multiprocessors);
+DeviceFingerprint AnalyticCostSource::Fingerprint() const {
+  DeviceFingerprint fingerprint;
+  fingerprint.kind = "sim";
+  fingerprint.sim_model = spec_.name;
+  fingerprint.gpu_name = spec_.product;
+  fingerprint.compute_major = spec_.compute_major;
+  fingerprint.compute_minor = spec_.compute_minor;
+  fingerprint.multiprocessors = spec_.multiprocessors;
   return fingerprint;
 }
 

@@ -80,7 +80,7 @@
 #include <utility>
 #include <vector>
 
-#include "cost/stage_cost.h"
+#include "sched/stage_cost_source.h"
 
 namespace ios {
 
@@ -123,7 +123,7 @@ class AnalyticCostSource : public StageCostSource {
                                   const StageCandidate& stage) override;
   std::string Name() const override { return "sim:" + spec_.name; }
   // kind "sim", sim_model = the name; gpu_name, compute capability and SMs of the modelled GPU.
-  plan::DeviceFingerprint Fingerprint() const override;
+  DeviceFingerprint Fingerprint() const override;
 
   const GpuSpec& spec() const { return spec_; }
   // u(W) of the model.

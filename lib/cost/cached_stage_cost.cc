@@ -26,45 +26,79 @@ bool IsSha256Hex(const std::string& s) {
   return true;
 }
 
-}  // namespace
-
-std::string DescribeDevice(const plan::DeviceFingerprint& device) {
-  auto or_unknown = [](const std::string& s) { return s.empty() ? std::string("unknown") : s; };
-  const std::string capability =
-      "sm_" + std::to_string(device.compute_major()) + std::to_string(device.compute_minor());
-  if (device.kind() == "cpu") {
-    return "the CPU " + or_unknown(device.cpu_model()) + " (" + or_unknown(device.cpu_isa()) +
-           ", " + std::to_string(device.cpu_cores()) + " cores)";
-  }
-  if (device.kind() == "cuda") {
-    return "the CUDA GPU " + or_unknown(device.gpu_name()) + " (" + capability + ")";
-  }
-  if (device.kind() == "sim") {
-    std::string text = "the analytic GPU model " + or_unknown(device.sim_model());
-    if (!device.gpu_name().empty()) text += " (" + device.gpu_name() + ", " + capability + ")";
-    return text;
-  }
-  return "a device of kind '" + device.kind() + "'";
+DeviceFingerprint FromCache(const proto::DeviceFingerprint& device) {
+  DeviceFingerprint out;
+  out.kind = device.kind();
+  out.cpu_model = device.cpu_model();
+  out.cpu_cores = device.cpu_cores();
+  out.cpu_isa = device.cpu_isa();
+  out.gpu_name = device.gpu_name();
+  out.compute_major = device.compute_major();
+  out.compute_minor = device.compute_minor();
+  out.multiprocessors = device.multiprocessors();
+  out.driver_version = device.driver_version();
+  out.runtime_version = device.runtime_version();
+  out.cudnn_version = device.cudnn_version();
+  out.sim_model = device.sim_model();
+  return out;
 }
 
-std::string DeviceMismatch(const plan::DeviceFingerprint& made_for,
-                           const plan::DeviceFingerprint& current) {
+proto::DeviceFingerprint ToCache(const DeviceFingerprint& device) {
+  proto::DeviceFingerprint out;
+  out.set_kind(device.kind);
+  out.set_cpu_model(device.cpu_model);
+  out.set_cpu_cores(device.cpu_cores);
+  out.set_cpu_isa(device.cpu_isa);
+  out.set_gpu_name(device.gpu_name);
+  out.set_compute_major(device.compute_major);
+  out.set_compute_minor(device.compute_minor);
+  out.set_multiprocessors(device.multiprocessors);
+  out.set_driver_version(device.driver_version);
+  out.set_runtime_version(device.runtime_version);
+  out.set_cudnn_version(device.cudnn_version);
+  out.set_sim_model(device.sim_model);
+  return out;
+}
+
+}  // namespace
+
+std::string DescribeDevice(const DeviceFingerprint& device) {
+  auto or_unknown = [](const std::string& s) { return s.empty() ? std::string("unknown") : s; };
+  const std::string capability =
+      "sm_" + std::to_string(device.compute_major) + std::to_string(device.compute_minor);
+  if (device.kind == "cpu") {
+    return "the CPU " + or_unknown(device.cpu_model) + " (" + or_unknown(device.cpu_isa) +
+           ", " + std::to_string(device.cpu_cores) + " cores)";
+  }
+  if (device.kind == "cuda") {
+    return "the CUDA GPU " + or_unknown(device.gpu_name) + " (" + capability + ")";
+  }
+  if (device.kind == "sim") {
+    std::string text = "the analytic GPU model " + or_unknown(device.sim_model);
+    if (!device.gpu_name.empty()) text += " (" + device.gpu_name + ", " + capability + ")";
+    return text;
+  }
+  return "a device of kind '" + device.kind + "'";
+}
+
+std::string DeviceMismatch(const DeviceFingerprint& made_for,
+                           const DeviceFingerprint& current) {
   auto differs = [](const std::string& what, const std::string& a, const std::string& b) {
     return a == b ? std::string() : what + " '" + a + "' vs '" + b + "'";
   };
   for (const std::string& difference : {
-           differs("device kind", made_for.kind(), current.kind()),
-           differs("analytic model", made_for.sim_model(), current.sim_model()),
-           differs("GPU", made_for.gpu_name(), current.gpu_name()),
+           differs("device kind", made_for.kind, current.kind),
+           differs("analytic model", made_for.sim_model, current.sim_model),
+           differs("GPU", made_for.gpu_name, current.gpu_name),
            differs("compute capability",
-                   std::to_string(made_for.compute_major()) + "." +
-                       std::to_string(made_for.compute_minor()),
-                   std::to_string(current.compute_major()) + "." +
-                       std::to_string(current.compute_minor())),
-           differs("CPU", made_for.cpu_model(), current.cpu_model()),
-           differs("instruction set", made_for.cpu_isa(), current.cpu_isa()),
-           differs("core count", std::to_string(made_for.cpu_cores()),
-                   std::to_string(current.cpu_cores())),
+                   std::to_string(made_for.compute_major) + "." +
+                       std::to_string(made_for.compute_minor),
+                   std::to_string(current.compute_major) + "." +
+                       std::to_string(current.compute_minor)),
+           differs("CPU", made_for.cpu_model, current.cpu_model),
+           differs("instruction set", made_for.cpu_isa, current.cpu_isa),
+           differs("core count", std::to_string(made_for.cpu_cores),
+                   std::to_string(current.cpu_cores)),
        }) {
     if (!difference.empty()) return difference;
   }
@@ -122,14 +156,15 @@ Status CachedStageCost::LoadTimingCache(const std::string& path, bool ignore_mis
                         "." + std::to_string(cache.format_minor()) + "; this ios reads format " +
                         std::to_string(kFormatMajor) + ".x");
   }
-  const plan::DeviceFingerprint current = inner_.Fingerprint();
-  std::string mismatch = DeviceMismatch(cache.device(), current);
+  const DeviceFingerprint current = inner_.Fingerprint();
+  const DeviceFingerprint made_for = FromCache(cache.device());
+  std::string mismatch = DeviceMismatch(made_for, current);
   if (mismatch.empty() && cache.source() != inner_.Name()) {
     mismatch = "cost source '" + cache.source() + "' vs '" + inner_.Name() + "'";
   }
   if (!mismatch.empty()) {
     const std::string message = path + ": this timing cache was measured by " + cache.source() +
-                                " on " + DescribeDevice(cache.device()) +
+                                " on " + DescribeDevice(made_for) +
                                 ", but stage costs now come from " + inner_.Name() + " on " +
                                 DescribeDevice(current) + " (" + mismatch + ")";
     if (!ignore_mismatch) {
@@ -161,7 +196,7 @@ Status CachedStageCost::SaveTimingCache(const std::string& path) const {
   cache.set_format_major(kFormatMajor);
   cache.set_format_minor(kFormatMinor);
   cache.set_source(inner_.Name());
-  *cache.mutable_device() = inner_.Fingerprint();
+  *cache.mutable_device() = ToCache(inner_.Fingerprint());
   std::map<std::string, double> all = latency_ms_;
   for (size_t key = 0; key < by_key_.size(); ++key) {
     if (!std::isnan(by_key_[key]))

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "cost/stage_cost.h"
-#include "cost/stage_signature.h"
+#include "sched/stage_cost_source.h"
+#include "sched/stage_signature.h"
 
 namespace ios {
 
@@ -33,7 +33,7 @@ class CachedStageCost : public StageCostSource {
   StatusOr<double> StageLatencyMs(const Graph& graph, const UnitGraph& units,
                                   const StageCandidate& stage) override;
   std::string Name() const override { return inner_.Name(); }
-  plan::DeviceFingerprint Fingerprint() const override { return inner_.Fingerprint(); }
+  DeviceFingerprint Fingerprint() const override { return inner_.Fingerprint(); }
 
   // Every StageLatencyMs call.
   int64_t requests() const { return requests_; }
@@ -63,10 +63,9 @@ class CachedStageCost : public StageCostSource {
 
 // "the CPU Intel Xeon ... (avx2, 2 cores)", "the CUDA GPU NVIDIA A100 (sm_80)", "the analytic GPU
 // model V100 (Tesla V100-SXM2, sm_70)": for messages.
-std::string DescribeDevice(const plan::DeviceFingerprint& device);
+std::string DescribeDevice(const DeviceFingerprint& device);
 
 // Empty when a timing made on `made_for` may be used for `current`; otherwise what differs.
-std::string DeviceMismatch(const plan::DeviceFingerprint& made_for,
-                           const plan::DeviceFingerprint& current);
+std::string DeviceMismatch(const DeviceFingerprint& made_for, const DeviceFingerprint& current);
 
 }  // namespace ios

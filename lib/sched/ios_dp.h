@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "cost/stage_cost.h"
-#include "cost/stage_signature.h"
+#include "sched/stage_cost_source.h"
+#include "sched/stage_signature.h"
 #include "sched/ios_endings.h"
 #include "sched/ios_scheduler.h"
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/stage_cost.h"
+#include "sched/stage_cost_source.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
 #include "util/status.h"

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "cost/stage_signature.h"
+#include "sched/stage_signature.h"
 #include "ir/graph.h"
 #include "sched/ios_endings.h"
 #include "sched/units.h"

@@ -9,7 +9,7 @@
 
 #include "../test_graph_builder.h"
 #include "../test_paths.h"
-#include "cost/profiled_stage.h"
+#include "runtime/profiled_stage.h"
 #include "onnx/onnx_importer.h"
 #include "passes/canonicalize.h"
 #include "runtime/cuda/conv_algorithm_selection.h"

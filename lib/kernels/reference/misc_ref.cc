@@ -4,6 +4,7 @@
 
 #include "kernels/reference/reference_kernel_table.h"
 #include "kernels/reference/reference_util.h"
+#include "ops/op_params.h"
 
 namespace ios {
 namespace {
@@ -17,15 +18,12 @@ Status SoftmaxKernel(bool log_softmax, const Node& node, const std::vector<const
   IOS_RETURN_IF_ERROR(RequireInput(node, inputs, 0));
   IOS_RETURN_IF_ERROR(RequireOutputs(node, outputs, 1));
   const Tensor& x = *inputs[0];
-  const bool coerce_2d = OpsetBefore(node, 13);
-  IOS_ASSIGN_OR_RETURN(int64_t axis_attr, node.attrs.GetInt("axis", coerce_2d ? 1 : -1));
-  if (x.rank() < 1) return InvalidInput(NodeLabel(node) + "input must have rank >= 1");
-  int64_t axis = 0;
-  if (coerce_2d && axis_attr == x.rank()) {
-    axis = x.rank();  // every element in its own row
-  } else {
-    IOS_ASSIGN_OR_RETURN(axis, NormalizeAxis(node, axis_attr, x.rank()));
-  }
+  // The axis as the op registry reads it (ops/op_params.h), for every backend alike.
+  StatusOr<SoftmaxAxis> parsed = ParseSoftmaxAxis(node, x.rank());
+  if (!parsed.ok())
+    return Status(parsed.status().code(), NodeLabel(node) + parsed.status().message());
+  const bool coerce_2d = parsed->coerce_2d;
+  const int64_t axis = parsed->axis;  // == rank before opset 13: every element its own row
   const Dims& dims = x.dims();
   const int64_t outer = NumElements(Dims(dims.begin(), dims.begin() + axis));
   int64_t length = 0;

@@ -10,6 +10,8 @@
 
 #include "kernels/reference/reference_kernel_table.h"
 #include "kernels/reference/reference_util.h"
+#include "kernels/math/tensor_math.h"
+#include "ops/op_params.h"
 
 namespace ios {
 namespace {
@@ -165,66 +167,40 @@ Status SplitKernel(const Node& node, const Inputs& inputs, std::vector<Tensor>* 
 
 // ---- Slice ---------------------------------------------------------------------------------
 
+// The reference's inputs as the op registry's parsers take them (NodeInputs): every input is a
+// value here. The parsers read an input's presence from the node's input ids, which a node
+// evaluated on its own may not carry, so the copy states it from the tensors.
+struct ParserInputs {
+  ParserInputs(const Node& node, const Inputs& inputs) : node_copy(node), constants(inputs) {
+    node_copy.inputs.clear();
+    for (const Tensor* input : inputs) {
+      node_copy.inputs.push_back(input != nullptr ? 0 : kNoValue);
+      types.push_back(input != nullptr ? TensorType{input->dtype(), input->dims()}
+                                       : TensorType{});
+    }
+  }
+  NodeInputs view() const { return NodeInputs{node_copy, types, constants}; }
+
+  Node node_copy;
+  std::vector<TensorType> types;
+  const Inputs& constants;
+};
+
 // Slice: starts/ends/axes from attributes before opset 10, from inputs (plus steps) since.
 // Indices clamp as ONNX specifies, including for negative steps.
 Status SliceKernel(const Node& node, const Inputs& inputs, std::vector<Tensor>* outputs) {
   IOS_RETURN_IF_ERROR(RequireInput(node, inputs, 0));
   IOS_RETURN_IF_ERROR(RequireOutputs(node, outputs, 1));
   const Tensor& x = *inputs[0];
-  const std::string label = NodeLabel(node);
   IOS_RETURN_IF_ERROR(RequireCopyable(node, x));
-  std::vector<int64_t> starts, ends, axes, steps;
-  if (OpsetBefore(node, 10)) {
-    IOS_ASSIGN_OR_RETURN(starts, node.attrs.GetInts("starts", {}));
-    IOS_ASSIGN_OR_RETURN(ends, node.attrs.GetInts("ends", {}));
-    IOS_ASSIGN_OR_RETURN(axes, node.attrs.GetInts("axes", {}));
-  } else {
-    IOS_RETURN_IF_ERROR(RequireInput(node, inputs, 1));
-    IOS_RETURN_IF_ERROR(RequireInput(node, inputs, 2));
-    IOS_ASSIGN_OR_RETURN(starts, ReadIntsInput(node, *inputs[1], "starts"));
-    IOS_ASSIGN_OR_RETURN(ends, ReadIntsInput(node, *inputs[2], "ends"));
-    if (const Tensor* t = OptionalInput(inputs, 3)) {
-      IOS_ASSIGN_OR_RETURN(axes, ReadIntsInput(node, *t, "axes"));
-    }
-    if (const Tensor* t = OptionalInput(inputs, 4)) {
-      IOS_ASSIGN_OR_RETURN(steps, ReadIntsInput(node, *t, "steps"));
-    }
-  }
-  if (starts.size() != ends.size())
-    return InvalidInput(label + "starts and ends must have the same length");
-  if (axes.empty())
-    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-  if (steps.empty()) steps.assign(starts.size(), 1);
-  if (axes.size() != starts.size() || steps.size() != starts.size())
-    return InvalidInput(label + "starts, ends, axes and steps must have the same length");
-
-  Dims begin(x.rank(), 0);
-  Dims step(x.rank(), 1);
-  Dims out_dims = x.dims();
-  std::set<int64_t> seen;
-  for (size_t i = 0; i < starts.size(); ++i) {
-    IOS_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, axes[i], x.rank()));
-    if (!seen.insert(axis).second) return InvalidInput(label + "repeated axis in axes");
-    if (steps[i] == 0) return InvalidInput(label + "steps must not be 0");
-    const int64_t dim = x.dims()[axis];
-    int64_t s = starts[i];
-    int64_t e = ends[i];
-    if (s < 0) s += dim;
-    if (e < 0) e += dim;
-    int64_t size;
-    if (steps[i] > 0) {
-      s = std::clamp<int64_t>(s, 0, dim);
-      e = std::clamp<int64_t>(e, 0, dim);
-      size = e > s ? (e - s + steps[i] - 1) / steps[i] : 0;
-    } else {
-      s = std::clamp<int64_t>(s, 0, dim - 1);
-      e = std::clamp<int64_t>(e, -1, dim - 1);
-      size = s > e ? (s - e + (-steps[i]) - 1) / (-steps[i]) : 0;
-    }
-    begin[axis] = s;
-    step[axis] = steps[i];
-    out_dims[axis] = size;
-  }
+  // Starts, ends, axes and steps as the op registry reads and clamps them (ops/op_params.h).
+  const ParserInputs parser(node, inputs);
+  StatusOr<SliceParams> parsed = ParseSlice(parser.view());
+  if (!parsed.ok())
+    return Status(parsed.status().code(), NodeLabel(node) + parsed.status().message());
+  const Dims& begin = parsed->begin;
+  const Dims& step = parsed->step;
+  const Dims& out_dims = parsed->out_dims;
   Tensor y(x.dtype(), out_dims);
   const Dims x_strides = RowMajorStrides(x.dims());
   int64_t out_offset = 0;
@@ -377,68 +353,22 @@ Status TransposeKernel(const Node& node, const Inputs& inputs, std::vector<Tenso
 
 // ---- Pad -----------------------------------------------------------------------------------
 
-// Maps an index in [-pad, dim + pad) back into [0, dim) for reflect/edge/wrap modes.
-int64_t PadSourceIndex(const std::string& mode, int64_t i, int64_t dim) {
-  if (i >= 0 && i < dim) return i;
-  if (mode == "edge") return i < 0 ? 0 : dim - 1;
-  if (mode == "wrap") return ((i % dim) + dim) % dim;
-  // reflect, mirroring about the first and last element (numpy 'reflect'), repeatedly.
-  if (dim == 1) return 0;
-  const int64_t period = 2 * (dim - 1);
-  int64_t r = ((i % period) + period) % period;
-  return r < dim ? r : period - r;
-}
-
 // Pad: pads/value attributes before opset 11 ('paddings' before opset 2), inputs since, and
-// an optional axes input since opset 18. Negative pads crop.
+// an optional axes input since opset 18. Negative pads crop. Read by the op registry's ParsePad,
+// as every backend reads it; the index arithmetic is kernels/math's PadSourceIndex.
 Status PadKernel(const Node& node, const Inputs& inputs, std::vector<Tensor>* outputs) {
   IOS_RETURN_IF_ERROR(RequireInput(node, inputs, 0));
   IOS_RETURN_IF_ERROR(RequireOutputs(node, outputs, 1));
   const Tensor& x = *inputs[0];
-  const std::string label = NodeLabel(node);
-  IOS_ASSIGN_OR_RETURN(std::string mode, node.attrs.GetString("mode", "constant"));
-  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
-    return InvalidInput(label + "unknown mode '" + mode + "'");
-
-  std::vector<int64_t> pads;
-  std::vector<int64_t> axes;
-  double attr_value = 0.0;
-  const Tensor* value_input = nullptr;
-  if (OpsetBefore(node, 11)) {
-    const char* pads_attr = OpsetBefore(node, 2) ? "paddings" : "pads";
-    if (!node.attrs.Has(pads_attr)) return InvalidInput(label + pads_attr + " is required");
-    IOS_ASSIGN_OR_RETURN(pads, node.attrs.GetInts(pads_attr, {}));
-    IOS_ASSIGN_OR_RETURN(float value, node.attrs.GetFloat("value", 0.f));
-    attr_value = value;
-  } else {
-    IOS_RETURN_IF_ERROR(RequireInput(node, inputs, 1));
-    IOS_ASSIGN_OR_RETURN(pads, ReadIntsInput(node, *inputs[1], "pads"));
-    value_input = OptionalInput(inputs, 2);
-    if (value_input != nullptr && value_input->num_elements() == 0) value_input = nullptr;
-    if (value_input != nullptr &&
-        (value_input->dtype() != x.dtype() || value_input->num_elements() != 1))
-      return InvalidInput(label + "constant_value must be a scalar of the input's type");
-    if (const Tensor* t = OptionalInput(inputs, 3)) {
-      IOS_ASSIGN_OR_RETURN(axes, ReadIntsInput(node, *t, "axes"));
-    }
-  }
-  if (axes.empty())
-    for (int64_t d = 0; d < x.rank(); ++d) axes.push_back(d);
-  if (pads.size() != 2 * axes.size())
-    return InvalidInput(label + "pads has " + std::to_string(pads.size()) + " values for " +
-                        std::to_string(axes.size()) + " axes");
-  const size_t n_axes = axes.size();
-  Dims pad_begin(x.rank(), 0);
-  Dims out_dims = x.dims();
-  for (size_t i = 0; i < n_axes; ++i) {
-    IOS_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, axes[i], x.rank()));
-    pad_begin[axis] = pads[i];
-    out_dims[axis] = x.dims()[axis] + pads[i] + pads[n_axes + i];
-    if (out_dims[axis] < 0) return InvalidInput(label + "pads crop more than the input");
-    const bool grows = pads[i] > 0 || pads[n_axes + i] > 0;
-    if (mode != "constant" && grows && x.dims()[axis] == 0)
-      return InvalidInput(label + mode + " padding of an empty dimension");
-  }
+  const ParserInputs parser(node, inputs);
+  StatusOr<PadParams> parsed = ParsePad(parser.view());
+  if (!parsed.ok())
+    return Status(parsed.status().code(), NodeLabel(node) + parsed.status().message());
+  const PadMode mode = parsed->mode;
+  const Dims& pad_begin = parsed->begin;
+  const Dims& out_dims = parsed->out_dims;
+  const Tensor* value_input = parsed->value_from_input ? inputs[2] : nullptr;
+  const double attr_value = parsed->attribute_value;
 
   IOS_RETURN_IF_ERROR(CheckOutputDims(node, out_dims));
 
@@ -454,7 +384,7 @@ Status PadKernel(const Node& node, const Inputs& inputs, std::vector<Tensor>* ou
       for (int64_t d = 0; d < x.rank(); ++d) {
         int64_t i = o[d] - pad_begin[d];
         if (i < 0 || i >= x.dims()[d]) {
-          if (mode == "constant") {
+          if (mode == PadMode::kConstant) {
             outside = true;
             break;
           }

@@ -6,7 +6,8 @@
 #include <cstring>
 #include <thread>
 
-#include "cost/profiled_stage.h"
+#include "runtime/profiled_stage.h"
+#include "plan/fingerprint_proto.h"
 #include "runtime/command_list.h"
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/cpu_threading.h"
@@ -90,7 +91,9 @@ CpuProfilerCostSource::CpuProfilerCostSource(CpuProfilerOptions options) : optio
 
 CpuProfilerCostSource::~CpuProfilerCostSource() = default;
 
-plan::DeviceFingerprint CpuProfilerCostSource::Fingerprint() const { return CpuFingerprint(); }
+DeviceFingerprint CpuProfilerCostSource::Fingerprint() const {
+  return FromPlanFingerprint(CpuFingerprint());
+}
 
 // Caches belong to one graph: another graph drops them. Within a graph, a cached kernel is
 // re-checked against its node's signature before every use.

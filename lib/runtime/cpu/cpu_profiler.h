@@ -52,7 +52,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/stage_cost.h"
+#include "sched/stage_cost_source.h"
 #include "runtime/cpu/cpu_kernel.h"
 #include "runtime/executor.h"
 
@@ -91,7 +91,7 @@ class CpuProfilerCostSource : public StageCostSource {
   StatusOr<double> StageLatencyMs(const Graph& graph, const UnitGraph& units,
                                   const StageCandidate& stage) override;
   std::string Name() const override { return "cpu-profiler"; }
-  plan::DeviceFingerprint Fingerprint() const override;
+  DeviceFingerprint Fingerprint() const override;
 
   // Measures an arbitrary stage of `graph` (nodes rather than units). kMerge stages must consist
   // of single-Conv groups that ApplyMergeStages accepts.

@@ -4,7 +4,7 @@
 #include <memory>
 #include <random>
 
-#include "cost/profiled_stage.h"
+#include "runtime/profiled_stage.h"
 #include "runtime/cuda/conv_algorithm.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/cuda_streams.h"

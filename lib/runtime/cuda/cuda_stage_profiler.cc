@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "cost/profiled_stage.h"
+#include "runtime/profiled_stage.h"
+#include "plan/fingerprint_proto.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/cuda_fingerprint.h"
 #include "runtime/cuda/cuda_replay.h"
@@ -136,7 +137,9 @@ CudaStageProfiler::~CudaStageProfiler() {
   graph_state_ = DeviceGraph();
 }
 
-plan::DeviceFingerprint CudaStageProfiler::Fingerprint() const { return CudaFingerprint(device_); }
+DeviceFingerprint CudaStageProfiler::Fingerprint() const {
+  return FromPlanFingerprint(CudaFingerprint(device_));
+}
 
 // Caches belong to one graph: another graph drops them. Within a graph, cached kernels and
 // constants are re-checked against their node or tensor before every use.

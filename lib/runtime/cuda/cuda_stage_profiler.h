@@ -16,7 +16,7 @@
 //     per-size demand of any one stage, and no allocation happens between measurements of known
 //     sizes.
 //   - Merge stages (StageStrategy::kMerge) are costed on a scratch graph exactly as the CPU
-//     profiler does it (cost/profiled_stage.h): the convs merged there into one conv + Split.
+//     profiler does it (runtime/profiled_stage.h): the convs merged there into one conv + Split.
 //
 // Timing: the stage's command list runs once directly and is waited for (so that cuDNN's and
 // cuBLAS's first-use setup stays out of the capture), then it is captured; `warmup_launches`
@@ -60,7 +60,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/stage_cost.h"
+#include "sched/stage_cost_source.h"
 #include "runtime/command_list.h"
 #include "runtime/cuda/cuda_device.h"
 #include "runtime/cuda/cuda_kernel.h"
@@ -121,7 +121,7 @@ class CudaStageProfiler : public StageCostSource {
   StatusOr<double> StageLatencyMs(const Graph& graph, const UnitGraph& units,
                                   const StageCandidate& stage) override;
   std::string Name() const override { return "cuda-profiler"; }
-  plan::DeviceFingerprint Fingerprint() const override;
+  DeviceFingerprint Fingerprint() const override;
 
   // Checks the graph (CheckCudaSupportsGraph, cuda_session.h) and creates the kernel of every
   // live node now: any node the CUDA backend refuses, for its op, attributes or dtype, is an

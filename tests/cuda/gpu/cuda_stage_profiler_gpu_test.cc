@@ -36,12 +36,12 @@ TEST(CudaStageProfilerGpuTest, FingerprintIsTheDevice) {
   IOS_SKIP_WITHOUT_GPU();
   auto profiler = MakeProfiler();
   ASSERT_NE(profiler, nullptr);
-  const plan::DeviceFingerprint fingerprint = profiler->Fingerprint();
-  EXPECT_EQ(fingerprint.kind(), "cuda");
-  EXPECT_EQ(fingerprint.gpu_name(), profiler->device().name);
-  EXPECT_GE(fingerprint.compute_major(), 7);
-  EXPECT_GT(fingerprint.multiprocessors(), 0);
-  EXPECT_GT(fingerprint.cudnn_version(), 0);
+  const DeviceFingerprint fingerprint = profiler->Fingerprint();
+  EXPECT_EQ(fingerprint.kind, "cuda");
+  EXPECT_EQ(fingerprint.gpu_name, profiler->device().name);
+  EXPECT_GE(fingerprint.compute_major, 7);
+  EXPECT_GT(fingerprint.multiprocessors, 0);
+  EXPECT_GT(fingerprint.cudnn_version, 0);
   EXPECT_EQ(profiler->Name(), "cuda-profiler");
 }
 

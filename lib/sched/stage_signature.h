@@ -52,7 +52,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "cost/stage_cost.h"
+#include "sched/stage_cost_source.h"
 #include "ir/graph.h"
 #include "sched/units.h"
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "cost/stage_cost.h"
+#include "sched/stage_cost_source.h"
 #include "ir/graph.h"
 #include "runtime/node_buffers.h"
 #include "sched/schedule.h"

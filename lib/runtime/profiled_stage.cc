@@ -1,4 +1,4 @@
-#include "cost/profiled_stage.h"
+#include "runtime/profiled_stage.h"
 
 #include <map>
 

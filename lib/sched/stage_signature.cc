@@ -1,4 +1,4 @@
-#include "cost/stage_signature.h"
+#include "sched/stage_signature.h"
 
 #include <algorithm>
 #include <cstdio>
