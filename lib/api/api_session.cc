@@ -3,9 +3,10 @@
 #include <spdlog/spdlog.h>
 
 #include <cstring>
-#include <optional>
 #include <map>
+#include <optional>
 #include <mutex>
+#include <string>
 #include <utility>
 
 #include "api/api_plan.h"
@@ -27,19 +28,24 @@
 namespace ios {
 namespace {
 
+// The public element types and ios's own, one to one.
+constexpr std::pair<DataType, DType> kTypes[] = {
+    {DataType::kFloat32, DType::kFloat32}, {DataType::kFloat16, DType::kFloat16},
+    {DataType::kFloat64, DType::kFloat64}, {DataType::kInt8, DType::kInt8},
+    {DataType::kUInt8, DType::kUint8},     {DataType::kInt32, DType::kInt32},
+    {DataType::kInt64, DType::kInt64},     {DataType::kBool, DType::kBool},
+};
+
 DataType ToPublic(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32: return DataType::kFloat32;
-    case DType::kFloat16: return DataType::kFloat16;
-    case DType::kFloat64: return DataType::kFloat64;
-    case DType::kInt8: return DataType::kInt8;
-    case DType::kUint8: return DataType::kUInt8;
-    case DType::kInt32: return DataType::kInt32;
-    case DType::kInt64: return DataType::kInt64;
-    case DType::kBool: return DataType::kBool;
-    case DType::kUndefined: break;
-  }
+  for (const auto& [public_type, internal] : kTypes)
+    if (internal == dtype) return public_type;
   return DataType::kUndefined;
+}
+
+DType ToInternal(DataType dtype) {
+  for (const auto& [public_type, internal] : kTypes)
+    if (public_type == dtype) return internal;
+  return DType::kUndefined;
 }
 
 std::vector<TensorInfo> Describe(const Graph& graph, const std::vector<ValueId>& ids) {
@@ -254,33 +260,16 @@ Status Session::Run(const std::vector<InputBuffer>& inputs,
 }
 
 const char* DataTypeName(DataType dtype) {
-  switch (dtype) {
-    case DataType::kFloat32: return "float32";
-    case DataType::kFloat16: return "float16";
-    case DataType::kFloat64: return "float64";
-    case DataType::kInt8: return "int8";
-    case DataType::kUInt8: return "uint8";
-    case DataType::kInt32: return "int32";
-    case DataType::kInt64: return "int64";
-    case DataType::kBool: return "bool";
-    case DataType::kUndefined: break;
-  }
-  return "undefined";
+  // ios's own names ("float32", ...), kept for the life of the program.
+  static const std::map<DType, std::string> names = [] {
+    std::map<DType, std::string> all;
+    for (const auto& entry : kTypes) all[entry.second] = DTypeName(entry.second);
+    all[DType::kUndefined] = DTypeName(DType::kUndefined);
+    return all;
+  }();
+  return names.at(ToInternal(dtype)).c_str();
 }
 
-size_t DataTypeSize(DataType dtype) {
-  switch (dtype) {
-    case DataType::kFloat64:
-    case DataType::kInt64: return 8;
-    case DataType::kFloat32:
-    case DataType::kInt32: return 4;
-    case DataType::kFloat16: return 2;
-    case DataType::kInt8:
-    case DataType::kUInt8:
-    case DataType::kBool: return 1;
-    case DataType::kUndefined: break;
-  }
-  return 0;
-}
+size_t DataTypeSize(DataType dtype) { return DTypeSize(ToInternal(dtype)); }
 
 }  // namespace ios

@@ -26,40 +26,6 @@ bool IsSha256Hex(const std::string& s) {
   return true;
 }
 
-DeviceFingerprint FromCache(const proto::DeviceFingerprint& device) {
-  DeviceFingerprint out;
-  out.kind = device.kind();
-  out.cpu_model = device.cpu_model();
-  out.cpu_cores = device.cpu_cores();
-  out.cpu_isa = device.cpu_isa();
-  out.gpu_name = device.gpu_name();
-  out.compute_major = device.compute_major();
-  out.compute_minor = device.compute_minor();
-  out.multiprocessors = device.multiprocessors();
-  out.driver_version = device.driver_version();
-  out.runtime_version = device.runtime_version();
-  out.cudnn_version = device.cudnn_version();
-  out.sim_model = device.sim_model();
-  return out;
-}
-
-proto::DeviceFingerprint ToCache(const DeviceFingerprint& device) {
-  proto::DeviceFingerprint out;
-  out.set_kind(device.kind);
-  out.set_cpu_model(device.cpu_model);
-  out.set_cpu_cores(device.cpu_cores);
-  out.set_cpu_isa(device.cpu_isa);
-  out.set_gpu_name(device.gpu_name);
-  out.set_compute_major(device.compute_major);
-  out.set_compute_minor(device.compute_minor);
-  out.set_multiprocessors(device.multiprocessors);
-  out.set_driver_version(device.driver_version);
-  out.set_runtime_version(device.runtime_version);
-  out.set_cudnn_version(device.cudnn_version);
-  out.set_sim_model(device.sim_model);
-  return out;
-}
-
 }  // namespace
 
 std::string DescribeDevice(const DeviceFingerprint& device) {
@@ -157,7 +123,7 @@ Status CachedStageCost::LoadTimingCache(const std::string& path, bool ignore_mis
                         std::to_string(kFormatMajor) + ".x");
   }
   const DeviceFingerprint current = inner_.Fingerprint();
-  const DeviceFingerprint made_for = FromCache(cache.device());
+  const DeviceFingerprint made_for = FingerprintFromMessage(cache.device());
   std::string mismatch = DeviceMismatch(made_for, current);
   if (mismatch.empty() && cache.source() != inner_.Name()) {
     mismatch = "cost source '" + cache.source() + "' vs '" + inner_.Name() + "'";
@@ -196,7 +162,7 @@ Status CachedStageCost::SaveTimingCache(const std::string& path) const {
   cache.set_format_major(kFormatMajor);
   cache.set_format_minor(kFormatMinor);
   cache.set_source(inner_.Name());
-  *cache.mutable_device() = ToCache(inner_.Fingerprint());
+  *cache.mutable_device() = FingerprintToMessage<proto::DeviceFingerprint>(inner_.Fingerprint());
   std::map<std::string, double> all = latency_ms_;
   for (size_t key = 0; key < by_key_.size(); ++key) {
     if (!std::isnan(by_key_[key]))

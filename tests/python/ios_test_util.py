@@ -2,6 +2,7 @@
 ends with the 'N passed, N failed' line CTest logs show."""
 import argparse
 import ctypes
+import json
 import os
 import subprocess
 import sys
@@ -30,6 +31,19 @@ def ensure_models(args, names):
         print(result.stdout, result.stderr)
         raise SystemExit("model generation failed")
     return {name: os.path.join(out, name + ".onnx") for name in names}
+
+
+def plan_info(args, plan, tmp):
+    """The plan's summary as iosrun --info-json writes it (a dict)."""
+    path = os.path.join(tmp, "info.json")
+    run([args.iosrun, plan, "--info-json", path])
+    with open(path) as f:
+        return json.load(f)
+
+
+def plan_ops(args, plan, tmp):
+    """The op types of the plan's ops, in op order."""
+    return [op["op_type"] for op in plan_info(args, plan, tmp)["ops"]]
 
 
 class Tally:

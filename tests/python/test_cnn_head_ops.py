@@ -5,22 +5,14 @@ LogSoftmax, ArgMax (an int64 output) and DepthToSpace (pixel shuffle). For batch
 and the IOS search profiled on this CPU: the plan keeps Selu, PRelu and the head ops, has fused
 Mish and Softplus away, and iosrun --check matches onnxruntime on all three outputs (the largest
 errors are printed)."""
-import json
 import os
 import re
 import sys
 import tempfile
 
-from ios_test_util import Tally, parse_args, run
+from ios_test_util import Tally, parse_args, plan_ops, run
 
 ATOL, RTOL = "1e-5", "1e-4"
-
-
-def plan_ops(args, plan, tmp):
-    info = os.path.join(tmp, "info.json")
-    run([args.iosrun, plan, "--info-json", info])
-    with open(info) as f:
-        return [op["op_type"] for op in json.load(f)["ops"]]
 
 
 def main():

@@ -6,13 +6,12 @@ canonicalised: line reports the fusions the variant should get, the plan holds t
 and iosrun --check matches onnxruntime on the original file; the same with the two fusions
 turned off (the Erf, Tanh, Pow and ReduceMean kernels run instead); and --emit-onnx (the fused
 nodes written back for the model's opset) matches onnxruntime too."""
-import json
 import os
 import re
 import sys
 import tempfile
 
-from ios_test_util import Tally, parse_args, run
+from ios_test_util import Tally, parse_args, plan_ops, run
 
 ATOL, RTOL = "1e-5", "1e-4"
 UNFUSED = "fold-constants,eliminate-identity,fold-batchnorm,fuse-activation"
@@ -21,13 +20,6 @@ UNFUSED = "fold-constants,eliminate-identity,fold-batchnorm,fuse-activation"
 def fusions(stdout):
     match = re.search(r"(\d+) GELUs fused, (\d+) LayerNorms fused", stdout)
     return (int(match.group(1)), int(match.group(2))) if match else None
-
-
-def plan_ops(args, plan, tmp):
-    info = os.path.join(tmp, "info.json")
-    run([args.iosrun, plan, "--info-json", info])
-    with open(info) as f:
-        return [op["op_type"] for op in json.load(f)["ops"]]
 
 
 def max_abs_errors(stdout):

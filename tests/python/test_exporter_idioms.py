@@ -7,21 +7,13 @@ profiled on this CPU: iosc folds every constant idiom (the plan holds no BatchNo
 Shape or ConstantOfShape, and exactly the two run-time Mod and ScatterND nodes), and iosrun
 --check matches onnxruntime on both outputs. Also: an out-of-range constant ScatterND index is
 refused at compile time naming the node (exit 2, no plan)."""
-import json
 import os
 import sys
 import tempfile
 
-from ios_test_util import Tally, parse_args, run
+from ios_test_util import Tally, parse_args, plan_ops, run
 
 ATOL, RTOL = "1e-5", "1e-4"
-
-
-def plan_ops(args, plan, tmp):
-    info = os.path.join(tmp, "info.json")
-    run([args.iosrun, plan, "--info-json", info])
-    with open(info) as f:
-        return [op["op_type"] for op in json.load(f)["ops"]]
 
 
 def main():

@@ -10,13 +10,12 @@ site of some variant reads different pixels than the other three roundings would
 onnxruntime on a 1-D ramp). Last, bad Resize nodes (scales computed at run time, antialias,
 tf_crop_and_resize, Upsample past opset 9): exit status 2, a message naming the node and op,
 and no plan."""
-import json
 import os
 import re
 import sys
 import tempfile
 
-from ios_test_util import Tally, parse_args, run
+from ios_test_util import Tally, parse_args, plan_ops, run
 
 ATOL, RTOL = "1e-5", "1e-4"
 FREE_HW_SHAPES = ("1x3x96x128", "2x3x64x160")
@@ -24,13 +23,6 @@ FREE_HW_SHAPES = ("1x3x96x128", "2x3x64x160")
 
 def max_abs_errors(stdout):
     return [float(e) for e in re.findall(r"max abs error ([0-9.e+-]+)", stdout)]
-
-
-def plan_ops(args, plan, tmp):
-    info = os.path.join(tmp, "info.json")
-    run([args.iosrun, plan, "--info-json", info])
-    with open(info) as f:
-        return [op["op_type"] for op in json.load(f)["ops"]]
 
 
 def nearest_indices(coordinate, rounding, length, spec):

@@ -15,16 +15,9 @@ import re
 import subprocess
 import tempfile
 
-from ios_test_util import Tally, ensure_models, parse_args, run
+from ios_test_util import Tally, ensure_models, parse_args, plan_info, run
 
 MARGIN_FRACTION, MARGIN_MS = 0.10, 0.5
-
-
-def plan_info(args, plan, tmp):
-    path = os.path.join(tmp, "info.json")
-    run([args.iosrun, plan, "--info-json", path])
-    with open(path) as f:
-        return json.load(f)
 
 
 def check_trace(tally, label, trace_path, info, runs, threads):
