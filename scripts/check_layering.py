@@ -33,6 +33,7 @@ LAYERS = [
     "runtime",
     ("runtime/cpu", "runtime/cuda"),  # the backends, side by side: neither includes the other
     "compile",
+    "session",            # a plan opened on a device: the API's and iosrun's
     "api",
 ]
 # The lowest layer that may include each generated message.

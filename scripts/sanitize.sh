@@ -10,11 +10,11 @@
 #      the main build);
 #   4. every fuzz target for --fuzz-seconds on fresh mutations (scripts/fuzz.sh).
 #
-#   sanitize.sh [--fuzz-seconds 40] [--skip-fuzz] [--build-dir DIR]
+#   sanitize.sh [--fuzz-seconds 30] [--skip-fuzz] [--build-dir DIR]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$root/build-asan"
-fuzz_seconds=40
+fuzz_seconds=30
 skip_fuzz=0
 while (($#)); do
   case "$1" in

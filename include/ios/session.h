@@ -1,6 +1,6 @@
 // Running a plan: a Session holds one plan loaded on one device (the CPU, or a CUDA GPU), its
-// weights and its memory arena. Inputs and outputs are the caller's host buffers, named as in
-// the model.
+// weights and its memory arena. Inputs and outputs are the caller's buffers, named as in the
+// model: host memory for Run, and on a CUDA session device memory for RunOnDevice.
 //
 // Threads: Run may be called from several threads; the session runs one inference at a time
 // (its arena is one), so concurrent calls wait their turn. For inferences in parallel, open a
@@ -77,6 +77,18 @@ class IOS_API Session {
   // One inference: every input once by name, every output wanted by name (a subset is fine),
   // each buffer exactly TensorInfo::bytes long. Outputs are written before it returns.
   Status Run(const std::vector<InputBuffer>& inputs, const std::vector<OutputBuffer>& outputs);
+
+  // CUDA sessions only: one inference on the caller's device memory, in order with the caller's
+  // CUDA stream. `cuda_stream` is a cudaStream_t (nullptr: the legacy default stream). The
+  // buffers follow Run's rules and may be device memory on the session's GPU, managed memory
+  // or page-locked host memory; ordinary host memory is refused. The session waits (on the
+  // GPU) for the work already enqueued on the stream, copies the inputs into its arena, runs
+  // and copies the outputs out; the stream then waits for all of it. RunOnDevice returns once
+  // that is enqueued: the outputs are ready, and the inputs may be overwritten, when the stream
+  // reaches this point (cudaStreamSynchronize, or later work on the stream). Calls from several
+  // threads take turns as Run's do, and run on the GPU in the order they were made.
+  Status RunOnDevice(const std::vector<InputBuffer>& inputs,
+                     const std::vector<OutputBuffer>& outputs, void* cuda_stream);
 
   struct Impl;  // opaque: the library's
 

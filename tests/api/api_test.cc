@@ -152,6 +152,20 @@ TEST(ApiTest, ErrorsAreStatusesWithTheCliMessages) {
   EXPECT_TRUE((*session)->Run({{in.name, input.data(), in.bytes}},
                               {{out.name, output.data(), out.bytes}})
                   .ok());
+  // Device buffers are for CUDA sessions; a CPU session says so instead of reading them.
+  ios::Status on_device = (*session)->RunOnDevice({{in.name, input.data(), in.bytes}},
+                                                  {{out.name, output.data(), out.bytes}}, nullptr);
+  EXPECT_EQ(on_device.code(), ios::StatusCode::kInvalidInput);
+  EXPECT_NE(on_device.message().find("use Run with host buffers"), std::string::npos)
+      << on_device.message();
+  // A device that is none: the message names the option and the accepted values.
+  ios::SessionOptions tpu = options;
+  tpu.device = "tpu";
+  auto bad_session = ios::Session::FromPlan(*plan, tpu);
+  ASSERT_FALSE(bad_session.ok());
+  EXPECT_NE(bad_session.status().message().find("device must be 'cpu', 'cuda', 'cuda:N'"),
+            std::string::npos)
+      << bad_session.status().message();
   // value_or, and value() only after ok(): the documented way through a StatusOr.
   EXPECT_EQ(ios::StatusOr<int>(ios::Status(ios::StatusCode::kInvalidInput, "x")).value_or(7), 7);
 }

@@ -2,7 +2,8 @@
 libios.so, the CLIs and a CMake package; examples/classify builds out of tree against it with
 find_package(ios CONFIG); its top outputs on SqueezeNet's plan (and on the weight-stripped plan
 with --weights) are iosrun --save-outputs' values; the installed headers include nothing but
-the standard library and each other; libios.so exports only the public API."""
+the standard library and each other; libios.so exports only the public API; docs/api.md's
+snippets compile against the install."""
 import os
 import re
 import subprocess
@@ -20,6 +21,35 @@ def read_pb(path):
     with open(path, "rb") as f:
         tensor.ParseFromString(f.read())
     return numpy_helper.to_array(tensor)
+
+
+def check_doc_snippets(tally, source_dir, prefix, tmp):
+    """Every C++ snippet of docs/api.md compiles and links against the installed package (the
+    device one with the CUDA runtime, when the CUDA toolkit is there)."""
+    with open(os.path.join(source_dir, "docs", "api.md")) as f:
+        snippets = re.findall(r"```cpp\n(.*?)```", f.read(), re.S)
+    tally.check("docs/api.md has its snippets", len(snippets) >= 3, str(len(snippets)))
+    project = os.path.join(tmp, "snippets")
+    os.makedirs(project)
+    lines = ["cmake_minimum_required(VERSION 3.16)", "project(snippets CXX)",
+             "set(CMAKE_CXX_STANDARD 17)", "find_package(ios CONFIG REQUIRED)",
+             "find_package(CUDAToolkit QUIET)"]
+    for i, code in enumerate(snippets):
+        with open(os.path.join(project, f"snippet_{i}.cc"), "w") as f:
+            f.write(code)
+        target = f"add_executable(snippet_{i} snippet_{i}.cc)\n" \
+                 f"target_link_libraries(snippet_{i} PRIVATE ios::ios"
+        if "cuda_runtime_api.h" in code:
+            lines.append(f"if(CUDAToolkit_FOUND)\n{target} CUDA::cudart)\nendif()")
+        else:
+            lines.append(target + ")")
+    with open(os.path.join(project, "CMakeLists.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    build = os.path.join(project, "build")
+    configured = run(["cmake", "-S", project, "-B", build, f"-DCMAKE_PREFIX_PATH={prefix}"])
+    built = run(["cmake", "--build", build, "-j2"]) if configured.returncode == 0 else configured
+    tally.check("docs/api.md's snippets compile and link against the install",
+                built.returncode == 0, configured.stdout + built.stdout + built.stderr)
 
 
 def top_lines(stdout):
@@ -62,6 +92,8 @@ def main():
                         exported and not internal and not any("google::" in s or "dnnl" in s
                                                               for s in exported),
                         str(internal[:10]))
+
+        check_doc_snippets(tally, args.source_dir, prefix, tmp)
 
         example = os.path.join(tmp, "classify")
         configured = run(["cmake", "-S", os.path.join(args.source_dir, "examples", "classify"),

@@ -13,17 +13,14 @@
 #include "iosrun/benchmark.h"
 #include "iosrun/run_io.h"
 #include "iosrun/trace_run.h"
+#include "compile/weight_rebuild.h"
 #include "plan/plan_info.h"
 #include "plan/plan_io.h"
 #include "plan/plan_loader.h"
 #include "plan/plan_pick.h"
-#include "compile/weight_rebuild.h"
-#include "runtime/cpu/cpu_device.h"
-#include "runtime/cpu/cpu_session.h"
 #include "sched/schedule_dot.h"
-#include "util/device_name.h"
+#include "session/plan_session.h"
 #include "util/file_util.h"
-#include "util/memory_info.h"
 #include "util/openmp_spin.h"
 #ifdef IOS_HAVE_CUDA
 #include "iosrun/cuda_run.h"
@@ -31,20 +28,6 @@
 
 namespace ios {
 namespace {
-
-// Refuses what cannot run on the CPU; `device` is the --device value or the plan's kind.
-Status CheckCpuDevice(const IosrunOptions& options, const plan::Plan& plan,
-                      const std::string& device) {
-  if (device != "cpu" && device != "sim") {
-    return InvalidInput("--device must be 'cpu', 'cuda' or a CUDA device ordinal, got '" + device +
-                        "'");
-  }
-  std::vector<std::string> warnings;
-  IOS_RETURN_IF_ERROR(
-      CheckCpuFingerprint(plan.device(), options.force, &warnings).WithContext(options.plan_path));
-  for (const std::string& warning : warnings) spdlog::warn("{}", warning);
-  return Status::Ok();
-}
 
 int MaxGroupsPerStage(const plan::Plan& plan) {
   int widest = 1;
@@ -116,35 +99,33 @@ StatusOr<int> RunPlan(const IosrunOptions& options) {
   if (only_info) return 0;
   IOS_RETURN_IF_ERROR(PrepareOutputDir(options));
 
-  const std::string device = options.device.empty() ? plan.device().kind() : options.device;
-  const int cuda_ordinal = CudaOrdinalOf(device);
-  if (cuda_ordinal >= 0) {
-    if (WantsTrace(options))
-      return InvalidInput(
-          "--trace, --profile and --export-profile run on the CPU only in this "
-          "version (--device cpu)");
-#ifdef IOS_HAVE_CUDA
-    return RunOnCuda(options, std::move(file), cuda_ordinal);
-#else
-    return InvalidInput("no CUDA device: this build of ios has no CUDA backend");
-#endif
-  }
-  IOS_RETURN_IF_ERROR(CheckCpuDevice(options, plan, device));
-  UseShortOpenMpSpinForConcurrentPlans(options, plan);
+  IOS_ASSIGN_OR_RETURN(
+      DeviceChoice choice,
+      ParseDeviceChoice(options.device.empty() ? plan.device().kind() : options.device,
+                        "--device"));
+  if (choice.cuda_ordinal >= 0 && WantsTrace(options))
+    return InvalidInput(
+        "--trace, --profile and --export-profile run on the CPU only in this version (--device "
+        "cpu)");
+  // Before anything is loaded: this may start iosrun again.
+  if (choice.cuda_ordinal < 0) UseShortOpenMpSpinForConcurrentPlans(options, plan);
   const std::string schedule = plan.schedule().kind();
-  const int64_t memory_limit =
+  PlanSessionOptions open;
+  open.device = options.device;
+  open.device_flag = "--device";
+  open.force = options.force;
+  open.threads = options.threads;
+  open.max_streams = options.max_streams;
+  open.use_cuda_graph = !options.no_cuda_graph;
+  open.memory_limit_bytes =
       options.memory_limit_mb > 0 ? options.memory_limit_mb << 20 : options.memory_limit_mb;
-  IOS_RETURN_IF_ERROR(CheckFitsInMemory(PlanHostBytes(plan), memory_limit,
-                                        "the plan's weights and arena",
-                                        "--memory-limit-mb raises the limit, 0 removes it")
-                          .WithContext(options.plan_path));
-  IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlanFile(std::move(file)));
-  CpuSessionOptions session_options;
-  session_options.threads = options.threads;
-  session_options.max_streams = options.max_streams;
-  session_options.memory_limit_bytes = memory_limit;
-  IOS_ASSIGN_OR_RETURN(std::unique_ptr<CpuSession> session,
-                       CpuSession::Create(std::move(loaded), session_options));
+  open.memory_hint = "--memory-limit-mb raises the limit, 0 removes it";
+  IOS_ASSIGN_OR_RETURN(PlanSession opened,
+                       OpenPlanSession(std::move(file), options.plan_path, open));
+#ifdef IOS_HAVE_CUDA
+  if (opened.cuda) return RunOnCuda(options, opened);
+#endif
+  CpuSession* session = opened.cpu.get();
 
   IOS_ASSIGN_OR_RETURN(std::vector<Tensor> inputs, LoadRunInputs(options, session->graph()));
   const std::string input_dir = InputDir(options);
@@ -178,26 +159,8 @@ StatusOr<std::string> PickPlan(const IosrunOptions& options) {
     return InvalidInput(options.plan_path +
                         " is a folder of plans: --device (cpu or a CUDA ordinal) says which "
                         "device's plan to pick");
-  PlanPickOptions pick;
-  pick.force = options.force;
-  const int cuda_ordinal = CudaOrdinalOf(options.device);
-  if (cuda_ordinal >= 0) {
-#ifdef IOS_HAVE_CUDA
-    IOS_ASSIGN_OR_RETURN(pick, CudaPlanPickOptions(cuda_ordinal));
-    pick.force = options.force;
-#else
-    return InvalidInput("no CUDA device: this build of ios has no CUDA backend");
-#endif
-  } else if (options.device == "cpu") {
-    pick.here = CpuFingerprint();
-    pick.runs_here = [](const plan::DeviceFingerprint& planned) {
-      std::vector<std::string> warnings;
-      return CheckCpuFingerprint(planned, /*force=*/false, &warnings).ok();
-    };
-  } else {
-    return InvalidInput("--device must be 'cpu', 'cuda' or a CUDA device ordinal, got '" +
-                        options.device + "'");
-  }
+  IOS_ASSIGN_OR_RETURN(PlanPickOptions pick,
+                       PlanPickOptionsFor(options.device, "--device", options.force));
   IOS_ASSIGN_OR_RETURN(PlanPick picked, PickPlanInFolder(options.plan_path, pick));
   std::fprintf(stderr, "iosrun: %s\n", picked.note.c_str());
   return picked.path;

@@ -10,6 +10,7 @@
 #include "plan/tensor_views.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/cuda_device.h"
+#include "runtime/cuda/cuda_pointer.h"
 #include "runtime/session_inputs.h"
 
 namespace ios {
@@ -105,6 +106,8 @@ Status CudaSession::Init(const CudaSessionOptions& options) {
   IOS_RETURN_IF_ERROR(AllocateStaging());
   IOS_CUDA_RETURN_IF_ERROR(cudaEventCreate(&compute_start_));
   IOS_CUDA_RETURN_IF_ERROR(cudaEventCreate(&compute_stop_));
+  IOS_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&caller_ready_, cudaEventDisableTiming));
+  IOS_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&caller_done_, cudaEventDisableTiming));
 
   // The plan runs once now, on the zeroed arena, whether or not it is captured: the libraries'
   // first-use setup happens outside the capture, and a kernel that cannot run fails here.
@@ -231,6 +234,8 @@ CudaSession::~CudaSession() {
   // them then.
   for (int s = 0; s < streams_->num_streams(); ++s)
     LogIfFailed(cudaStreamSynchronize(streams_->stream(s).stream), "cudaStreamSynchronize");
+  if (caller_done_ != nullptr) LogIfFailed(cudaEventDestroy(caller_done_), "cudaEventDestroy");
+  if (caller_ready_ != nullptr) LogIfFailed(cudaEventDestroy(caller_ready_), "cudaEventDestroy");
   if (compute_stop_ != nullptr) LogIfFailed(cudaEventDestroy(compute_stop_), "cudaEventDestroy");
   if (compute_start_ != nullptr) LogIfFailed(cudaEventDestroy(compute_start_), "cudaEventDestroy");
 }
@@ -300,6 +305,47 @@ StatusOr<std::vector<Tensor>> CudaSession::GetOutputs() {
     outputs.push_back(std::move(t));
   }
   return outputs;
+}
+
+Status CudaSession::RunOnStream(const std::vector<const void*>& inputs,
+                                const std::vector<std::pair<size_t, void*>>& outputs,
+                                cudaStream_t stream) {
+  const Graph& graph = plan_.graph;
+  if (inputs.size() != graph.inputs.size())
+    return InvalidInput("the plan has " + std::to_string(graph.inputs.size()) + " inputs, " +
+                        std::to_string(inputs.size()) + " were given");
+  IOS_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& value = graph.values[graph.inputs[i]];
+    if (ValueBytes(value) > 0)
+      IOS_RETURN_IF_ERROR(CheckDevicePointer(inputs[i], device_, "input '" + value.name + "'"));
+  }
+  for (const auto& [index, pointer] : outputs) {
+    if (index >= graph.outputs.size())
+      return InvalidInput("the plan has no output " + std::to_string(index));
+    const Value& value = graph.values[graph.outputs[index]];
+    if (ValueBytes(value) > 0)
+      IOS_RETURN_IF_ERROR(CheckDevicePointer(pointer, device_, "output '" + value.name + "'"));
+  }
+  const cudaStream_t origin = streams_->origin();
+  IOS_CUDA_RETURN_IF_ERROR(cudaEventRecord(caller_ready_, stream));
+  IOS_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(origin, caller_ready_, 0));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const size_t bytes = static_cast<size_t>(ValueBytes(graph.values[graph.inputs[i]]));
+    if (bytes == 0) continue;
+    IOS_CUDA_RETURN_IF_ERROR(
+        cudaMemcpyAsync(value_ptr_[graph.inputs[i]], inputs[i], bytes, cudaMemcpyDefault, origin));
+  }
+  IOS_RETURN_IF_ERROR(Run());
+  for (const auto& [index, pointer] : outputs) {
+    const size_t bytes = static_cast<size_t>(ValueBytes(graph.values[graph.outputs[index]]));
+    if (bytes == 0) continue;
+    IOS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(pointer, value_ptr_[graph.outputs[index]], bytes,
+                                             cudaMemcpyDefault, origin));
+  }
+  IOS_CUDA_RETURN_IF_ERROR(cudaEventRecord(caller_done_, origin));
+  IOS_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(stream, caller_done_, 0));
+  return Status::Ok();
 }
 
 Status CudaSession::RecordComputeStart() {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "plan/plan_loader.h"
@@ -64,6 +65,15 @@ class CudaSession : public CudaOpLauncher {
   // Copies the outputs back and waits for them.
   StatusOr<std::vector<Tensor>> GetOutputs();
 
+  // One inference on the caller's device buffers, in order with the caller's `stream`: the
+  // origin waits for the work already on `stream`, copies `inputs` (one pointer per graph
+  // input, in order) into the arena, runs, copies the chosen outputs (graph output index and
+  // pointer) out, and `stream` then waits for all of it. Returns without waiting; the outputs
+  // are ready, and the inputs free to reuse, when `stream` reaches this point. Every pointer
+  // must pass CheckDevicePointer (cuda_pointer.h) and hold the tensor's bytes.
+  Status RunOnStream(const std::vector<const void*>& inputs,
+                     const std::vector<std::pair<size_t, void*>>& outputs, cudaStream_t stream);
+
   // For the benchmark: the pieces of one inference, each only enqueued on the origin.
   Status EnqueueInputCopies();   // staging buffers -> device (what SetInputs last staged)
   Status EnqueueOutputCopies();  // device -> staging buffers
@@ -109,6 +119,8 @@ class CudaSession : public CudaOpLauncher {
   std::string capture_fallback_;
   cudaEvent_t compute_start_ = nullptr;  // timing enabled, unlike the stream set's events
   cudaEvent_t compute_stop_ = nullptr;
+  cudaEvent_t caller_ready_ = nullptr;  // RunOnStream: the caller's work before the inference
+  cudaEvent_t caller_done_ = nullptr;   // RunOnStream: the inference and its copies
 };
 
 }  // namespace ios

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "../small_cuda_plan.h"
 #include "gpu_test_util.h"
@@ -150,6 +152,71 @@ TEST(CudaSessionGpuTest, TracedRunTimesEveryCommandAndKeepsTheOutputs) {
   auto outputs = session->GetOutputs();
   ASSERT_TRUE(outputs.ok()) << outputs.status().message();
   ExpectClose(*outputs, RunOnCpu(inputs, true));
+}
+
+// ios::Session::RunOnDevice: the caller's device buffers, in order with the caller's stream
+// (one it made, then the legacy default stream), with and without the CUDA Graph.
+TEST(CudaSessionGpuTest, RunsOnTheCallersDeviceBuffersInOrderWithTheCallersStream) {
+  IOS_SKIP_WITHOUT_GPU();
+  for (bool use_graph : {true, false}) {
+    SCOPED_TRACE(use_graph ? "CUDA Graph" : "replayed");
+    std::unique_ptr<CudaSession> session = MakeSession(true, use_graph, 0);
+    ASSERT_NE(session, nullptr);
+    const Graph& graph = session->graph();
+    std::vector<DeviceBuffer> in, out;
+    for (ValueId id : graph.inputs) {
+      auto buffer = DeviceBuffer::Allocate(static_cast<size_t>(ValueBytes(graph.values[id])));
+      ASSERT_TRUE(buffer.ok());
+      in.push_back(std::move(buffer).value());
+    }
+    std::vector<std::pair<size_t, void*>> outputs;
+    for (size_t o = 0; o < graph.outputs.size(); ++o) {
+      auto buffer =
+          DeviceBuffer::Allocate(static_cast<size_t>(ValueBytes(graph.values[graph.outputs[o]])));
+      ASSERT_TRUE(buffer.ok());
+      out.push_back(std::move(buffer).value());
+      outputs.emplace_back(o, out.back().data());
+    }
+    std::vector<const void*> inputs;
+    for (const DeviceBuffer& buffer : in) inputs.push_back(buffer.data());
+    cudaStream_t mine = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&mine, cudaStreamNonBlocking), cudaSuccess);
+    for (cudaStream_t stream : {mine, static_cast<cudaStream_t>(nullptr)}) {
+      for (unsigned seed : {21u, 22u}) {
+        const std::vector<Tensor> host = RandomInputs(graph, seed);
+        // The inputs reach the device on the caller's stream, and are not waited for: the
+        // session must wait for them on the GPU.
+        for (size_t i = 0; i < host.size(); ++i) {
+          ASSERT_EQ(cudaMemcpyAsync(in[i].data(), host[i].raw(), host[i].num_bytes(),
+                                    cudaMemcpyHostToDevice, stream),
+                    cudaSuccess);
+        }
+        Status run = session->RunOnStream(inputs, outputs, stream);
+        ASSERT_TRUE(run.ok()) << run.message();
+        std::vector<Tensor> got;
+        for (size_t o = 0; o < graph.outputs.size(); ++o) {
+          const Value& value = graph.values[graph.outputs[o]];
+          Tensor t(value.dtype, value.dims);
+          ASSERT_EQ(cudaMemcpyAsync(t.raw(), out[o].data(), t.num_bytes(),
+                                    cudaMemcpyDeviceToHost, stream),
+                    cudaSuccess);
+          got.push_back(std::move(t));
+        }
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+        ExpectClose(got, RunOnCpu(host, true));
+      }
+    }
+    ASSERT_EQ(cudaStreamDestroy(mine), cudaSuccess);
+
+    // Pageable host memory is refused, naming the input.
+    std::vector<float> pageable(static_cast<size_t>(ValueBytes(graph.values[graph.inputs[0]])));
+    std::vector<const void*> wrong = inputs;
+    wrong[0] = pageable.data();
+    Status refused = session->RunOnStream(wrong, outputs, nullptr);
+    EXPECT_EQ(refused.code(), StatusCode::kInvalidInput);
+    EXPECT_NE(refused.message().find("is not device memory"), std::string::npos)
+        << refused.message();
+  }
 }
 
 TEST(CudaSessionGpuTest, RefusesInputsOfTheWrongShape) {
