@@ -101,6 +101,61 @@ TEST(CpuProfilerTest, MeasuresUnitStagesThroughTheCostInterface) {
   EXPECT_FALSE(profiler.StageLatencyMs(g, *units, stage).ok());
 }
 
+// A one-group stage costs the sum of its units measured alone, each measured once however many
+// stages share it; without composition it is measured whole.
+TEST(CpuProfilerTest, OneGroupStagesAreTheSumOfTheirUnitsMeasuredOnce) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 16, 20, 20});
+  ValueId a = b.Conv(x, 16, 3, 1);
+  ValueId c = b.Conv(a, 16, 1);
+  Graph g = b.Finish({c});
+  StatusOr<UnitGraph> units = FormUnits(g, UnitOptions{});
+  ASSERT_TRUE(units.ok()) << units.status().message();
+  ASSERT_EQ(units->units.size(), 2u);
+  CpuProfilerCostSource profiler(QuickOptions());
+  StageCandidate first, second, chain;
+  first.groups = {{0}};
+  second.groups = {{1}};
+  chain.groups = {{0, 1}};
+  StatusOr<double> ms0 = profiler.StageLatencyMs(g, *units, first);
+  StatusOr<double> ms1 = profiler.StageLatencyMs(g, *units, second);
+  ASSERT_TRUE(ms0.ok() && ms1.ok());
+  EXPECT_EQ(profiler.counters().stages_measured, 2);
+  StatusOr<double> sum = profiler.StageLatencyMs(g, *units, chain);
+  ASSERT_TRUE(sum.ok()) << sum.status().message();
+  EXPECT_DOUBLE_EQ(*sum, *ms0 + *ms1);
+  EXPECT_EQ(profiler.counters().stages_measured, 2);  // nothing measured again
+  EXPECT_EQ(profiler.counters().stages_composed, 1);
+  ASSERT_TRUE(profiler.StageLatencyMs(g, *units, first).ok());
+  EXPECT_EQ(profiler.counters().stages_measured, 2);
+
+  CpuProfilerOptions whole_options = QuickOptions();
+  whole_options.compose_one_group_stages = false;
+  CpuProfilerCostSource whole(whole_options);
+  ASSERT_TRUE(whole.StageLatencyMs(g, *units, chain).ok());
+  EXPECT_EQ(whole.counters().stages_measured, 1);
+  EXPECT_EQ(whole.counters().stages_composed, 0);
+}
+
+// Kernels that already ran with a stage's thread share get one warm-up run, not warmup_runs.
+TEST(CpuProfilerTest, WarmKernelsGetOneWarmUpRun) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 16, 24, 24});
+  Graph g = b.Finish({b.Conv(x, 16, 3, 1), b.Conv(x, 16, 1)});
+  CpuProfilerOptions options = QuickOptions();
+  options.warmup_runs = 3;
+  options.settle_tolerance = 0;  // a fixed number of samples, to count runs
+  options.subtract_launch_overhead = false;
+  CpuProfilerCostSource profiler(options);
+  const int64_t timed = options.repeats * options.runs_per_repeat;
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}, {1}})).ok());
+  EXPECT_EQ(profiler.counters().executor_runs, 3 + timed);
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}, {1}})).ok());  // the same thread shares
+  EXPECT_EQ(profiler.counters().executor_runs, 2 * (3 + timed) - 2);
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}})).ok());  // node 0 with every thread: new
+  EXPECT_EQ(profiler.counters().executor_runs, 3 * (3 + timed) - 2);
+}
+
 TEST(CpuProfilerTest, ReusesKernelsAndBuffers) {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 16, 24, 24});
@@ -176,6 +231,39 @@ TEST(CpuProfilerTest, LaunchOverheadIsMeasuredOnceAndSmall) {
   CpuProfilerCostSource unadjusted(raw);
   ASSERT_TRUE(unadjusted.MeasureStage(g, StageOf({{0}})).ok());
   EXPECT_EQ(unadjusted.counters().launch_overhead_ms, 0);
+}
+
+// The adaptive rule: a stage takes between min_repeats and repeats samples, each of as many
+// back-to-back runs as make a millisecond (one for a stage that long already), or exactly
+// `repeats` samples with the tolerance off.
+TEST(CpuProfilerTest, SamplesUntilTheMedianSettlesWithRunsSizedToTheStage) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 8, 8, 8});
+  Graph tiny = b.Finish({b.Conv(x, 8, 1)});
+  CpuProfilerOptions options;
+  options.subtract_launch_overhead = false;
+  CpuProfilerCostSource adaptive(options);
+  ASSERT_TRUE(adaptive.MeasureStage(tiny, StageOf({{0}})).ok());
+  const CpuProfilerCounters& counted = adaptive.counters();
+  EXPECT_GE(counted.samples_taken, options.min_repeats);
+  EXPECT_LE(counted.samples_taken, options.repeats);
+  const int64_t timed_runs = counted.executor_runs - options.warmup_runs;
+  ASSERT_EQ(timed_runs % counted.samples_taken, 0);
+  const int64_t runs_per_sample = timed_runs / counted.samples_taken;
+  EXPECT_GT(runs_per_sample, 1) << "a stage of microseconds is run several times per sample";
+  EXPECT_LE(runs_per_sample, options.max_runs_per_repeat);
+
+  options.settle_tolerance = 0;
+  CpuProfilerCostSource fixed(options);
+  ASSERT_TRUE(fixed.MeasureStage(tiny, StageOf({{0}})).ok());
+  EXPECT_EQ(fixed.counters().samples_taken, options.repeats);
+
+  GraphBuilder big_builder;
+  ValueId y = big_builder.Input("y", {1, 128, 56, 56});
+  Graph big = big_builder.Finish({big_builder.Conv(y, 128, 3, 1, 1)});
+  CpuProfilerCostSource long_stage(options);  // 0.9 GFLOP: several milliseconds per run
+  ASSERT_TRUE(long_stage.MeasureStage(big, StageOf({{0}})).ok());
+  EXPECT_EQ(long_stage.counters().executor_runs, options.warmup_runs + options.repeats);
 }
 
 }  // namespace

@@ -33,5 +33,15 @@ TEST(LatencyStatsTest, RobustMedianIgnoresOutliers) {
   EXPECT_DOUBLE_EQ(RobustMedian({5, 5, 5}), 5.0);
 }
 
+TEST(LatencyStatsTest, MedianSettlesWhenAMajorityAgrees) {
+  EXPECT_FALSE(MedianSettled({}, 3, 0.05));
+  EXPECT_FALSE(MedianSettled({1.0, 1.0}, 3, 0.05));                // too few
+  EXPECT_TRUE(MedianSettled({1.0, 1.02, 0.99}, 3, 0.05));          // all within 5%
+  EXPECT_FALSE(MedianSettled({1.0, 1.3, 0.7}, 3, 0.05));           // only the median agrees
+  EXPECT_TRUE(MedianSettled({1.0, 1.01, 0.99, 4.0}, 3, 0.05));     // one spoiled sample of four
+  EXPECT_FALSE(MedianSettled({1.0, 1.01, 2.0, 2.2}, 3, 0.05));     // two clusters: no majority
+  EXPECT_TRUE(MedianSettled({1.0, 1.3, 0.7}, 3, 0.5));             // a looser tolerance
+}
+
 }  // namespace
 }  // namespace ios

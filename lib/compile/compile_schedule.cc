@@ -48,6 +48,7 @@ StatusOr<std::unique_ptr<StageCostSource>> MakeCostSource(const PipelineOptions&
   CpuProfilerOptions profiler;
   profiler.warmup_runs = options.profile_warmup;
   profiler.repeats = options.profile_repeats;
+  profiler.settle_tolerance = options.profile_tolerance;
   return std::unique_ptr<StageCostSource>(std::make_unique<CpuProfilerCostSource>(profiler));
 }
 

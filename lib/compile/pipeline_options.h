@@ -31,6 +31,7 @@ struct PipelineOptions {
   std::string timing_cache_path;
   int profile_warmup = 2;  // -1: the profiler's default (set for a CUDA device)
   int profile_repeats = 7;
+  double profile_tolerance = 0.05;  // the CPU profiler's settle_tolerance
   std::string slice_views = "on";  // zero-copy Concat/Split slices in the memory plan
   std::string tf32 = "on";         // CUDA: fp32 convs and GEMMs may use TF32 tensor cores
   int max_streams = 0;             // 0: the device's default (CPU: its cores; GPU: 8)

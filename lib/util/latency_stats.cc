@@ -55,4 +55,12 @@ double RobustMedian(std::vector<double> samples, double mad_limit) {
   return Median(kept);
 }
 
+bool MedianSettled(const std::vector<double>& samples, int min_samples, double tolerance) {
+  if (samples.empty() || static_cast<int>(samples.size()) < min_samples) return false;
+  const double median = RobustMedian(samples);
+  size_t agreeing = 0;
+  for (double v : samples) agreeing += std::fabs(v - median) <= tolerance * median ? 1 : 0;
+  return 2 * agreeing > samples.size();
+}
+
 }  // namespace ios

@@ -20,4 +20,10 @@ LatencySummary SummarizeLatencies(std::vector<double> samples_ms);
 // (robust against the outliers a noisy machine produces). Empty input gives 0.
 double RobustMedian(std::vector<double> samples, double mad_limit = 3.0);
 
+// Whether `samples` settle their median, the CPU profiler's stopping rule: at least
+// `min_samples` of them, and more than half within `tolerance` (relative) of RobustMedian. One
+// sample spoiled by another process leaves three of four agreeing; a stage whose runs vary
+// takes more samples.
+bool MedianSettled(const std::vector<double>& samples, int min_samples, double tolerance);
+
 }  // namespace ios

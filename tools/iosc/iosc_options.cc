@@ -78,9 +78,16 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--profile-repeats", options->profile_repeats,
-                 "Stage profiler: timed repeats per stage (the median is kept, outliers dropped)")
+                 "Stage profiler: timed repeats per stage (the median is kept, outliers "
+                 "dropped); on the CPU at most this many, fewer once the median settles")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--profile-tolerance", options->profile_tolerance,
+                 "CPU stage profiler: stop sampling a stage once a majority of at least 3 "
+                 "samples lie within this fraction of their median (0: always "
+                 "--profile-repeats samples)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   app.add_option("--tf32", options->tf32,
                  "CUDA: let fp32 convs and GEMMs use TF32 tensor cores (Ampere and newer). The "
                  "default follows onnxruntime's CUDA execution provider, whose use_tf32 option "

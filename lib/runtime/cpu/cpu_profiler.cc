@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -85,7 +86,9 @@ CpuProfilerCostSource::CpuProfilerCostSource(CpuProfilerOptions options) : optio
   max_streams_ = options_.max_streams > 0 ? options_.max_streams : total_threads_;
   options_.warmup_runs = std::max(0, options_.warmup_runs);
   options_.repeats = std::max(1, options_.repeats);
-  options_.runs_per_repeat = std::max(1, options_.runs_per_repeat);
+  options_.runs_per_repeat = std::max(0, options_.runs_per_repeat);
+  options_.min_repeats = std::clamp(options_.min_repeats, 1, options_.repeats);
+  options_.max_runs_per_repeat = std::max(1, options_.max_runs_per_repeat);
   executor_ = std::make_unique<StreamExecutor>(max_streams_);
 }
 
@@ -101,6 +104,7 @@ void CpuProfilerCostSource::ResetForGraph(const Graph& graph) {
   if (graph_ != &graph) {
     kernels_.clear();
     merged_.clear();
+    unit_ms_.clear();
     graph_ = &graph;
   }
   if (kernels_.size() != graph.nodes.size()) kernels_.resize(graph.nodes.size());
@@ -113,6 +117,7 @@ StatusOr<CpuKernel*> CpuProfilerCostSource::KernelFor(const Graph& graph, NodeId
     ++counters_.kernel_cache_hits;
     return cached.kernel.get();
   }
+  cached.warmed_group_counts.clear();
   IOS_ASSIGN_OR_RETURN(cached.kernel,
                        CreateCpuKernel(MakeCpuKernelContext(graph, graph.nodes[node])));
   cached.signature = std::move(signature);
@@ -144,8 +149,35 @@ StatusOr<CpuProfilerCostSource::MergedStage*> CpuProfilerCostSource::MergedStage
 
 StatusOr<double> CpuProfilerCostSource::StageLatencyMs(const Graph& graph, const UnitGraph& units,
                                                        const StageCandidate& stage) {
+  const bool one_group = stage.strategy != StageStrategy::kMerge && stage.groups.size() == 1;
+  if (one_group && stage.groups[0].size() == 1)
+    return UnitLatencyMs(graph, units, stage.groups[0][0]);
+  if (one_group && options_.compose_one_group_stages) {
+    double sum = 0;
+    for (UnitId unit : stage.groups[0]) {
+      IOS_ASSIGN_OR_RETURN(double ms, UnitLatencyMs(graph, units, unit));
+      sum += ms;
+    }
+    ++counters_.stages_composed;
+    return sum;
+  }
   IOS_ASSIGN_OR_RETURN(ScheduleStage nodes_stage, NodeStageOf(units, stage));
   return MeasureStage(graph, nodes_stage);
+}
+
+StatusOr<double> CpuProfilerCostSource::UnitLatencyMs(const Graph& graph, const UnitGraph& units,
+                                                      UnitId unit) {
+  StageCandidate alone;
+  alone.groups = {{unit}};
+  alone.strategy = StageStrategy::kConcurrent;
+  IOS_ASSIGN_OR_RETURN(ScheduleStage nodes_stage, NodeStageOf(units, alone));
+  ResetForGraph(graph);  // drops the memo when the graph changes
+  const std::vector<NodeId>& nodes = nodes_stage.groups[0].nodes;
+  auto known = unit_ms_.find(nodes);
+  if (known != unit_ms_.end()) return known->second;
+  IOS_ASSIGN_OR_RETURN(double ms, MeasureStage(graph, nodes_stage));
+  unit_ms_.emplace(nodes, ms);
+  return ms;
 }
 
 StatusOr<double> CpuProfilerCostSource::MeasureStage(const Graph& graph,
@@ -155,28 +187,45 @@ StatusOr<double> CpuProfilerCostSource::MeasureStage(const Graph& graph,
   if (options_.subtract_launch_overhead && !launch_overhead_measured_)
     IOS_RETURN_IF_ERROR(MeasureLaunchOverhead());
 
+  // One warm-up run when every kernel has run with this thread share before.
+  const int warm = std::min(1, options_.warmup_runs);
+  const int width = static_cast<int>(stage.groups.size());
   double ms = 0;
   if (stage.strategy == StageStrategy::kMerge) {
     IOS_ASSIGN_OR_RETURN(MergedStage * merged, MergedStageFor(graph, stage));
     std::vector<CpuKernel*> kernels(merged->kernels.size(), nullptr);
     for (size_t n = 0; n < kernels.size(); ++n) kernels[n] = merged->kernels[n].get();
-    IOS_ASSIGN_OR_RETURN(ms, TimeStage(merged->graph, merged->stage, kernels));
+    IOS_ASSIGN_OR_RETURN(ms, TimeStage(merged->graph, merged->stage, kernels,
+                                       merged->warmed ? warm : options_.warmup_runs));
+    merged->warmed = true;
     ++counters_.merge_stages_measured;
   } else {
     std::vector<CpuKernel*> kernels(graph.nodes.size(), nullptr);
+    bool warmed = true;
     for (const ScheduleGroup& group : stage.groups) {
       for (NodeId n : group.nodes) {
         IOS_ASSIGN_OR_RETURN(kernels[n], KernelFor(graph, n));
+        const std::vector<int>& widths = kernels_[n].warmed_group_counts;
+        warmed = warmed && std::find(widths.begin(), widths.end(), width) != widths.end();
       }
     }
-    IOS_ASSIGN_OR_RETURN(ms, TimeStage(graph, stage, kernels));
+    IOS_ASSIGN_OR_RETURN(ms, TimeStage(graph, stage, kernels,
+                                       warmed ? warm : options_.warmup_runs));
+    for (const ScheduleGroup& group : stage.groups) {
+      for (NodeId n : group.nodes) {
+        std::vector<int>& widths = kernels_[n].warmed_group_counts;
+        if (std::find(widths.begin(), widths.end(), width) == widths.end())
+          widths.push_back(width);
+      }
+    }
   }
   ++counters_.stages_measured;
   return std::max(kMinStageLatencyMs, ms - counters_.launch_overhead_ms);
 }
 
 StatusOr<double> CpuProfilerCostSource::TimeStage(const Graph& graph, const ScheduleStage& stage,
-                                                  const std::vector<CpuKernel*>& kernels) {
+                                                  const std::vector<CpuKernel*>& kernels,
+                                                  int warmup_runs) {
   // Buffers: values produced inside the stage come from the work pool, the others (the stage's
   // inputs) from the random-filled input pool; constants are read in place.
   std::vector<void*> value_ptr(graph.values.size(), nullptr);
@@ -199,27 +248,41 @@ StatusOr<double> CpuProfilerCostSource::TimeStage(const Graph& graph, const Sche
   IOS_ASSIGN_OR_RETURN(CommandList commands,
                        LowerToCommands(graph, schedule, max_streams_, total_threads_));
   Runner runner(graph, kernels, stage, value_ptr);
-  return TimeCommands(commands, runner);
+  return TimeCommands(commands, runner, warmup_runs);
 }
 
 StatusOr<double> CpuProfilerCostSource::TimeCommands(const CommandList& commands,
-                                                     OpRunner& runner) {
+                                                     OpRunner& runner, int warmup_runs) {
   using Clock = std::chrono::steady_clock;
-  for (int i = 0; i < options_.warmup_runs; ++i) {
+  auto elapsed_ms = [](Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  };
+  double last_run_ms = 0;
+  for (int i = 0; i < warmup_runs; ++i) {
+    const Clock::time_point start = Clock::now();
     IOS_RETURN_IF_ERROR(executor_->Run(commands, runner));
+    last_run_ms = elapsed_ms(start);
     ++counters_.executor_runs;
+  }
+  int runs = options_.runs_per_repeat;
+  if (runs <= 0) {
+    runs = 1;
+    if (last_run_ms > 0 && last_run_ms < options_.min_sample_ms)
+      runs = static_cast<int>(std::min<double>(options_.max_runs_per_repeat,
+                                               std::ceil(options_.min_sample_ms / last_run_ms)));
   }
   std::vector<double> samples;
   samples.reserve(static_cast<size_t>(options_.repeats));
   for (int r = 0; r < options_.repeats; ++r) {
     const Clock::time_point start = Clock::now();
-    for (int i = 0; i < options_.runs_per_repeat; ++i)
-      IOS_RETURN_IF_ERROR(executor_->Run(commands, runner));
-    const Clock::time_point end = Clock::now();
-    counters_.executor_runs += options_.runs_per_repeat;
-    samples.push_back(std::chrono::duration<double, std::milli>(end - start).count() /
-                      options_.runs_per_repeat);
+    for (int i = 0; i < runs; ++i) IOS_RETURN_IF_ERROR(executor_->Run(commands, runner));
+    samples.push_back(elapsed_ms(start) / runs);
+    counters_.executor_runs += runs;
+    if (options_.settle_tolerance > 0 &&
+        MedianSettled(samples, options_.min_repeats, options_.settle_tolerance))
+      break;
   }
+  counters_.samples_taken += static_cast<int64_t>(samples.size());
   return RobustMedian(std::move(samples));
 }
 
@@ -230,9 +293,12 @@ Status CpuProfilerCostSource::MeasureLaunchOverhead() {
   empty.streams.resize(1);
   NoOpRunner runner;
   const CpuProfilerOptions saved = options_;
-  options_.warmup_runs = std::max(options_.warmup_runs, 10);
-  options_.runs_per_repeat = options_.runs_per_repeat * 20;
-  StatusOr<double> ms = TimeCommands(empty, runner);
+  options_.runs_per_repeat = 60;
+  options_.repeats = 7;
+  options_.settle_tolerance = 0;
+  const int64_t samples_before = counters_.samples_taken;
+  StatusOr<double> ms = TimeCommands(empty, runner, std::max(options_.warmup_runs, 10));
+  counters_.samples_taken = samples_before;  // the baseline's samples are not a stage's
   options_ = saved;
   IOS_RETURN_IF_ERROR(ms.status());
   counters_.launch_overhead_ms = ms.value();

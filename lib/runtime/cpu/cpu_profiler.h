@@ -18,18 +18,34 @@
 //     (input, weights, convs), merged there into one conv + Split, and that single group is
 //     measured. The scratch graph and its kernels are cached per set of convs.
 //
-// Timing: `warmup_runs` untimed runs, then `repeats` samples, each the wall time of
-// `runs_per_repeat` back-to-back runs divided by `runs_per_repeat`; the result is RobustMedian
-// of the samples (median after dropping samples beyond 3 median absolute deviations). The
-// defaults are chosen for a noisy, shared 2-core machine:
+// Timing: `warmup_runs` untimed runs, then samples until the median settles: each sample is the
+// wall time of some back-to-back runs divided by their number, and sampling stops as soon as
+// MedianSettled (util/latency_stats.h: at least `min_repeats` samples, a majority within
+// `settle_tolerance` of the median), or after `repeats` samples. The result is RobustMedian of
+// the samples (median after dropping samples beyond 3 median absolute deviations). The defaults
+// are chosen for a noisy, shared 2-core machine:
 //   - warmup 2: the first run of a stage creates the oneDNN primitives for its thread share and
-//     faults in fresh buffers; the second settles the OpenMP team and the caches.
-//   - runs per repeat 3: many stages take 0.1-1 ms, comparable to a thread wake-up and to timer
-//     and scheduler jitter; averaging three runs smooths that, while a sample stays short enough
-//     that one preemption by another process spoils only that sample.
-//   - repeats 7: enough for the MAD filter to reject one or two spoiled samples and still take
-//     the median of five; 2 + 21 runs per stage keep a search over thousands of stages in
-//     minutes.
+//     faults in fresh buffers; the second settles the OpenMP team and the caches, and its time
+//     sets the runs per sample.
+//   - runs per sample: enough to last `min_sample_ms` (1 ms), at most `max_runs_per_repeat` (8).
+//     Many stages take 0.1-1 ms, comparable to a thread wake-up and to timer and scheduler
+//     jitter; averaging runs smooths that, while a sample stays short enough that one
+//     preemption by another process spoils only that sample. A stage of a millisecond or more
+//     runs once per sample. `runs_per_repeat` > 0 fixes the number instead.
+//   - 3 to 7 samples, tolerance 5%: a quiet machine settles a stage in three samples (2 + 3
+//     runs for most stages, against 2 + 21 with a fixed seven samples of three runs, which took
+//     Inception V3's search 46 s); a spoiled sample costs one more, a noisy stage takes seven.
+//     `settle_tolerance` 0 always takes `repeats` samples.
+// Warm-up: a stage whose every kernel has already run with the thread share this stage gives it
+// (the same op in a stage of as many groups) creates no primitive; it gets one warm-up run
+// instead of `warmup_runs`.
+//
+// One-group stages: with `compose_one_group_stages`, a stage of one group of several units
+// (they run back to back on one stream with every thread, as in a plan) costs the sum of its
+// units measured alone, each once; only multi-group stages and merges are measured whole. This
+// leaves out what consecutive ops gain from sharing the cache, which is small next to an op's
+// time on these networks, and avoids measuring every chain of up to r units again.
+//
 // Launch overhead: one executor run wakes the origin worker and waits for it, a round trip that
 // a stage inside a plan does not pay (the origin is already running). With
 // `subtract_launch_overhead`, the median time of an empty run (one stream, no commands),
@@ -60,11 +76,16 @@ namespace ios {
 
 struct CpuProfilerOptions {
   int warmup_runs = 2;      // untimed runs before the samples
-  int repeats = 7;          // timed samples
-  int runs_per_repeat = 3;  // runs averaged into one sample
+  int repeats = 7;          // timed samples at most
+  int min_repeats = 2;      // timed samples at least, before the median may settle
+  double settle_tolerance = 0.05;  // MedianSettled's; 0 = always `repeats` samples
+  int runs_per_repeat = 0;  // runs averaged into one sample; 0 = from the last warm-up run:
+  double min_sample_ms = 1.0;    // enough runs for a sample to last this long,
+  int max_runs_per_repeat = 8;   // and no more than this
   int total_threads = 0;    // cores in all; 0 = every core of the machine
   int max_streams = 0;      // 0 = total_threads (as CpuSession)
   bool subtract_launch_overhead = true;
+  bool compose_one_group_stages = true;
 };
 
 inline constexpr double kMinStageLatencyMs = 1e-3;
@@ -78,6 +99,8 @@ struct CpuProfilerCounters {
   int64_t buffers_allocated = 0;   // both pools
   int64_t pool_bytes = 0;          // bytes held by both pools
   int64_t executor_runs = 0;       // timed and untimed, baseline included
+  int64_t samples_taken = 0;       // timed samples of stages (not of the baseline)
+  int64_t stages_composed = 0;     // one-group stages costed as the sum of their units
   double launch_overhead_ms = 0;   // the subtracted empty-run time (0 until measured or if off)
 };
 
@@ -120,6 +143,7 @@ class CpuProfilerCostSource : public StageCostSource {
   struct CachedKernel {
     std::string signature;  // op, name and shapes: detects a different node under the same id
     std::unique_ptr<CpuKernel> kernel;
+    std::vector<int> warmed_group_counts;  // stage widths it has run in (its thread shares)
   };
 
   // A kMerge stage rebuilt as a scratch graph: one group [merged conv, split].
@@ -128,6 +152,7 @@ class CpuProfilerCostSource : public StageCostSource {
     Graph graph;
     ScheduleStage stage;
     std::vector<std::unique_ptr<CpuKernel>> kernels;  // per scratch NodeId
+    bool warmed = false;
   };
 
   class Runner;
@@ -137,8 +162,10 @@ class CpuProfilerCostSource : public StageCostSource {
   StatusOr<MergedStage*> MergedStageFor(const Graph& graph, const ScheduleStage& stage);
   // Times `stage` of `graph` whose kernels are `kernels` (indexed by NodeId).
   StatusOr<double> TimeStage(const Graph& graph, const ScheduleStage& stage,
-                             const std::vector<CpuKernel*>& kernels);
-  StatusOr<double> TimeCommands(const CommandList& commands, OpRunner& runner);
+                             const std::vector<CpuKernel*>& kernels, int warmup_runs);
+  StatusOr<double> TimeCommands(const CommandList& commands, OpRunner& runner, int warmup_runs);
+  // A one-unit stage of `unit`, measured once per graph.
+  StatusOr<double> UnitLatencyMs(const Graph& graph, const UnitGraph& units, UnitId unit);
   Status MeasureLaunchOverhead();
 
   CpuProfilerOptions options_;
@@ -152,6 +179,7 @@ class CpuProfilerCostSource : public StageCostSource {
   const Graph* graph_ = nullptr;  // the graph the caches belong to
   std::vector<CachedKernel> kernels_;  // per NodeId of graph_
   std::map<std::vector<NodeId>, std::unique_ptr<MergedStage>> merged_;
+  std::map<std::vector<NodeId>, double> unit_ms_;  // one-unit stages by their nodes
   bool launch_overhead_measured_ = false;
   CpuProfilerCounters counters_;
 };
