@@ -3,7 +3,10 @@
 #include <onnx/onnx_pb.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -407,22 +410,22 @@ Status CheckOnnxFileSize(const std::string& path) {
   return CheckOnnxSize(static_cast<uint64_t>(size), path);
 }
 
-StatusOr<Graph> ImportOnnxBytes(std::string bytes, const std::string& source,
-                                const ImportOptions& options) {
-  if (options.batch <= 0) {
-    return InvalidInput("the batch size must be positive, got " + std::to_string(options.batch));
-  }
-  if (bytes.empty()) return InvalidInput(source + ": the file is empty, not an ONNX model");
-  IOS_RETURN_IF_ERROR(CheckOnnxSize(static_cast<uint64_t>(bytes.size()), source));
-  onnx::ModelProto model;
+namespace {
+
+Status CheckBatch(const ImportOptions& options) {
+  if (options.batch > 0) return Status::Ok();
+  return InvalidInput("the batch size must be positive, got " + std::to_string(options.batch));
+}
+
+const char* const kNotOnnx =
+    ": not a valid ONNX model (the file is truncated, corrupted or not ONNX)";
+
+// A parsed model to a graph: what ImportOnnxBytes and ImportOnnxFile share.
+StatusOr<Graph> ImportParsed(onnx::ModelProto& model, const std::string& source,
+                             const ImportOptions& options) {
   // Random bytes sometimes parse as a protobuf; an ONNX model also needs a graph with nodes.
-  if (!model.ParseFromString(bytes) || !model.has_graph() || model.graph().node_size() == 0 ||
-      model.ir_version() <= 0) {
-    return InvalidInput(source +
-                        ": not a valid ONNX model (the file is truncated, corrupted or "
-                        "not ONNX)");
-  }
-  std::string().swap(bytes);  // the parsed model holds everything from here on
+  if (!model.has_graph() || model.graph().node_size() == 0 || model.ir_version() <= 0)
+    return InvalidInput(source + kNotOnnx);
   if (options.max_nodes > 0 && model.graph().node_size() > options.max_nodes) {
     return InvalidInput(source + ": the graph has " + std::to_string(model.graph().node_size()) +
                         " nodes, more than the limit of " + std::to_string(options.max_nodes) +
@@ -431,17 +434,44 @@ StatusOr<Graph> ImportOnnxBytes(std::string bytes, const std::string& source,
   return Importer(model, source, options).Run();
 }
 
+}  // namespace
+
+StatusOr<Graph> ImportOnnxBytes(std::string bytes, const std::string& source,
+                                const ImportOptions& options) {
+  IOS_RETURN_IF_ERROR(CheckBatch(options));
+  if (bytes.empty()) return InvalidInput(source + ": the file is empty, not an ONNX model");
+  IOS_RETURN_IF_ERROR(CheckOnnxSize(static_cast<uint64_t>(bytes.size()), source));
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) return InvalidInput(source + kNotOnnx);
+  std::string().swap(bytes);  // the parsed model holds everything from here on
+  return ImportParsed(model, source, options);
+}
+
 std::string ModelFolder(const std::string& model_path) {
   const std::string folder = std::filesystem::path(model_path).parent_path().string();
   return folder.empty() ? "." : folder;
 }
 
 StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
+  IOS_RETURN_IF_ERROR(CheckBatch(options));
   IOS_RETURN_IF_ERROR(CheckOnnxFileSize(path));
-  IOS_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
   ImportOptions with_folder = options;
   if (with_folder.external_data_dir.empty()) with_folder.external_data_dir = ModelFolder(path);
-  return ImportOnnxBytes(std::move(bytes), path, with_folder);
+  // Parsed from the file as it is read: holding the file's bytes beside the parsed model would
+  // double the peak memory of a model whose weights are inside it.
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return IoError(path + ": cannot open: " + std::strerror(errno));
+  if (in.peek() == std::ifstream::traits_type::eof()) {
+    if (in.bad()) return IoError(path + ": read failed");
+    return InvalidInput(path + ": the file is empty, not an ONNX model");
+  }
+  onnx::ModelProto model;
+  if (!model.ParseFromIstream(&in)) {
+    if (in.bad()) return IoError(path + ": read failed");
+    return InvalidInput(path + kNotOnnx);
+  }
+  in.close();
+  return ImportParsed(model, path, with_folder);
 }
 
 }  // namespace ios

@@ -15,10 +15,26 @@ namespace ios {
 StatusOr<std::string> ReadFileToString(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return IoError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // Read straight into one string of the file's size: a stringstream would hold the bytes
+  // twice (and up to twice over in its growing buffer) before its copy came out.
+  std::error_code error;
+  const uintmax_t size = std::filesystem::is_regular_file(path, error)
+                             ? std::filesystem::file_size(path, error)
+                             : 0;
+  std::string bytes;
+  if (!error && size > 0) {
+    bytes.resize(static_cast<size_t>(size));
+    in.read(bytes.data(), static_cast<std::streamsize>(size));
+    if (in.bad()) return IoError(path + ": read failed");
+    bytes.resize(static_cast<size_t>(in.gcount()));
+    if (in.gcount() < static_cast<std::streamsize>(size)) return bytes;  // it shrank meanwhile
+  }
+  // Whatever is left (a file that grew, or a stream whose size the file system does not know).
+  std::ostringstream rest;
+  if (in.peek() != std::ifstream::traits_type::eof()) rest << in.rdbuf();
   if (in.bad()) return IoError(path + ": read failed");
-  return buffer.str();
+  bytes += rest.str();
+  return bytes;
 }
 
 Status WriteFileAtomically(const std::string& path, const std::string& contents) {
