@@ -1,17 +1,29 @@
 #!/usr/bin/env python3
-"""Benchmarks iosrun on the CPU (sequential, greedy and IOS plans) against onnxruntime (CPU, the
-same thread count) on the benchmark networks at batch 1, side by side in one run.
+"""Benchmarks ios on the CPU against onnxruntime, side by side in one interleaved run, and prints
+the figures issue 11's targets are checked by.
 
-IOS plans (`--schedules ...,ios`) are compiled with `iosc --device cpu`, which profiles every
-distinct stage on this CPU; the profiling time is printed, and the timings are kept in
-BUILD/models/NAME.cpu.timings so that a rerun does not profile again (delete it to re-measure).
+For each network and batch:
+  - onnxruntime (CPUExecutionProvider, the same thread count) in both modes: ORT_SEQUENTIAL and
+    ORT_PARALLEL (inter-op threads = the thread count); "best" is the faster of the two;
+  - iosrun on the plans of each --schedules entry: `sequential` (no profiling), `ios` (iosc
+    --device cpu, which profiles every distinct stage on this CPU; its wall time and peak memory
+    are printed, and the timings are kept in BUILD/models/NAME.bB.cpu.timings so that a rerun
+    does not profile again: --fresh-profile deletes them first);
+  - the IOS plan's predicted latency against its measured one;
+  - a lower bound for any schedule of the plan's ops on this CPU: max(the critical path of the
+    op times measured one at a time with all threads, the sum of the op times measured with one
+    thread / the thread count), both from iosrun --export-profile of the sequential plan; the
+    IOS plan's latency over it is printed.
 
-Each round measures every configuration once (interleaved, so that machine noise hits all of
-them alike); the figure quoted is the median over rounds of each round's median latency.
+Each round measures every configuration once (interleaved, so that machine noise hits them
+alike); the figure quoted is the median over rounds of each measurement's median latency.
 
-    python3 scripts/bench_cpu.py [--models inception_v3,squeezenet,randwire,nasnet]
-                                 [--threads 2] [--rounds 3] [--duration 3] [--build-dir build]
-                                 [--schedules sequential,greedy,ios] [--no-ort]
+    python3 scripts/bench_cpu.py [--models inception_v3,squeezenet,randwire,nasnet,CNNS]
+        [--batches 1,8] [--threads N] [--rounds 3] [--duration 3] [--build-dir build]
+        [--schedules sequential,ios] [--no-ort] [--no-bound] [--fresh-profile] [--json FILE]
+
+`CNNS` in --models stands for the six CNNs of scripts/models (MobileNetV2, EfficientNet-B0,
+ResNet-50, DenseNet-121, GoogLeNet, ShuffleNetV2).
 """
 import argparse
 import json
@@ -26,19 +38,33 @@ import numpy as np
 import onnxruntime as ort
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 
-def ort_median_ms(model, batch, threads, duration, warmup_s=0.5):
+def cnn_names():
+    from models import CNNS  # noqa: E402 (scripts/models, once the six generators exist)
+    return list(CNNS)
+
+
+def ort_session(model, threads, parallel):
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
-    inp = session.get_inputs()[0]
-    shape = [batch if not isinstance(d, int) else d for d in inp.shape]
-    shape[0] = batch
-    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
-    feed = {inp.name: x}
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if parallel:
+        options.execution_mode = ort.ExecutionMode.ORT_PARALLEL
+        options.inter_op_num_threads = threads
+    else:
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.inter_op_num_threads = 1
+    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
+
+def ort_median_ms(session, batch, duration, warmup_s=0.5):
+    feed = {}
+    for inp in session.get_inputs():
+        shape = [d if isinstance(d, int) else 1 for d in inp.shape]
+        shape[0] = batch
+        feed[inp.name] = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     start = time.perf_counter()
     while time.perf_counter() - start < warmup_s:
         session.run(None, feed)
@@ -61,71 +87,186 @@ def iosrun_median_ms(iosrun, plan, threads, duration):
         return json.load(open(report.name))["latency_ms"]["median"]
 
 
+def run_with_rusage(command):
+    """Runs `command`; returns (wall seconds, peak resident MiB of that process alone)."""
+    started = time.perf_counter()
+    with open(os.devnull, "w") as devnull:
+        process = subprocess.Popen(command, stdout=devnull, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(process.pid, 0)
+        stderr = process.stderr.read().decode()
+        process.stderr.close()
+    wall = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{stderr}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def profile_ops(iosrun, plan, threads, tmp):
+    """The ops of iosrun --export-profile: [(name, ms, inputs, outputs)]."""
+    path = os.path.join(tmp, f"profile_{threads}.json")
+    subprocess.run([iosrun, plan, "--threads", str(threads), "--export-profile", path,
+                    "--profile-runs", "5"], check=True, capture_output=True)
+    with open(path) as f:
+        return json.load(f)["ops"]
+
+
+def critical_path_ms(ops):
+    producer = {}
+    for op in ops:
+        for value in op["outputs"]:
+            producer[value] = op["name"]
+    by_name = {op["name"]: op for op in ops}
+    finish = {}
+
+    def finish_of(name):
+        if name not in finish:
+            op = by_name[name]
+            start = max((finish_of(producer[v]) for v in op["inputs"] if v in producer),
+                        default=0.0)
+            finish[name] = start + op["ms"]
+        return finish[name]
+
+    sys.setrecursionlimit(max(10000, 4 * len(ops)))
+    return max((finish_of(op["name"]) for op in ops), default=0.0)
+
+
+def lower_bound_ms(iosrun, sequential_plan, threads, tmp):
+    """max(critical path of the ops at `threads`, sum of one-thread op times / threads)."""
+    full = profile_ops(iosrun, sequential_plan, threads, tmp)
+    single = profile_ops(iosrun, sequential_plan, 1, tmp)
+    path = critical_path_ms(full)
+    work = sum(op["ms"] for op in single) / threads
+    return max(path, work), path, work
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--models", default="inception_v3,squeezenet,randwire,nasnet")
-    parser.add_argument("--batch", type=int, default=1)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", default="inception_v3,squeezenet,randwire,nasnet,CNNS")
+    parser.add_argument("--batches", default="1,8")
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--duration", type=float, default=3.0, help="seconds per measurement")
     parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
-    parser.add_argument("--schedules", default="sequential,greedy")
+    parser.add_argument("--schedules", default="sequential,ios")
     parser.add_argument("--no-ort", action="store_true", help="skip onnxruntime")
+    parser.add_argument("--no-bound", action="store_true", help="skip the lower bound")
+    parser.add_argument("--fresh-profile", action="store_true",
+                        help="delete the timing caches first, so that iosc profiles afresh")
+    parser.add_argument("--json", help="also write every figure to this file")
     args = parser.parse_args()
     iosc = os.path.join(args.build_dir, "tools", "iosc")
     iosrun = os.path.join(args.build_dir, "tools", "iosrun")
     models_dir = os.path.join(args.build_dir, "models")
-    names = args.models.split(",")
+    names = []
+    for name in args.models.split(","):
+        names += cnn_names() if name == "CNNS" else [name]
+    batches = [int(b) for b in args.batches.split(",")]
     schedules = args.schedules.split(",")
     subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "generate_models.py"), "--out",
                     models_dir, "--models", ",".join(names)], check=True, capture_output=True)
-    print(f"threads {args.threads}, batch {args.batch}, {args.rounds} rounds of {args.duration} s; "
-          f"onnxruntime {ort.__version__}")
+    print(f"threads {args.threads}, batches {batches}, {args.rounds} rounds of {args.duration} s; "
+          f"onnxruntime {ort.__version__}", flush=True)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             model = os.path.join(models_dir, name + ".onnx")
-            plans = {}
-            for schedule in schedules:
-                plans[schedule] = os.path.join(tmp, f"{name}_{schedule}.iosplan")
-                command = [iosc, model, "--batch", str(args.batch), "--schedule", schedule,
-                           "--max-streams", str(args.threads), "-o", plans[schedule]]
-                stats = os.path.join(tmp, f"{name}_{schedule}.stats.json")
-                if schedule.startswith("ios"):
-                    command += ["--device", "cpu", "--stats-json", stats, "--timing-cache",
-                                os.path.join(models_dir, f"{name}.cpu.timings")]
-                started = time.perf_counter()
-                subprocess.run(command, check=True, capture_output=True)
-                if schedule.startswith("ios"):
-                    with open(stats) as f:
-                        search = json.load(f).get("search_seconds", 0.0)
-                    print(f"{name}: iosc --schedule {schedule} --device cpu took "
-                          f"{time.perf_counter() - started:.1f} s (search {search:.1f} s, "
-                          f"profiling on this CPU unless the timing cache had the stages)",
-                          flush=True)
-            references = [] if args.no_ort else ["onnxruntime"]
-            medians = {key: [] for key in references + schedules}
-            for _ in range(args.rounds):
-                if not args.no_ort:
-                    medians["onnxruntime"].append(ort_median_ms(model, args.batch, args.threads,
-                                                                args.duration))
+            for batch in batches:
+                row = {"model": name, "batch": batch}
+                plans = {}
                 for schedule in schedules:
-                    medians[schedule].append(iosrun_median_ms(iosrun, plans[schedule], args.threads,
-                                                              args.duration))
-            figures = {key: statistics.median(values) for key, values in medians.items()}
-            rows.append((name, figures))
-            line = f"{name:14s}"
-            if not args.no_ort:
-                line += f" onnxruntime {figures['onnxruntime']:8.2f} ms"
-            for schedule in schedules:
-                line += f" | {schedule} {figures[schedule]:8.2f} ms"
-                if not args.no_ort:
-                    line += f" ({figures[schedule] / figures['onnxruntime']:.2f}x ort)"
-            for ios in [s for s in schedules if s.startswith("ios")]:
-                for other in [s for s in schedules if not s.startswith("ios")]:
-                    line += f" | {other}/{ios} {figures[other] / figures[ios]:.2f}"
-            print(line, flush=True)
+                    plans[schedule] = os.path.join(tmp, f"{name}_b{batch}_{schedule}.iosplan")
+                    command = [iosc, model, "--batch", str(batch), "--schedule", schedule,
+                               "--max-streams", str(args.threads), "-o", plans[schedule],
+                               "--progress", "off"]
+                    if schedule.startswith("ios"):
+                        stats = os.path.join(tmp, f"{name}_b{batch}_{schedule}.stats.json")
+                        cache = os.path.join(models_dir, f"{name}.b{batch}.cpu.timings")
+                        if args.fresh_profile and os.path.exists(cache):
+                            os.remove(cache)
+                        command += ["--device", "cpu", "--stats-json", stats, "--timing-cache",
+                                    cache]
+                    wall, peak = run_with_rusage(command)
+                    if schedule.startswith("ios"):
+                        with open(stats) as f:
+                            stats_json = json.load(f)
+                        row["iosc_s"], row["iosc_peak_mib"] = wall, peak
+                        row["predicted_ms"] = stats_json.get("predicted_latency_ms", 0.0)
+                        row["stages_measured"] = int(stats_json.get(
+                            "distinct_stages_measured", 0))
+                        print(f"{name} b{batch}: iosc --device cpu {wall:.1f} s, peak "
+                              f"{peak:.0f} MiB, {row['stages_measured']} stages measured "
+                              f"(0 when the timing cache had them)", flush=True)
+                sessions = {} if args.no_ort else {
+                    "ort_seq": ort_session(model, args.threads, False),
+                    "ort_par": ort_session(model, args.threads, True)}
+                medians = {key: [] for key in list(sessions) + schedules}
+                for _ in range(args.rounds):
+                    for key, session in sessions.items():
+                        medians[key].append(ort_median_ms(session, batch, args.duration))
+                    for schedule in schedules:
+                        medians[schedule].append(iosrun_median_ms(iosrun, plans[schedule],
+                                                                  args.threads, args.duration))
+                sessions.clear()
+                row.update({key: statistics.median(v) for key, v in medians.items()})
+                if "sequential" in plans and not args.no_bound:
+                    row["bound_ms"], row["critical_path_ms"], row["work_ms"] = lower_bound_ms(
+                        iosrun, plans["sequential"], args.threads, tmp)
+                rows.append(row)
+                print(format_row(row, schedules), flush=True)
+    print_targets(rows, schedules)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
     return rows
+
+
+def format_row(row, schedules):
+    line = f"{row['model']:15s} b{row['batch']:<2d}"
+    best = None
+    if "ort_seq" in row:
+        best = min(row["ort_seq"], row["ort_par"])
+        row["ort_best"] = best
+        line += f" ort seq {row['ort_seq']:8.2f} par {row['ort_par']:8.2f} ms |"
+    for schedule in schedules:
+        line += f" {schedule} {row[schedule]:8.2f} ms"
+        if best:
+            line += f" ({row[schedule] / best:.2f}x ort best)"
+        line += " |"
+    if "ios" in row and "sequential" in row:
+        line += f" seq/ios {row['sequential'] / row['ios']:.2f}"
+        if row.get("predicted_ms"):
+            line += f" | ios predicted {row['predicted_ms']:.2f} measured {row['ios']:.2f}"
+    if "bound_ms" in row and "ios" in row:
+        line += (f" | bound {row['bound_ms']:.2f} (path {row['critical_path_ms']:.2f}, work "
+                 f"{row['work_ms']:.2f}), ios/bound {row['ios'] / row['bound_ms']:.2f}")
+    return line
+
+
+def print_targets(rows, schedules):
+    """Issue 11's targets, each with the rows that miss it."""
+    def report(what, misses):
+        print(f"{'MET ' if not misses else 'MISS'} {what}" +
+              ("" if not misses else ": " + ", ".join(misses)))
+
+    print("targets:")
+    if rows and "ort_best" in rows[0] and "sequential" in schedules:
+        report("ios sequential <= 1.0x onnxruntime's best mode",
+               [f"{r['model']} b{r['batch']} {r['sequential'] / r['ort_best']:.2f}x"
+                for r in rows if r["sequential"] > r["ort_best"]])
+    if "ios" in schedules and "sequential" in schedules:
+        report("IOS plan <= sequential plan",
+               [f"{r['model']} b{r['batch']} {r['ios'] / r['sequential']:.2f}x"
+                for r in rows if r["ios"] > r["sequential"]])
+        report("IOS plan >= 1.15x faster than sequential on NasNet and RandWire",
+               [f"{r['model']} b{r['batch']} {r['sequential'] / r['ios']:.2f}x"
+                for r in rows if r["model"] in ("nasnet", "randwire")
+                and r["sequential"] < 1.15 * r["ios"]])
+    if "ios" in schedules:
+        fresh = [r for r in rows if r.get("stages_measured")]
+        report("iosc --device cpu <= 60 s and <= 1 GiB (fresh profiles only)",
+               [f"{r['model']} b{r['batch']} {r['iosc_s']:.0f} s {r['iosc_peak_mib']:.0f} MiB"
+                for r in fresh if r["iosc_s"] > 60 or r["iosc_peak_mib"] > 1024])
 
 
 if __name__ == "__main__":

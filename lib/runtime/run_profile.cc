@@ -171,6 +171,14 @@ StatusOr<std::string> ProfileJson(const Graph& graph, const RunProfile& profile)
     set(entry, "flops").set_number_value(op.flops);
     set(entry, "gflops_per_s").set_number_value(op.ms > 0 ? op.flops / (op.ms * 1e6) : 0);
     set(entry, "bytes").set_number_value(op.bytes);
+    // The value names, so that a reader can rebuild the graph (critical paths, bounds).
+    for (const auto& [key, ids] : {std::pair<const char*, const std::vector<ValueId>*>{
+                                       "inputs", &node.inputs},
+                                   {"outputs", &node.outputs}}) {
+      auto* names = set(entry, key).mutable_list_value();
+      for (ValueId id : *ids)
+        if (id != kNoValue) names->add_values()->set_string_value(graph.values[id].name);
+    }
   }
   auto* stages = set(&root, "stages").mutable_list_value();
   for (const StageProfile& stage : profile.stages) {

@@ -52,7 +52,7 @@ StatusOr<RunProfile> ProfileRuns(const Graph& graph, const Schedule& schedule,
 std::string FormatProfile(const Graph& graph, const RunProfile& profile, int top_ops);
 
 // Everything as JSON: {"runs", "run_ms", "op_ms_sum", "stage_ms_sum", "ops": [...],
-// "stages": [...]}.
+// "stages": [...]}; each op names its input and output values (a constant is an input too).
 StatusOr<std::string> ProfileJson(const Graph& graph, const RunProfile& profile);
 
 }  // namespace ios

@@ -1,11 +1,17 @@
-"""Generators of the IOS paper's four benchmark networks, and of small test models, as ONNX.
+"""Generators of the IOS paper's four benchmark networks, of published ImageNet CNNs, and of
+small test models, as ONNX.
 
 Each module exposes NAME, VERSION (bump it whenever the generated graph or its
-weights change) and build(seed, **options) -> onnx.ModelProto.  The networks
-follow /work/shared/reference-models/README.md (copied facts, see each module).
+weights change) and build(seed, **options) -> onnx.ModelProto.  The benchmark
+networks follow /work/shared/reference-models/README.md (copied facts, see each
+module).  The CNN zoo (CNNS) follows the published architectures at 3x224x224 with
+1000 classes (BatchNorm folded into the convs; each module's docstring gives the
+paper and what it leaves out); tests/python/test_cnn_zoo.py checks their parameter
+counts against the published ones and runs them end to end.
 """
 
-from . import detection_fcn, inception_v3, nasnet, randwire, squeezenet
+from . import (densenet121, detection_fcn, efficientnet_b0, googlenet, inception_v3,
+               mobilenet_v2, nasnet, randwire, resnet50, shufflenet_v2, squeezenet)
 
 # The four benchmark networks: what generate_models.py makes by default.
 BENCHMARKS = {
@@ -16,5 +22,15 @@ BENCHMARKS = {
 }
 MODEL_NAMES = list(BENCHMARKS)
 
+# Published ImageNet CNNs (224x224, 1000 classes), made on request.
+CNNS = {
+    mobilenet_v2.NAME: mobilenet_v2,
+    efficientnet_b0.NAME: efficientnet_b0,
+    resnet50.NAME: resnet50,
+    densenet121.NAME: densenet121,
+    googlenet.NAME: googlenet,
+    shufflenet_v2.NAME: shufflenet_v2,
+}
+
 # Test models of the shapes users' exports take (free input size, ...), made on request.
-GENERATORS = dict(BENCHMARKS, **{detection_fcn.NAME: detection_fcn})
+GENERATORS = dict(BENCHMARKS, **CNNS, **{detection_fcn.NAME: detection_fcn})

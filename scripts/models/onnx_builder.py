@@ -15,6 +15,13 @@ Conventions (the C++ importer relies on them):
 * Aggregations (``aggregate``): a list of terms; the tensors of a term are
   added by one ``Sum`` node (only when the term has >= 2 tensors), and the
   terms are concatenated by one ``Concat`` (axis 1) when there are >= 2 terms.
+* The published ImageNet CNNs (models.CNNS) add, as PyTorch exports them: Conv
+  followed by ReLU6 (``Clip`` 0..6) or SiLU (``Sigmoid`` and ``Mul``), ``Add`` and
+  ``Mul`` with broadcasting, a BatchNorm that no conv precedes as a per-channel
+  ``Mul`` + ``Add``, ``Split``, ShuffleNet's Reshape-Transpose-Reshape channel
+  shuffle, and the head GlobalAveragePool -> ``Flatten`` -> ``Gemm`` (output
+  [N, classes]).  Non-parameter constants (Clip bounds, shapes, split sizes) are
+  shared initializers named "const/<type>/<values>".
 
 Weights come from a seeded ``numpy.random.Generator`` with He scaling
 (std = sqrt(2 / fan_in)) and small random biases.  By default the builder also
@@ -32,7 +39,7 @@ import zlib
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 OPSET = 17
 IR_VERSION = 8
@@ -319,6 +326,217 @@ class OnnxBuilder:
         """ReluSepConv: Relu -> depthwise k x k -> pointwise 1x1 (no other activations)."""
         r = self.relu(x, name + "/relu")
         return self.sep_conv(r, out_channels, kernel, stride=stride, pad=pad, name=name)
+
+    # -- ops of the published ImageNet CNNs (scripts/models/mobilenet_v2.py ...) ------
+    #
+    # Added for the CNN zoo; the benchmark networks above use none of them.  Every
+    # method computes its numpy value when calibrating, so the calibration pass runs
+    # through them, and the convs and Gemms after them are rescaled as usual.
+
+    def _calibration_scale(self, value):
+        """The scalar (a power of 2 ** (1/8)) that brings ``value``'s root mean square
+        to ``target_rms``, as ``conv`` computes it; 1 for an all-zero value."""
+        flat = value.reshape(-1)
+        rms = math.sqrt(max(float(np.dot(flat, flat)), 0.0) / flat.size)
+        if rms > 0 and math.isfinite(rms):
+            return 2.0 ** (round(math.log2(self.target_rms / rms) * 8) / 8)
+        return 1.0
+
+    def _add_constant(self, array):
+        """An initializer that is not a learned parameter (Clip bounds, Reshape shapes,
+        Split sizes): not counted in ``num_params``, named after its value and shared by
+        every node that uses that value.  Returns its name."""
+        array = np.ascontiguousarray(array)
+        kind = {np.dtype(np.float32): "f32", np.dtype(np.int64): "i64"}[array.dtype]
+        name = "const/%s/%s" % (kind, "_".join("%g" % v for v in array.reshape(-1)))
+        # Made on first use, so that __init__ (and the benchmark networks) stay as they were.
+        constants = vars(self).setdefault("_constant_values", {})
+        if name not in constants:
+            self._claim(name)
+            self.graph.initializer.add().CopyFrom(numpy_helper.from_array(array, name))
+            constants[name] = array
+        assert constants[name].shape == array.shape and np.array_equal(constants[name], array), name
+        return name
+
+    def conv_act(self, x, out_channels, kernel, stride=1, pad=None, group=1, act="relu", name=None):
+        """Conv with bias followed by ``act``: "relu", "relu6" (Clip 0..6), "silu"
+        (x * Sigmoid(x), two nodes) or "identity".  ``pad`` defaults to kernel // 2
+        ("same" for odd kernels at stride 1).  With an activation the Conv node is
+        "<name>/conv" and the activation's output "<name>/<act>"; without, the Conv
+        is "<name>"."""
+        assert name, "conv_act needs a name"
+        kh, kw = _pair(kernel)
+        if pad is None:
+            pad = (kh // 2, kw // 2)
+        if act in ("relu", "identity"):
+            return self.conv(x, out_channels, kernel, stride=stride, pad=pad, group=group, act=act, name=name)
+        y = self.conv(x, out_channels, kernel, stride=stride, pad=pad, group=group, act="identity",
+                      name=name + "/conv")
+        return self.activation(y, act, name + "/" + act)
+
+    def activation(self, x, act, name):
+        """One of "relu", "relu6", "silu", "sigmoid" or "identity" (returns ``x``)."""
+        if act == "identity":
+            return x
+        return {"relu": self.relu, "relu6": self.relu6, "silu": self.silu, "sigmoid": self.sigmoid}[act](x, name)
+
+    def clip(self, x, lo, hi, name):
+        """Clip with constant bounds (opset 11+: min and max are inputs)."""
+        lo_name = self._add_constant(np.array(lo, np.float32))
+        hi_name = self._add_constant(np.array(hi, np.float32))
+        self._add_node("Clip", [x.name, lo_name, hi_name], name)
+        value = np.clip(x.value, np.float32(lo), np.float32(hi)) if x.value is not None else None
+        return Tensor(name, x.shape, value)
+
+    def relu6(self, x, name):
+        """ReLU6 as PyTorch exports it: Clip(x, 0, 6)."""
+        return self.clip(x, 0.0, 6.0, name)
+
+    def sigmoid(self, x, name):
+        self._add_node("Sigmoid", [x.name], name)
+        value = None
+        if x.value is not None:
+            value = (1.0 / (1.0 + np.exp(-x.value.astype(np.float64)))).astype(np.float32)
+        return Tensor(name, x.shape, value)
+
+    def silu(self, x, name):
+        """SiLU / Swish as PyTorch exports it: Mul(x, Sigmoid(x)); the Sigmoid is
+        "<name>/sigmoid", the Mul "<name>"."""
+        s = self.sigmoid(x, name + "/sigmoid")
+        return self.mul(x, s, name)
+
+    @staticmethod
+    def _broadcast_shape(a, b, name):
+        assert len(a.shape) == len(b.shape), (name, a.shape, b.shape)
+        shape = []
+        for da, db in zip(a.shape, b.shape):
+            assert da == db or da == 1 or db == 1, (name, a.shape, b.shape)
+            shape.append(max(da, db))
+        return tuple(shape)
+
+    def _binary(self, op, fn, a, b, name):
+        shape = self._broadcast_shape(a, b, name)
+        self._add_node(op, [a.name, b.name], name)
+        value = fn(a.value, b.value) if a.value is not None and b.value is not None else None
+        return Tensor(name, shape, value)
+
+    def add(self, a, b, name):
+        """Add (numpy broadcasting over C x H x W, e.g. a residual connection)."""
+        return self._binary("Add", np.add, a, b, name)
+
+    def mul(self, a, b, name):
+        """Mul (numpy broadcasting: a C x 1 x 1 gate times C x H x W, as in squeeze-and-excitation)."""
+        return self._binary("Mul", np.multiply, a, b, name)
+
+    def channel_affine(self, x, name, gamma_std=0.1):
+        """An inference BatchNormalization that cannot be folded into a conv before it
+        (DenseNet's pre-activation BN after a Concat), as a per-channel Mul by a C x 1 x 1
+        scale ("<name>/mul", initializer "<name>/scale") and Add of a C x 1 x 1 shift
+        ("<name>", initializer "<name>/shift"): 2 parameters per channel, as BN's gamma
+        and beta.  gamma ~ 1 + gamma_std * N(0, 1) and beta ~ bias_std * N(0, 1); when
+        calibrating, the scale and shift also normalise each channel by its calibration
+        mean and standard deviation, as a trained BN does (the inverse standard deviation
+        rounded to a power of 2 ** (1/8), the mean to a multiple of 1/256, so that BLAS
+        differences almost never change a weight)."""
+        c = x.channels
+        gamma = np.float32(1.0) + self.rng.standard_normal(c, dtype=np.float32) * np.float32(gamma_std)
+        beta = self.rng.standard_normal(c, dtype=np.float32) * np.float32(self.bias_std)
+        scale, shift = gamma, beta
+        if x.value is not None:
+            v = x.value.reshape(c, -1).astype(np.float64)
+            mean = np.round(v.mean(axis=1) * 256.0) / 256.0
+            std = np.sqrt(np.maximum(((v - mean[:, None]) ** 2).mean(axis=1), 0.0))
+            inv = np.ones(c)
+            ok = (std > 1e-6) & np.isfinite(std)
+            inv[ok] = 2.0 ** (np.round(np.log2(1.0 / std[ok]) * 8) / 8)
+            scale = (gamma * inv).astype(np.float32)
+            shift = (beta - mean * scale).astype(np.float32)
+        scale = scale.reshape(c, 1, 1)
+        shift = shift.reshape(c, 1, 1)
+        self._add_initializer(name + "/scale", scale)
+        self._add_initializer(name + "/shift", shift)
+        y = self.mul(x, Tensor(name + "/scale", scale.shape, scale), name + "/mul")
+        return self.add(y, Tensor(name + "/shift", shift.shape, shift), name)
+
+    def split(self, x, sizes, name):
+        """Split along channels into ``sizes`` (the sizes as a constant int64 input,
+        opset 13+); the outputs are "<name>/0", "<name>/1", ...  Returns the list."""
+        assert sum(sizes) == x.channels and all(s > 0 for s in sizes), (name, x.shape, sizes)
+        split_name = self._add_constant(np.array(sizes, np.int64))
+        outs = ["%s/%d" % (name, i) for i in range(len(sizes))]
+        self._claim(name)
+        for t in outs:
+            self._claim(t)
+        for t in (x.name, split_name):
+            self._consumers[t] = self._consumers.get(t, 0) + 1
+        node = self.nodes.add()
+        node.CopyFrom(helper.make_node("Split", [x.name, split_name], outs, name=name, axis=1))
+        result, start = [], 0
+        for t, size in zip(outs, sizes):
+            self._producer[t] = len(self.nodes) - 1
+            value = np.ascontiguousarray(x.value[start:start + size]) if x.value is not None else None
+            result.append(Tensor(t, (size,) + x.shape[1:], value))
+            start += size
+        return result
+
+    def reshape(self, x, shape, name):
+        """Reshape to [N] + ``shape`` (the batch dimension as -1, the rest constant)."""
+        shape = tuple(int(s) for s in shape)
+        assert int(np.prod(shape)) == int(np.prod(x.shape)), (name, x.shape, shape)
+        shape_name = self._add_constant(np.array((-1,) + shape, np.int64))
+        self._add_node("Reshape", [x.name, shape_name], name)
+        value = x.value.reshape(shape) if x.value is not None else None
+        return Tensor(name, shape, value)
+
+    def transpose(self, x, perm, name):
+        """Transpose of the non-batch dimensions by ``perm`` (the batch stays first)."""
+        perm = [int(p) for p in perm]
+        assert sorted(perm) == list(range(len(x.shape))), (name, x.shape, perm)
+        self._add_node("Transpose", [x.name], name, perm=[0] + [p + 1 for p in perm])
+        value = np.ascontiguousarray(x.value.transpose(perm)) if x.value is not None else None
+        return Tensor(name, tuple(x.shape[p] for p in perm), value)
+
+    def channel_shuffle(self, x, groups, name):
+        """ShuffleNet's channel shuffle as PyTorch exports it: Reshape to
+        [N, g, C/g, H, W], Transpose (0, 2, 1, 3, 4), Reshape back to [N, C, H, W]
+        ("<name>/reshape", "<name>/transpose", "<name>")."""
+        c, h, w = x.shape
+        assert c % groups == 0, (name, x.shape, groups)
+        y = self.reshape(x, (groups, c // groups, h, w), name + "/reshape")
+        y = self.transpose(y, (1, 0, 2, 3), name + "/transpose")
+        return self.reshape(y, (c, h, w), name)
+
+    def flatten(self, x, name):
+        """Flatten (axis 1): [N, C, H, W] -> [N, C * H * W]."""
+        self._add_node("Flatten", [x.name], name, axis=1)
+        value = x.value.reshape(-1) if x.value is not None else None
+        return Tensor(name, (int(np.prod(x.shape)),), value)
+
+    def gemm(self, x, out_features, name):
+        """Fully connected layer: Gemm(x, W, B) with transB = 1, W [out, in] (He scaled,
+        then rescaled like a conv when calibrating), B [out]; ``x`` must be flat."""
+        assert len(x.shape) == 1, (name, x.shape)
+        fan_in = x.shape[0]
+        weight = self.rng.standard_normal((out_features, fan_in), dtype=np.float32)
+        weight *= np.float32(math.sqrt(2.0 / fan_in))
+        bias = self.rng.standard_normal(out_features, dtype=np.float32) * np.float32(self.bias_std)
+        value = None
+        if x.value is not None:
+            value = weight @ x.value
+            scale = self._calibration_scale(value)
+            weight *= np.float32(scale)
+            value *= np.float32(scale)
+            value += bias
+        self._add_initializer(name + "/W", weight)
+        self._add_initializer(name + "/B", bias)
+        self._add_node("Gemm", [x.name, name + "/W", name + "/B"], name, transB=1)
+        return Tensor(name, (out_features,), value)
+
+    def classifier(self, x, classes, name):
+        """The ImageNet head: GlobalAveragePool ("<name>/avgpool"), Flatten
+        ("<name>/flatten"), Gemm to ``classes`` ("<name>")."""
+        p = self.global_avgpool(x, name + "/avgpool")
+        return self.gemm(self.flatten(p, name + "/flatten"), classes, name)
 
     # -- model -------------------------------------------------------------------
 

@@ -71,6 +71,15 @@ def check_profile(tally, label, profile_path, sums_what):
                             for o in ops))
     tally.check(f"{label}: sorted slowest first",
                 all(a["ms"] >= b["ms"] for a, b in zip(ops, ops[1:])))
+    # The ops name their values, so the graph can be rebuilt: every op after the first reads a
+    # value that another op writes, and no value is written twice.
+    produced = [v for o in ops for v in o.get("outputs", [])]
+    consumed = {v for o in ops for v in o.get("inputs", [])}
+    tally.check(f"{label}: each op names its input and output values",
+                all(o.get("outputs") and o.get("inputs") for o in ops)
+                and len(produced) == len(set(produced))
+                and sum(1 for o in ops if not set(o["inputs"]) & set(produced)) <= 1
+                and bool(consumed & set(produced)))
     return profile
 
 
