@@ -88,24 +88,31 @@ def iosrun_median_ms(iosrun, plan, threads, duration):
 
 
 def run_with_rusage(command):
-    """Runs `command`; returns (wall seconds, peak resident MiB of that process alone)."""
-    started = time.perf_counter()
-    with open(os.devnull, "w") as devnull:
-        process = subprocess.Popen(command, stdout=devnull, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(process.pid, 0)
-        stderr = process.stderr.read().decode()
-        process.stderr.close()
-    wall = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(command)} failed:\n{stderr}")
-    return wall, usage.ru_maxrss / 1024
+    """Runs `command`; returns (wall seconds, peak resident MiB of that process alone).
+
+    The peak comes from GNU time, whose child starts small: the peak resident size that wait4
+    reports for a child of this process counts what the child had before its exec, a copy of
+    this process with its onnxruntime sessions."""
+    with tempfile.NamedTemporaryFile(suffix=".txt") as peak_file:
+        timed = (["/usr/bin/time", "-f", "%M", "-o", peak_file.name] + command
+                 if os.path.exists("/usr/bin/time") else command)
+        started = time.perf_counter()
+        result = subprocess.run(timed, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True)
+        wall = time.perf_counter() - started
+        if result.returncode != 0:
+            raise SystemExit(f"{' '.join(command)} failed:\n{result.stderr}")
+        with open(peak_file.name) as f:
+            text = f.read().strip().splitlines()
+        peak_mib = int(text[-1]) / 1024 if text and text[-1].isdigit() else float("nan")
+    return wall, peak_mib
 
 
 def profile_ops(iosrun, plan, threads, tmp):
     """The ops of iosrun --export-profile: [(name, ms, inputs, outputs)]."""
     path = os.path.join(tmp, f"profile_{threads}.json")
     subprocess.run([iosrun, plan, "--threads", str(threads), "--export-profile", path,
-                    "--profile-runs", "5"], check=True, capture_output=True)
+                    "--trace-runs", "5"], check=True, capture_output=True)
     with open(path) as f:
         return json.load(f)["ops"]
 

@@ -670,7 +670,13 @@ class CountingSource : public StageCostSource {
     device.cpu_cores = 2;
     return device;
   }
+  // Blocks: 10 ms per stage plus the round, so that rounds are told apart.
+  StatusOr<double> BlockLatencyMs(const Graph&, const ScheduleBlock& block, int round) override {
+    ++block_calls;
+    return 10.0 * static_cast<double>(block.stages.size()) + round;
+  }
   int calls = 0;
+  int block_calls = 0;
 
  private:
   std::string cpu_model_;
@@ -699,6 +705,38 @@ TEST(CachedStageCostTest, MeasuresEachDistinctSignatureOnce) {
   EXPECT_EQ(inner.calls, 3);
   EXPECT_EQ(cost.Name(), "counting");
   EXPECT_EQ(cost.Fingerprint().cpu_model, "Test CPU");
+}
+
+// Block measurements are kept per block and round, and persist with the stages.
+TEST(CachedStageCostTest, KeepsBlockMeasurementsPerRoundInTheTimingCache) {
+  const ConvSpec standard = ConvSpec().Out(8).KH(3).KW(3).PH(1).PW(1).Act("Relu");
+  Built g = Cells(standard);
+  ScheduleBlock two_stages;
+  two_stages.stages.resize(2);
+  two_stages.stages[0].groups = {ScheduleGroup{{0}}};
+  two_stages.stages[1].groups = {ScheduleGroup{{1}}};
+  ScheduleBlock one_stage;
+  one_stage.stages.resize(1);
+  one_stage.stages[0].groups = {ScheduleGroup{{0}}, ScheduleGroup{{1}}};
+  const std::string path = TempPath("stage_cost_blocks.iostc");
+  std::filesystem::remove(path);
+  {
+    CountingSource inner;
+    CachedStageCost cost(inner);
+    EXPECT_DOUBLE_EQ(*cost.BlockLatencyMs(g.graph, two_stages, 0), 20);
+    EXPECT_DOUBLE_EQ(*cost.BlockLatencyMs(g.graph, two_stages, 0), 20);
+    EXPECT_DOUBLE_EQ(*cost.BlockLatencyMs(g.graph, two_stages, 1), 21);
+    EXPECT_DOUBLE_EQ(*cost.BlockLatencyMs(g.graph, one_stage, 0), 10);
+    EXPECT_EQ(inner.block_calls, 3);
+    ASSERT_TRUE(cost.SaveTimingCache(path).ok());
+  }
+  CountingSource inner;
+  CachedStageCost cost(inner);
+  ASSERT_TRUE(cost.LoadTimingCache(path).ok());
+  EXPECT_DOUBLE_EQ(*cost.BlockLatencyMs(g.graph, two_stages, 1), 21);
+  EXPECT_DOUBLE_EQ(*cost.BlockLatencyMs(g.graph, one_stage, 0), 10);
+  EXPECT_EQ(inner.block_calls, 0);
+  std::filesystem::remove(path);
 }
 
 TEST(TimingCacheTest, RoundTripsAndMissingFileIsEmpty) {

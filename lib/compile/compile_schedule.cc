@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "compile/block_check.h"
 #include "cost/analytic_model.h"
 #include "cost/cached_stage_cost.h"
 #include "plan/fingerprint_proto.h"
@@ -96,30 +97,19 @@ Status WriteStats(const std::string& path, const proto::SearchStats& stats) {
 // concurrently, which that ablation excludes.
 int KeepGreedyWhereFaster(const Schedule& greedy, const std::vector<double>& greedy_stages,
                           IosSearchResult* result) {
-  int replaced = 0;
+  std::vector<bool> replace;
   size_t ios_index = 0, greedy_index = 0;
-  std::vector<double> latencies;
   for (size_t b = 0; b < result->schedule.blocks.size(); ++b) {
     const size_t ios_count = result->schedule.blocks[b].stages.size();
     const size_t greedy_count = greedy.blocks[b].stages.size();
     double ios_ms = 0, greedy_ms = 0;
     for (size_t i = 0; i < ios_count; ++i) ios_ms += result->stage_latency_ms[ios_index + i];
     for (size_t i = 0; i < greedy_count; ++i) greedy_ms += greedy_stages[greedy_index + i];
-    if (greedy_ms < ios_ms) {
-      result->schedule.blocks[b] = greedy.blocks[b];
-      latencies.insert(latencies.end(), greedy_stages.begin() + greedy_index,
-                       greedy_stages.begin() + greedy_index + greedy_count);
-      result->predicted_latency_ms += greedy_ms - ios_ms;
-      ++replaced;
-    } else {
-      latencies.insert(latencies.end(), result->stage_latency_ms.begin() + ios_index,
-                       result->stage_latency_ms.begin() + ios_index + ios_count);
-    }
+    replace.push_back(greedy_ms < ios_ms);
     ios_index += ios_count;
     greedy_index += greedy_count;
   }
-  result->stage_latency_ms = std::move(latencies);
-  return replaced;
+  return ReplaceBlocks(greedy, greedy_stages, replace, result);
 }
 
 StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph,
@@ -132,9 +122,10 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
   IOS_ASSIGN_OR_RETURN(IosSearchResult result, IosSchedule(graph, blocks, cost, search));
   // What the search bought: the baselines under the same cost source.
   const int streams = options.max_groups_per_stage > 0 ? options.max_groups_per_stage : 8;
-  IOS_ASSIGN_OR_RETURN(
-      double sequential,
-      PredictScheduleLatency(graph, blocks, SequentialSchedule(blocks), cost, nullptr));
+  const Schedule sequential_schedule = SequentialSchedule(blocks);
+  std::vector<double> sequential_stages;
+  IOS_ASSIGN_OR_RETURN(double sequential, PredictScheduleLatency(graph, blocks, sequential_schedule,
+                                                                 cost, &sequential_stages));
   Schedule greedy_schedule = GreedySchedule(blocks, streams);
   std::vector<double> greedy_stages;
   IOS_ASSIGN_OR_RETURN(
@@ -142,6 +133,16 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
   const bool concurrent_allowed = search.strategies != IosStrategies::kMergeOnly;
   const int greedy_blocks =
       concurrent_allowed ? KeepGreedyWhereFaster(greedy_schedule, greedy_stages, &result) : 0;
+  BlockCheck block_check;
+  int dropped_blocks = 0;
+  if (options.check_blocks) {
+    IOS_ASSIGN_OR_RETURN(block_check, KeepSequentialWhereMeasuredFaster(
+                                          graph, sequential_schedule, sequential_stages,
+                                          cost, &result));
+    if (block_check.checked > 0 &&
+        block_check.kept_gain_ms < options.min_concurrency_gain * sequential)
+      dropped_blocks = DropConcurrentBlocks(sequential_schedule, sequential_stages, &result);
+  }
   if (!options.timing_cache_path.empty())
     IOS_RETURN_IF_ERROR(cost.SaveTimingCache(options.timing_cache_path));
 
@@ -192,6 +193,19 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
       "(%.2fx over sequential, %.2fx over greedy)\n",
       cost.Name().c_str(), options.schedule.c_str(), result.predicted_latency_ms, greedy,
       sequential, sequential / result.predicted_latency_ms, greedy / result.predicted_latency_ms);
+  if (block_check.checked > 0)
+    Report(options,
+           "block check (%s): %d block(s) measured whole, %.3f ms as searched against %.3f ms "
+           "sequential; %d keep the sequential stages, faster there\n",
+           cost.Name().c_str(), block_check.checked, block_check.ios_ms,
+           block_check.sequential_ms, block_check.replaced);
+  if (dropped_blocks > 0)
+    Report(options,
+           "block check: the concurrent blocks save %.3f ms, less than the short OpenMP spin "
+           "that concurrent plans run under is taken to cost (%.0f%% of the sequential %.3f "
+           "ms, --min-concurrency-gain); %d block(s) run sequentially too\n",
+           block_check.kept_gain_ms, 100 * options.min_concurrency_gain, sequential,
+           dropped_blocks);
   if (greedy_blocks > 0)
     Report(options, 
         "note: %d block(s) keep the greedy stages, predicted faster there than the "

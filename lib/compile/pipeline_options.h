@@ -32,6 +32,12 @@ struct PipelineOptions {
   int profile_warmup = 2;  // -1: the profiler's default (set for a CUDA device)
   int profile_repeats = 7;
   double profile_tolerance = 0.05;  // the CPU profiler's settle_tolerance
+  // Where the cost source measures whole blocks (the CPU profiler): blocks measured faster with
+  // the sequential stages keep them (compile_schedule.cc, KeepSequentialWhereMeasuredFaster).
+  bool check_blocks = true;
+  // With check_blocks: concurrent blocks must be measured to save at least this fraction of the
+  // sequential latency, or the plan runs sequentially (block_check.h, DropConcurrentBlocks).
+  double min_concurrency_gain = 0.05;
   std::string slice_views = "on";  // zero-copy Concat/Split slices in the memory plan
   std::string tf32 = "on";         // CUDA: fp32 convs and GEMMs may use TF32 tensor cores
   int max_streams = 0;             // 0: the device's default (CPU: its cores; GPU: 8)

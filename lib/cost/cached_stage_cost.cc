@@ -104,6 +104,41 @@ StatusOr<double> CachedStageCost::StageLatencyMs(const Graph& graph, const UnitG
   return latency;
 }
 
+StatusOr<double> CachedStageCost::BlockLatencyMs(const Graph& graph, const ScheduleBlock& block,
+                                                 int round) {
+  std::string text = "block round " + std::to_string(round);
+  auto value_text = [&](ValueId id) {
+    if (id == kNoValue) return std::string("-");
+    const Value& value = graph.values[id];
+    std::string dims;
+    for (int64_t d : value.dims) dims += std::to_string(d) + "x";
+    return value.name + ":" + dims;
+  };
+  for (const ScheduleStage& stage : block.stages) {
+    text += stage.strategy == StageStrategy::kMerge ? "\nmerge" : "\nstage";
+    for (const ScheduleGroup& group : stage.groups) {
+      text += " [";
+      for (NodeId n : group.nodes) {
+        const Node& node = graph.nodes[n];
+        text += node.op_type + "(";
+        for (ValueId id : node.inputs) text += value_text(id) + ",";
+        text += ")->";
+        for (ValueId id : node.outputs) text += value_text(id) + ",";
+        text += ";";
+      }
+      text += "]";
+    }
+  }
+  const std::string key = Sha256Hex(text);
+  for (const auto* known : {&blocks_measured_, &latency_ms_}) {
+    auto found = known->find(key);
+    if (found != known->end()) return found->second;
+  }
+  IOS_ASSIGN_OR_RETURN(double latency, inner_.BlockLatencyMs(graph, block, round));
+  blocks_measured_[key] = latency;
+  return latency;
+}
+
 Status CachedStageCost::LoadTimingCache(const std::string& path, bool ignore_mismatch) {
   std::error_code error;
   if (!std::filesystem::exists(path, error)) {
@@ -164,6 +199,7 @@ Status CachedStageCost::SaveTimingCache(const std::string& path) const {
   cache.set_source(inner_.Name());
   *cache.mutable_device() = FingerprintToMessage<proto::DeviceFingerprint>(inner_.Fingerprint());
   std::map<std::string, double> all = latency_ms_;
+  all.insert(blocks_measured_.begin(), blocks_measured_.end());
   for (size_t key = 0; key < by_key_.size(); ++key) {
     if (!std::isnan(by_key_[key]))
       all.emplace(PersistentKey(static_cast<int32_t>(key)), by_key_[key]);

@@ -32,6 +32,11 @@ class CachedStageCost : public StageCostSource {
 
   StatusOr<double> StageLatencyMs(const Graph& graph, const UnitGraph& units,
                                   const StageCandidate& stage) override;
+  // Kept by the block's text (each node's op with its input and output values and their dims,
+  // stage by stage) and the round, persisted beside the stages: a plan recompiled from a timing
+  // cache makes the same choices.
+  StatusOr<double> BlockLatencyMs(const Graph& graph, const ScheduleBlock& block,
+                                  int round) override;
   std::string Name() const override { return inner_.Name(); }
   DeviceFingerprint Fingerprint() const override { return inner_.Fingerprint(); }
 
@@ -56,6 +61,7 @@ class CachedStageCost : public StageCostSource {
   std::map<std::string, double> latency_ms_;  // loaded: SHA-256 of the key's text -> latency
   StageKeyer keyer_;
   std::vector<double> by_key_;  // by stage key; NaN = not known yet
+  std::map<std::string, double> blocks_measured_;  // SHA-256 of a block's text -> latency
   int64_t requests_ = 0;
   int64_t distinct_measured_ = 0;
   std::vector<std::string> warnings_;

@@ -10,6 +10,7 @@
 
 #include "ir/graph.h"
 #include "sched/merge_shape.h"  // CanMergeStage
+#include "sched/schedule.h"
 #include "sched/stage_candidate.h"
 #include "sched/units.h"
 #include "util/device_fingerprint.h"
@@ -23,6 +24,18 @@ class StageCostSource {
   // Latency of the stage in milliseconds. For kMerge the caller has checked CanMergeStage.
   virtual StatusOr<double> StageLatencyMs(const Graph& graph, const UnitGraph& units,
                                           const StageCandidate& stage) = 0;
+  // A whole block of a schedule run as a plan runs it, its stages back to back: where stage
+  // costs are measured, the check that their sum holds once the stages run together.
+  // Unsupported from a source that only has stage costs (the analytic models), and for a block
+  // it cannot run as it stands (one with a merge stage, which exists only after ApplyMergeStages).
+  // `round` numbers a caller's repeated measurements of one block: a cache keeps each round's.
+  virtual StatusOr<double> BlockLatencyMs(const Graph& graph, const ScheduleBlock& block,
+                                          int round) {
+    (void)graph;
+    (void)block;
+    (void)round;
+    return Unsupported(Name() + " has stage costs, not block measurements");
+  }
   // "cpu-profiler", "sim:V100", "cuda-profiler", ... (recorded in plans and timing caches).
   virtual std::string Name() const = 0;
   virtual DeviceFingerprint Fingerprint() const = 0;

@@ -55,6 +55,15 @@ def main():
                     " 0 distinct stages measured" in plans[1][1], plans[1][1])
         tally.check("CPU-profiled plans from one timing cache are byte-identical",
                     open(plans[0][0], "rb").read() == open(plans[1][0], "rb").read())
+        # The measured block check ran (its measurements are in the cache too), unless asked not.
+        tally.check("iosc --device cpu checks the searched blocks whole",
+                    "block check (cpu-profiler):" in plans[0][1], plans[0][1])
+        unchecked = run([args.iosc, model, "--device", "cpu", "--timing-cache", cache, "-o",
+                         os.path.join(tmp, "unchecked.iosplan"), "--progress", "off",
+                         "--no-block-check"])
+        tally.check("--no-block-check skips it",
+                    unchecked.returncode == 0 and "block check" not in unchecked.stdout,
+                    unchecked.stdout + unchecked.stderr)
 
         # Inception's modules run up to four groups at once: two changes the schedule.
         base = os.path.join(tmp, "inception.iosplan")

@@ -82,6 +82,16 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
                  "dropped); on the CPU at most this many, fewer once the median settles")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_flag("!--no-block-check", options->check_blocks,
+               "CPU profiling: do not run each searched block whole against its sequential "
+               "stages (by default a block measured faster op by op keeps the sequential "
+               "stages)");
+  app.add_option("--min-concurrency-gain", options->min_concurrency_gain,
+                 "CPU profiling: concurrent blocks must be measured to save this fraction of "
+                 "the sequential latency, or the plan runs sequentially (concurrent plans run "
+                 "under a short OpenMP spin that slows every op a little)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   app.add_option("--profile-tolerance", options->profile_tolerance,
                  "CPU stage profiler: stop sampling a stage once a majority of at least 3 "
                  "samples lie within this fraction of their median (0: always "

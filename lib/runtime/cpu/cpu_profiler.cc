@@ -223,9 +223,53 @@ StatusOr<double> CpuProfilerCostSource::MeasureStage(const Graph& graph,
   return std::max(kMinStageLatencyMs, ms - counters_.launch_overhead_ms);
 }
 
+StatusOr<double> CpuProfilerCostSource::BlockLatencyMs(const Graph& graph,
+                                                       const ScheduleBlock& block, int) {
+  ScheduleStage nodes;
+  for (const ScheduleStage& stage : block.stages) {
+    if (stage.strategy == StageStrategy::kMerge)
+      return Unsupported("a block with a merge stage is measured stage by stage");
+    nodes.groups.insert(nodes.groups.end(), stage.groups.begin(), stage.groups.end());
+  }
+  IOS_RETURN_IF_ERROR(CheckStageNodesLive(graph, nodes));
+  // Every value of the block gets a buffer of its own (the pools do not reuse them by liveness
+  // as a plan's arena does): a block too large for that is not measured whole.
+  int64_t bytes = 0;
+  for (const StageBuffer& buffer : StageBuffers(graph, nodes))
+    bytes += static_cast<int64_t>(buffer.bytes);
+  if (bytes > options_.max_block_bytes)
+    return Unsupported("the block's tensors take " + std::to_string(bytes >> 20) +
+                       " MiB, more than a block is measured whole with");
+  ResetForGraph(graph);
+  if (options_.subtract_launch_overhead && !launch_overhead_measured_)
+    IOS_RETURN_IF_ERROR(MeasureLaunchOverhead());
+  std::vector<CpuKernel*> kernels(graph.nodes.size(), nullptr);
+  for (const ScheduleGroup& group : nodes.groups) {
+    for (NodeId n : group.nodes) {
+      IOS_ASSIGN_OR_RETURN(kernels[n], KernelFor(graph, n));
+    }
+  }
+  Schedule schedule;
+  schedule.kind = "profiler";
+  schedule.blocks = {block};
+  const int min_repeats = options_.min_repeats;
+  options_.min_repeats = std::min(std::max(3, min_repeats), options_.repeats);
+  StatusOr<double> ms = TimeSchedule(graph, schedule, nodes, kernels, options_.warmup_runs);
+  options_.min_repeats = min_repeats;
+  IOS_RETURN_IF_ERROR(ms.status());
+  return std::max(kMinStageLatencyMs, *ms - counters_.launch_overhead_ms);
+}
+
 StatusOr<double> CpuProfilerCostSource::TimeStage(const Graph& graph, const ScheduleStage& stage,
                                                   const std::vector<CpuKernel*>& kernels,
                                                   int warmup_runs) {
+  return TimeSchedule(graph, OneStageSchedule(stage, "profiler"), stage, kernels, warmup_runs);
+}
+
+StatusOr<double> CpuProfilerCostSource::TimeSchedule(const Graph& graph, const Schedule& schedule,
+                                                     const ScheduleStage& stage,
+                                                     const std::vector<CpuKernel*>& kernels,
+                                                     int warmup_runs) {
   // Buffers: values produced inside the stage come from the work pool, the others (the stage's
   // inputs) from the random-filled input pool; constants are read in place.
   std::vector<void*> value_ptr(graph.values.size(), nullptr);
@@ -244,7 +288,6 @@ StatusOr<double> CpuProfilerCostSource::TimeStage(const Graph& graph, const Sche
     value_ptr[buffer.value] = data;
   }
 
-  const Schedule schedule = OneStageSchedule(stage, "profiler");
   IOS_ASSIGN_OR_RETURN(CommandList commands,
                        LowerToCommands(graph, schedule, max_streams_, total_threads_));
   Runner runner(graph, kernels, stage, value_ptr);

@@ -86,6 +86,8 @@ struct CpuProfilerOptions {
   int max_streams = 0;      // 0 = total_threads (as CpuSession)
   bool subtract_launch_overhead = true;
   bool compose_one_group_stages = true;
+  // BlockLatencyMs: blocks whose tensors take more are not measured whole (Unsupported).
+  int64_t max_block_bytes = int64_t{128} << 20;
 };
 
 inline constexpr double kMinStageLatencyMs = 1e-3;
@@ -119,6 +121,12 @@ class CpuProfilerCostSource : public StageCostSource {
   // Measures an arbitrary stage of `graph` (nodes rather than units). kMerge stages must consist
   // of single-Conv groups that ApplyMergeStages accepts.
   StatusOr<double> MeasureStage(const Graph& graph, const ScheduleStage& stage);
+
+  // The block's stages lowered together, as CpuSession runs them, sampled with at least three
+  // samples (a choice between schedules rests on it). Unsupported for a block with a merge stage
+  // or one whose tensors take more than `max_block_bytes` (each gets a buffer of its own).
+  StatusOr<double> BlockLatencyMs(const Graph& graph, const ScheduleBlock& block,
+                                  int round = 0) override;
 
   const CpuProfilerCounters& counters() const { return counters_; }
   const CpuProfilerOptions& options() const { return options_; }
@@ -163,6 +171,11 @@ class CpuProfilerCostSource : public StageCostSource {
   // Times `stage` of `graph` whose kernels are `kernels` (indexed by NodeId).
   StatusOr<double> TimeStage(const Graph& graph, const ScheduleStage& stage,
                              const std::vector<CpuKernel*>& kernels, int warmup_runs);
+  // Times `schedule`, whose nodes are those of `nodes` (one stage holding every group: the
+  // buffers and the runner are resolved from it).
+  StatusOr<double> TimeSchedule(const Graph& graph, const Schedule& schedule,
+                                const ScheduleStage& nodes, const std::vector<CpuKernel*>& kernels,
+                                int warmup_runs);
   StatusOr<double> TimeCommands(const CommandList& commands, OpRunner& runner, int warmup_runs);
   // A one-unit stage of `unit`, measured once per graph.
   StatusOr<double> UnitLatencyMs(const Graph& graph, const UnitGraph& units, UnitId unit);

@@ -1,0 +1,57 @@
+// The measured check on a searched schedule. Stage costs measured one stage at a time miss
+// what stages do to each other once they run back to back (cache contents, threads handed from
+// one stage's ops to the next's). Where the cost source measures whole blocks (the CPU
+// profiler), each block whose stages differ from the sequential ones is run whole both ways,
+// twice, interleaved; a block that runs faster op by op keeps the sequential stages, so that the
+// plan is not measured slower than the sequential one, block by block. Sources without block
+// measurements (the analytic models) leave the schedule as it is.
+#pragma once
+
+#include <vector>
+
+#include "ir/graph.h"
+#include "sched/ios_scheduler.h"
+#include "sched/schedule.h"
+#include "sched/stage_cost_source.h"
+#include "util/status.h"
+
+namespace ios {
+
+struct BlockCheck {
+  int checked = 0;           // blocks measured both ways
+  int replaced = 0;          // of which keep the sequential stages
+  double ios_ms = 0;         // the checked blocks measured whole, as the search left them
+  double sequential_ms = 0;  // and with the sequential stages
+  // What the blocks that keep their searched stages save, measured again after the choice.
+  double kept_gain_ms = 0;
+};
+
+// `sequential` is SequentialSchedule of the same blocks, `sequential_stages` its predicted
+// stage latencies. Replaces blocks of `result`'s schedule, with their stage latencies and the
+// predicted total.
+StatusOr<BlockCheck> KeepSequentialWhereMeasuredFaster(const Graph& graph,
+                                                       const Schedule& sequential,
+                                                       const std::vector<double>& sequential_stages,
+                                                       StageCostSource& source,
+                                                       IosSearchResult* result);
+
+// Replaces block b of `result`'s schedule by `other`'s where replace[b], with `other_stages`'
+// stage latencies (the predicted ones of `other`, stage by stage), and adjusts the predicted
+// total. Returns how many blocks were replaced.
+int ReplaceBlocks(const Schedule& other, const std::vector<double>& other_stages,
+                  const std::vector<bool>& replace, IosSearchResult* result);
+
+// Replaces every block that has a concurrent stage (two groups or more, not a merge) by its
+// sequential stages, as KeepSequentialWhereMeasuredFaster replaces one. Returns how many.
+//
+// For the CPU: a plan with concurrent stages runs under a short OpenMP spin (iosrun re-executes
+// itself with GOMP_SPINCOUNT=2000, util/openmp_spin.h), so that a team's idle workers do not
+// take the cores that another stream's ops need; every other op then waits a little longer for
+// its workers. Measured on this 2-core machine, Inception V3's sequential plan ran 2-6% slower
+// under that spin (73.0 against 77.6 ms, 74.8 against 76.5 ms), which the profiler cannot see:
+// it measures under the short spin throughout. A plan whose concurrent blocks save less than
+// that is faster run sequentially.
+int DropConcurrentBlocks(const Schedule& sequential, const std::vector<double>& sequential_stages,
+                         IosSearchResult* result);
+
+}  // namespace ios

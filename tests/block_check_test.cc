@@ -1,0 +1,115 @@
+// The measured block check (compile/block_check.h): a block that a source measures faster with
+// the sequential stages keeps them, with their predicted latencies; other blocks, and sources
+// that only cost stages, leave the searched schedule as it is.
+#include "compile/block_check.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <vector>
+
+namespace ios {
+namespace {
+
+ScheduleBlock Block(std::vector<std::vector<std::vector<NodeId>>> stages) {
+  ScheduleBlock block;
+  for (auto& groups : stages) {
+    ScheduleStage stage;
+    for (auto& nodes : groups) stage.groups.push_back(ScheduleGroup{nodes});
+    block.stages.push_back(stage);
+  }
+  return block;
+}
+
+// Block latencies by the block's first stage's width: wide (searched) blocks cost `wide_ms` per
+// block index, sequential ones `narrow_ms`.
+class FakeBlockSource : public StageCostSource {
+ public:
+  FakeBlockSource(std::vector<double> wide_ms, std::vector<double> narrow_ms, bool measures)
+      : wide_ms_(std::move(wide_ms)), narrow_ms_(std::move(narrow_ms)), measures_(measures) {}
+  StatusOr<double> StageLatencyMs(const Graph&, const UnitGraph&, const StageCandidate&) override {
+    return 1.0;
+  }
+  StatusOr<double> BlockLatencyMs(const Graph& graph, const ScheduleBlock& block,
+                                  int round) override {
+    if (!measures_) return StageCostSource::BlockLatencyMs(graph, block, round);
+    ++calls;
+    const size_t index = static_cast<size_t>(block.stages[0].groups[0].nodes[0] / 10);
+    return block.stages[0].groups.size() > 1 ? wide_ms_[index] : narrow_ms_[index];
+  }
+  std::string Name() const override { return "fake"; }
+  DeviceFingerprint Fingerprint() const override { return {}; }
+  int calls = 0;
+
+ private:
+  std::vector<double> wide_ms_, narrow_ms_;
+  bool measures_;
+};
+
+struct Case {
+  Schedule sequential;
+  std::vector<double> sequential_stages;
+  IosSearchResult result;
+};
+
+// Three blocks (nodes 0-1, 10-11, 20): the search runs blocks 0 and 1 as one two-group stage,
+// block 2 as the sequential schedule does.
+Case ThreeBlocks() {
+  Case c;
+  c.sequential.kind = "sequential";
+  c.sequential.blocks = {Block({{{0}}, {{1}}}), Block({{{10}}, {{11}}}), Block({{{20}}})};
+  c.sequential_stages = {2, 3, 4, 5, 6};
+  c.result.schedule.kind = "ios";
+  c.result.schedule.blocks = {Block({{{0}, {1}}}), Block({{{10}, {11}}}), Block({{{20}}})};
+  c.result.stage_latency_ms = {4, 6, 6};
+  c.result.predicted_latency_ms = 16;
+  return c;
+}
+
+TEST(BlockCheckTest, ABlockMeasuredFasterSequentiallyKeepsTheSequentialStages) {
+  Case c = ThreeBlocks();
+  // Block 0: 7 ms searched against 5 sequential (replaced); block 1: 6 against 9 (kept).
+  FakeBlockSource source({7, 6}, {5, 9}, true);
+  Graph graph;
+  StatusOr<BlockCheck> check = KeepSequentialWhereMeasuredFaster(
+      graph, c.sequential, c.sequential_stages, source, &c.result);
+  ASSERT_TRUE(check.ok()) << check.status().message();
+  EXPECT_EQ(check->checked, 2);  // block 2 is already sequential
+  EXPECT_EQ(check->replaced, 1);
+  EXPECT_DOUBLE_EQ(check->ios_ms, 7 + 6);
+  EXPECT_DOUBLE_EQ(check->sequential_ms, 5 + 9);
+  EXPECT_DOUBLE_EQ(check->kept_gain_ms, 9 - 6);  // block 1, measured again
+  EXPECT_EQ(source.calls, 2 * 2 * 2 + 2 * 2);  // two blocks both ways twice, block 1 again
+  ASSERT_EQ(c.result.schedule.blocks[0].stages.size(), 2u);
+  EXPECT_EQ(c.result.schedule.blocks[0].stages[1].groups[0].nodes, std::vector<NodeId>{1});
+  ASSERT_EQ(c.result.schedule.blocks[1].stages.size(), 1u);
+  EXPECT_EQ(c.result.stage_latency_ms, (std::vector<double>{2, 3, 6, 6}));
+  EXPECT_DOUBLE_EQ(c.result.predicted_latency_ms, 16 - 4 + 2 + 3);
+}
+
+TEST(BlockCheckTest, DroppingConcurrencyRunsEveryConcurrentBlockSequentially) {
+  Case c = ThreeBlocks();
+  EXPECT_EQ(DropConcurrentBlocks(c.sequential, c.sequential_stages, &c.result), 2);
+  for (size_t b = 0; b < 3; ++b)
+    for (const ScheduleStage& stage : c.result.schedule.blocks[b].stages)
+      EXPECT_EQ(stage.groups.size(), 1u);
+  EXPECT_EQ(c.result.stage_latency_ms, (std::vector<double>{2, 3, 4, 5, 6}));
+  EXPECT_DOUBLE_EQ(c.result.predicted_latency_ms, 2 + 3 + 4 + 5 + 6);
+}
+
+TEST(BlockCheckTest, ASourceWithoutBlockMeasurementsLeavesTheSchedule) {
+  Case c = ThreeBlocks();
+  FakeBlockSource source({7, 6}, {5, 9}, false);
+  Graph graph;
+  StatusOr<BlockCheck> check = KeepSequentialWhereMeasuredFaster(
+      graph, c.sequential, c.sequential_stages, source, &c.result);
+  ASSERT_TRUE(check.ok()) << check.status().message();
+  EXPECT_EQ(check->checked, 0);
+  EXPECT_EQ(check->replaced, 0);
+  EXPECT_EQ(c.result.schedule.blocks[0].stages.size(), 1u);
+  EXPECT_EQ(c.result.stage_latency_ms, (std::vector<double>{4, 6, 6}));
+  EXPECT_DOUBLE_EQ(c.result.predicted_latency_ms, 16);
+}
+
+}  // namespace
+}  // namespace ios
