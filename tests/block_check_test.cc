@@ -79,6 +79,7 @@ TEST(BlockCheckTest, ABlockMeasuredFasterSequentiallyKeepsTheSequentialStages) {
   EXPECT_DOUBLE_EQ(check->ios_ms, 7 + 6);
   EXPECT_DOUBLE_EQ(check->sequential_ms, 5 + 9);
   EXPECT_DOUBLE_EQ(check->kept_gain_ms, 9 - 6);  // block 1, measured again
+  EXPECT_DOUBLE_EQ(check->unchecked_gain_ms, 0);
   EXPECT_EQ(source.calls, 2 * 2 * 2 + 2 * 2);  // two blocks both ways twice, block 1 again
   ASSERT_EQ(c.result.schedule.blocks[0].stages.size(), 2u);
   EXPECT_EQ(c.result.schedule.blocks[0].stages[1].groups[0].nodes, std::vector<NodeId>{1});
@@ -106,6 +107,8 @@ TEST(BlockCheckTest, ASourceWithoutBlockMeasurementsLeavesTheSchedule) {
   ASSERT_TRUE(check.ok()) << check.status().message();
   EXPECT_EQ(check->checked, 0);
   EXPECT_EQ(check->replaced, 0);
+  // Blocks 0 and 1 run two groups at once: predicted (2 + 3) - 4 and (4 + 5) - 6.
+  EXPECT_DOUBLE_EQ(check->unchecked_gain_ms, 1 + 3);
   EXPECT_EQ(c.result.schedule.blocks[0].stages.size(), 1u);
   EXPECT_EQ(c.result.stage_latency_ms, (std::vector<double>{4, 6, 6}));
   EXPECT_DOUBLE_EQ(c.result.predicted_latency_ms, 16);

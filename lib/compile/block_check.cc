@@ -90,12 +90,24 @@ StatusOr<BlockCheck> KeepSequentialWhereMeasuredFaster(const Graph& graph,
   BlockCheck check;
   std::vector<bool> replace(result->schedule.blocks.size(), false);
   std::vector<size_t> kept;  // measured, and faster as searched
+  size_t ios_index = 0, seq_index = 0;
   for (size_t b = 0; b < result->schedule.blocks.size(); ++b) {
     const ScheduleBlock& ios = result->schedule.blocks[b];
+    const size_t ios_first = ios_index, seq_first = seq_index;
+    ios_index += ios.stages.size();
+    seq_index += sequential.blocks[b].stages.size();
     if (SameBlock(ios, sequential.blocks[b])) continue;
     IOS_ASSIGN_OR_RETURN(std::optional<BlockTimes> times,
                          MeasureBothWays(graph, ios, sequential.blocks[b], source, 0));
-    if (!times) continue;
+    if (!times) {
+      if (HasConcurrentStage(ios)) {
+        for (size_t i = seq_first; i < seq_index; ++i)
+          check.unchecked_gain_ms += sequential_stages[i];
+        for (size_t i = ios_first; i < ios_index; ++i)
+          check.unchecked_gain_ms -= result->stage_latency_ms[i];
+      }
+      continue;
+    }
     ++check.checked;
     check.ios_ms += times->ios_ms;
     check.sequential_ms += times->sequential_ms;
