@@ -1,7 +1,5 @@
 // ios::Session (include/ios/session.h): a plan opened on the CPU or a CUDA device
 // (session/plan_session.h), behind one mutex: the arena serves one inference at a time.
-#include <spdlog/spdlog.h>
-
 #include <cstring>
 #include <map>
 #include <mutex>
