@@ -34,26 +34,6 @@ STAGES = [(1, 3, 1, 16, 1), (6, 3, 2, 24, 2), (6, 5, 2, 40, 2), (6, 3, 2, 80, 3)
           (6, 5, 2, 192, 4), (6, 3, 1, 320, 1)]
 
 
-def _squeeze_excite(b, x, squeeze, n):
-    s = b.global_avgpool(x, n + "/avgpool")
-    s = b.conv_act(s, squeeze, 1, act="silu", name=n + "/reduce")
-    s = b.conv_act(s, x.channels, 1, act="sigmoid", name=n + "/expand")
-    return b.mul(x, s, n + "/scale")
-
-
-def _mbconv(b, x, expansion, kernel, stride, out_channels, n):
-    hidden = x.channels * expansion
-    y = x
-    if expansion != 1:
-        y = b.conv_act(y, hidden, 1, act="silu", name=n + "/expand")
-    y = b.conv_act(y, hidden, kernel, stride=stride, group=hidden, act="silu", name=n + "/dw")
-    y = _squeeze_excite(b, y, max(1, int(x.channels * SE_RATIO)), n + "/se")
-    y = b.conv_act(y, out_channels, 1, act="identity", name=n + "/project")
-    if stride == 1 and x.channels == out_channels:
-        y = b.add(x, y, n + "/add")
-    return y
-
-
 def build(seed=0, calibrate=True, **_):
     b = OnnxBuilder(NAME, INPUT_SHAPE, seed, calibrate=calibrate)
     x = b.conv_act(b.input, STEM, 3, stride=2, act="silu", name="stem")
@@ -61,7 +41,8 @@ def build(seed=0, calibrate=True, **_):
     block = 0
     for expansion, kernel, stride, channels, layers in STAGES:
         for i in range(layers):
-            x = _mbconv(b, x, expansion, kernel, stride if i == 0 else 1, channels, "block%d" % block)
+            x = b.inverted_residual(x, expansion, channels, kernel, stride if i == 0 else 1, "silu",
+                                    "block%d" % block, squeeze=max(1, int(x.channels * SE_RATIO)))
             block += 1
     assert block == 16 and x.shape == (320, 7, 7), (block, x.shape)
     x = b.conv_act(x, HEAD, 1, act="silu", name="head")

@@ -27,18 +27,6 @@ SETTINGS = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 
             (6, 320, 1, 1)]
 
 
-def _inverted_residual(b, x, expansion, out_channels, stride, n):
-    hidden = x.channels * expansion
-    y = x
-    if expansion != 1:
-        y = b.conv_act(y, hidden, 1, act="relu6", name=n + "/expand")
-    y = b.conv_act(y, hidden, 3, stride=stride, group=hidden, act="relu6", name=n + "/dw")
-    y = b.conv_act(y, out_channels, 1, act="identity", name=n + "/project")
-    if stride == 1 and x.channels == out_channels:
-        y = b.add(x, y, n + "/add")
-    return y
-
-
 def build(seed=0, calibrate=True, **_):
     b = OnnxBuilder(NAME, INPUT_SHAPE, seed, calibrate=calibrate)
     x = b.conv_act(b.input, 32, 3, stride=2, act="relu6", name="stem")
@@ -46,7 +34,7 @@ def build(seed=0, calibrate=True, **_):
     block = 0
     for t, c, n, s in SETTINGS:
         for i in range(n):
-            x = _inverted_residual(b, x, t, c, s if i == 0 else 1, "block%d" % block)
+            x = b.inverted_residual(x, t, c, 3, s if i == 0 else 1, "relu6", "block%d" % block)
             block += 1
     assert block == 17 and x.shape == (320, 7, 7), (block, x.shape)
     x = b.conv_act(x, 1280, 1, act="relu6", name="head")

@@ -538,6 +538,32 @@ class OnnxBuilder:
         p = self.global_avgpool(x, name + "/avgpool")
         return self.gemm(self.flatten(p, name + "/flatten"), classes, name)
 
+    def inverted_residual(self, x, expansion, out_channels, kernel, stride, act, name,
+                          squeeze=0):
+        """MobileNetV2's inverted residual, EfficientNet's MBConv when ``squeeze`` > 0: an
+        expansion conv 1x1 to ``expansion`` * C_in with ``act`` ("<name>/expand", absent when
+        the expansion is 1), a depthwise conv ``kernel`` x ``kernel`` with ``act``
+        ("<name>/dw"), squeeze-and-excitation to ``squeeze`` channels ("<name>/se/...": global
+        average pool, conv 1x1 with ``act``, conv 1x1 back with Sigmoid, Mul), a linear
+        projection conv 1x1 ("<name>/project"), and the input added ("<name>/add") when the
+        stride is 1 and the channels match."""
+        hidden = x.channels * expansion
+        y = x
+        if expansion != 1:
+            y = self.conv_act(y, hidden, 1, act=act, name=name + "/expand")
+        y = self.conv_act(y, hidden, kernel, stride=stride, group=hidden, act=act,
+                          name=name + "/dw")
+        if squeeze > 0:
+            se = name + "/se"
+            s = self.global_avgpool(y, se + "/avgpool")
+            s = self.conv_act(s, squeeze, 1, act=act, name=se + "/reduce")
+            s = self.conv_act(s, y.channels, 1, act="sigmoid", name=se + "/expand")
+            y = self.mul(y, s, se + "/scale")
+        y = self.conv_act(y, out_channels, 1, act="identity", name=name + "/project")
+        if stride == 1 and x.channels == out_channels:
+            y = self.add(x, y, name + "/add")
+        return y
+
     # -- model -------------------------------------------------------------------
 
     def make_model(self, output, doc_string="", metadata=None):

@@ -189,28 +189,21 @@ StatusOr<double> CpuProfilerCostSource::MeasureStage(const Graph& graph,
 
   // One warm-up run when every kernel has run with this thread share before.
   const int warm = std::min(1, options_.warmup_runs);
-  const int width = static_cast<int>(stage.groups.size());
   double ms = 0;
   if (stage.strategy == StageStrategy::kMerge) {
     IOS_ASSIGN_OR_RETURN(MergedStage * merged, MergedStageFor(graph, stage));
     std::vector<CpuKernel*> kernels(merged->kernels.size(), nullptr);
     for (size_t n = 0; n < kernels.size(); ++n) kernels[n] = merged->kernels[n].get();
-    IOS_ASSIGN_OR_RETURN(ms, TimeStage(merged->graph, merged->stage, kernels,
-                                       merged->warmed ? warm : options_.warmup_runs));
+    const Sampling sampling = StageSampling(merged->warmed ? warm : options_.warmup_runs);
+    IOS_ASSIGN_OR_RETURN(ms, TimeStage(merged->graph, merged->stage, kernels, sampling));
     merged->warmed = true;
     ++counters_.merge_stages_measured;
   } else {
-    std::vector<CpuKernel*> kernels(graph.nodes.size(), nullptr);
-    bool warmed = true;
-    for (const ScheduleGroup& group : stage.groups) {
-      for (NodeId n : group.nodes) {
-        IOS_ASSIGN_OR_RETURN(kernels[n], KernelFor(graph, n));
-        const std::vector<int>& widths = kernels_[n].warmed_group_counts;
-        warmed = warmed && std::find(widths.begin(), widths.end(), width) != widths.end();
-      }
-    }
+    bool warmed = false;
+    IOS_ASSIGN_OR_RETURN(std::vector<CpuKernel*> kernels, StageKernels(graph, stage, &warmed));
     IOS_ASSIGN_OR_RETURN(ms, TimeStage(graph, stage, kernels,
-                                       warmed ? warm : options_.warmup_runs));
+                                       StageSampling(warmed ? warm : options_.warmup_runs)));
+    const int width = static_cast<int>(stage.groups.size());
     for (const ScheduleGroup& group : stage.groups) {
       for (NodeId n : group.nodes) {
         std::vector<int>& widths = kernels_[n].warmed_group_counts;
@@ -243,33 +236,53 @@ StatusOr<double> CpuProfilerCostSource::BlockLatencyMs(const Graph& graph,
   ResetForGraph(graph);
   if (options_.subtract_launch_overhead && !launch_overhead_measured_)
     IOS_RETURN_IF_ERROR(MeasureLaunchOverhead());
-  std::vector<CpuKernel*> kernels(graph.nodes.size(), nullptr);
-  for (const ScheduleGroup& group : nodes.groups) {
-    for (NodeId n : group.nodes) {
-      IOS_ASSIGN_OR_RETURN(kernels[n], KernelFor(graph, n));
-    }
-  }
+  IOS_ASSIGN_OR_RETURN(std::vector<CpuKernel*> kernels, StageKernels(graph, nodes, nullptr));
   Schedule schedule;
   schedule.kind = "profiler";
   schedule.blocks = {block};
-  const int min_repeats = options_.min_repeats;
-  options_.min_repeats = std::min(std::max(3, min_repeats), options_.repeats);
-  StatusOr<double> ms = TimeSchedule(graph, schedule, nodes, kernels, options_.warmup_runs);
-  options_.min_repeats = min_repeats;
-  IOS_RETURN_IF_ERROR(ms.status());
-  return std::max(kMinStageLatencyMs, *ms - counters_.launch_overhead_ms);
+  Sampling sampling = StageSampling(options_.warmup_runs);
+  sampling.min_samples = std::min(std::max(3, sampling.min_samples), sampling.max_samples);
+  IOS_ASSIGN_OR_RETURN(double ms, TimeSchedule(graph, schedule, nodes, kernels, sampling));
+  return std::max(kMinStageLatencyMs, ms - counters_.launch_overhead_ms);
+}
+
+CpuProfilerCostSource::Sampling CpuProfilerCostSource::StageSampling(int warmup_runs) const {
+  Sampling sampling;
+  sampling.warmup_runs = warmup_runs;
+  sampling.runs_per_sample = options_.runs_per_repeat;
+  sampling.min_samples = options_.min_repeats;
+  sampling.max_samples = options_.repeats;
+  sampling.settle_tolerance = options_.settle_tolerance;
+  return sampling;
+}
+
+StatusOr<std::vector<CpuKernel*>> CpuProfilerCostSource::StageKernels(const Graph& graph,
+                                                                      const ScheduleStage& stage,
+                                                                      bool* warmed) {
+  std::vector<CpuKernel*> kernels(graph.nodes.size(), nullptr);
+  const int width = static_cast<int>(stage.groups.size());
+  if (warmed != nullptr) *warmed = true;
+  for (const ScheduleGroup& group : stage.groups) {
+    for (NodeId n : group.nodes) {
+      IOS_ASSIGN_OR_RETURN(kernels[n], KernelFor(graph, n));
+      const std::vector<int>& widths = kernels_[n].warmed_group_counts;
+      if (warmed != nullptr && std::find(widths.begin(), widths.end(), width) == widths.end())
+        *warmed = false;
+    }
+  }
+  return kernels;
 }
 
 StatusOr<double> CpuProfilerCostSource::TimeStage(const Graph& graph, const ScheduleStage& stage,
                                                   const std::vector<CpuKernel*>& kernels,
-                                                  int warmup_runs) {
-  return TimeSchedule(graph, OneStageSchedule(stage, "profiler"), stage, kernels, warmup_runs);
+                                                  const Sampling& sampling) {
+  return TimeSchedule(graph, OneStageSchedule(stage, "profiler"), stage, kernels, sampling);
 }
 
 StatusOr<double> CpuProfilerCostSource::TimeSchedule(const Graph& graph, const Schedule& schedule,
                                                      const ScheduleStage& stage,
                                                      const std::vector<CpuKernel*>& kernels,
-                                                     int warmup_runs) {
+                                                     const Sampling& sampling) {
   // Buffers: values produced inside the stage come from the work pool, the others (the stage's
   // inputs) from the random-filled input pool; constants are read in place.
   std::vector<void*> value_ptr(graph.values.size(), nullptr);
@@ -291,23 +304,23 @@ StatusOr<double> CpuProfilerCostSource::TimeSchedule(const Graph& graph, const S
   IOS_ASSIGN_OR_RETURN(CommandList commands,
                        LowerToCommands(graph, schedule, max_streams_, total_threads_));
   Runner runner(graph, kernels, stage, value_ptr);
-  return TimeCommands(commands, runner, warmup_runs);
+  return TimeCommands(commands, runner, sampling);
 }
 
 StatusOr<double> CpuProfilerCostSource::TimeCommands(const CommandList& commands,
-                                                     OpRunner& runner, int warmup_runs) {
+                                                     OpRunner& runner, const Sampling& sampling) {
   using Clock = std::chrono::steady_clock;
   auto elapsed_ms = [](Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   };
   double last_run_ms = 0;
-  for (int i = 0; i < warmup_runs; ++i) {
+  for (int i = 0; i < sampling.warmup_runs; ++i) {
     const Clock::time_point start = Clock::now();
     IOS_RETURN_IF_ERROR(executor_->Run(commands, runner));
     last_run_ms = elapsed_ms(start);
     ++counters_.executor_runs;
   }
-  int runs = options_.runs_per_repeat;
+  int runs = sampling.runs_per_sample;
   if (runs <= 0) {
     runs = 1;
     if (last_run_ms > 0 && last_run_ms < options_.min_sample_ms)
@@ -315,17 +328,17 @@ StatusOr<double> CpuProfilerCostSource::TimeCommands(const CommandList& commands
                                                std::ceil(options_.min_sample_ms / last_run_ms)));
   }
   std::vector<double> samples;
-  samples.reserve(static_cast<size_t>(options_.repeats));
-  for (int r = 0; r < options_.repeats; ++r) {
+  samples.reserve(static_cast<size_t>(sampling.max_samples));
+  for (int r = 0; r < sampling.max_samples; ++r) {
     const Clock::time_point start = Clock::now();
     for (int i = 0; i < runs; ++i) IOS_RETURN_IF_ERROR(executor_->Run(commands, runner));
     samples.push_back(elapsed_ms(start) / runs);
     counters_.executor_runs += runs;
-    if (options_.settle_tolerance > 0 &&
-        MedianSettled(samples, options_.min_repeats, options_.settle_tolerance))
+    if (sampling.settle_tolerance > 0 &&
+        MedianSettled(samples, sampling.min_samples, sampling.settle_tolerance))
       break;
   }
-  counters_.samples_taken += static_cast<int64_t>(samples.size());
+  if (sampling.counted) counters_.samples_taken += static_cast<int64_t>(samples.size());
   return RobustMedian(std::move(samples));
 }
 
@@ -335,14 +348,12 @@ Status CpuProfilerCostSource::MeasureLaunchOverhead() {
   CommandList empty;
   empty.streams.resize(1);
   NoOpRunner runner;
-  const CpuProfilerOptions saved = options_;
-  options_.runs_per_repeat = 60;
-  options_.repeats = 7;
-  options_.settle_tolerance = 0;
-  const int64_t samples_before = counters_.samples_taken;
-  StatusOr<double> ms = TimeCommands(empty, runner, std::max(options_.warmup_runs, 10));
-  counters_.samples_taken = samples_before;  // the baseline's samples are not a stage's
-  options_ = saved;
+  Sampling sampling;
+  sampling.warmup_runs = std::max(options_.warmup_runs, 10);
+  sampling.runs_per_sample = 60;
+  sampling.max_samples = 7;
+  sampling.counted = false;  // the baseline's samples are not a stage's
+  StatusOr<double> ms = TimeCommands(empty, runner, sampling);
   IOS_RETURN_IF_ERROR(ms.status());
   counters_.launch_overhead_ms = ms.value();
   launch_overhead_measured_ = true;

@@ -168,15 +168,31 @@ class CpuProfilerCostSource : public StageCostSource {
   void ResetForGraph(const Graph& graph);
   StatusOr<CpuKernel*> KernelFor(const Graph& graph, NodeId node);
   StatusOr<MergedStage*> MergedStageFor(const Graph& graph, const ScheduleStage& stage);
+  // How one measurement samples: from the options, with the warm-up and floor of samples the
+  // caller needs (the launch-overhead baseline has its own).
+  struct Sampling {
+    int warmup_runs = 0;
+    int runs_per_sample = 0;  // 0 = sized from the last warm-up run (min_sample_ms)
+    int min_samples = 1;
+    int max_samples = 1;
+    double settle_tolerance = 0;  // 0 = always max_samples
+    bool counted = true;          // adds its samples to counters_.samples_taken
+  };
+  Sampling StageSampling(int warmup_runs) const;
+  // The kernels of the stage's nodes, indexed by NodeId (null elsewhere); `warmed` (optional)
+  // says whether every one has already run in a stage as wide as this one.
+  StatusOr<std::vector<CpuKernel*>> StageKernels(const Graph& graph, const ScheduleStage& stage,
+                                                 bool* warmed);
   // Times `stage` of `graph` whose kernels are `kernels` (indexed by NodeId).
   StatusOr<double> TimeStage(const Graph& graph, const ScheduleStage& stage,
-                             const std::vector<CpuKernel*>& kernels, int warmup_runs);
+                             const std::vector<CpuKernel*>& kernels, const Sampling& sampling);
   // Times `schedule`, whose nodes are those of `nodes` (one stage holding every group: the
   // buffers and the runner are resolved from it).
   StatusOr<double> TimeSchedule(const Graph& graph, const Schedule& schedule,
                                 const ScheduleStage& nodes, const std::vector<CpuKernel*>& kernels,
-                                int warmup_runs);
-  StatusOr<double> TimeCommands(const CommandList& commands, OpRunner& runner, int warmup_runs);
+                                const Sampling& sampling);
+  StatusOr<double> TimeCommands(const CommandList& commands, OpRunner& runner,
+                                const Sampling& sampling);
   // A one-unit stage of `unit`, measured once per graph.
   StatusOr<double> UnitLatencyMs(const Graph& graph, const UnitGraph& units, UnitId unit);
   Status MeasureLaunchOverhead();
