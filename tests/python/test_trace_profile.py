@@ -6,7 +6,8 @@ The trace is valid JSON in the trace-event format, with one track per stream of 
 spans on one stream never overlap; every op runs once per traced run; a wait never ends before
 the record it waits for (its flow's start). The profile's op times add up, on the sequential
 plan (one stream), to the run's latency within 10% + 0.5 ms (the rest is dispatch); on the IOS
-plan, its stage times add up to the run's latency within the same margin. The DOT renders with
+plan, its stage times add up to the run's latency within the same margin plus 0.3 ms per stage
+(the dispatch between stages). The DOT renders with
 Graphviz's dot and names every op of the plan exactly once; the SVG is written."""
 import collections
 import json
@@ -18,6 +19,9 @@ import tempfile
 from ios_test_util import Tally, ensure_models, parse_args, plan_info, run
 
 MARGIN_FRACTION, MARGIN_MS = 0.10, 0.5
+# Stage spans also leave out the dispatch from one stage to the next, which a loaded machine
+# stretches (a CI run under ctest --parallel 2 saw 0.21 ms per stage on Inception V3's 77).
+STAGE_GAP_MS = 0.3
 
 
 def check_trace(tally, label, trace_path, info, runs, threads):
@@ -62,9 +66,12 @@ def check_profile(tally, label, profile_path, sums_what):
         profile = json.load(f)
     total = profile["op_ms_sum"] if sums_what == "ops" else profile["stage_ms_sum"]
     run_ms = profile["run_ms"]
+    margin = MARGIN_FRACTION * run_ms + MARGIN_MS
+    if sums_what == "stages":
+        margin += STAGE_GAP_MS * len(profile["stages"])
     tally.check(f"{label}: the {sums_what}' times add up to the run's latency within "
-                f"{MARGIN_FRACTION:.0%} + {MARGIN_MS} ms ({total:.2f} of {run_ms:.2f} ms)",
-                abs(total - run_ms) <= MARGIN_FRACTION * run_ms + MARGIN_MS)
+                f"{margin:.2f} ms ({total:.2f} of {run_ms:.2f} ms)",
+                abs(total - run_ms) <= margin)
     ops = profile["ops"]
     tally.check(f"{label}: per-op rows with time, share, FLOPs, GFLOP/s and bytes",
                 ops and all({"ms", "share", "flops", "gflops_per_s", "bytes"} <= o.keys()
