@@ -19,6 +19,7 @@
 #include "one_node_graph.h"
 #include "runtime/cpu/cpu_kernel.h"
 #include "runtime/cpu/cpu_kernel_factories.h"
+#include "runtime/cpu/layout_adapter_cpu.h"
 #include "tensor_compare.h"
 
 namespace ios::cpu_testing {
@@ -34,6 +35,31 @@ constexpr Tolerance kExact{0.0, 0.0};
 // Elementwise arithmetic and activations: both sides compute in float with the same formula;
 // libm's expf/tanhf against oneDNN or a reordered sum leave a few ulps.
 constexpr Tolerance kElementwise{1e-6, 1e-5};
+
+// Float32 `tensor` (row-major) with its bytes reordered into `to` (from row-major), or back into
+// row-major from `to` (`to_row_major`); its dims stay logical (ir/layout.h).
+inline Tensor Relayout(const Tensor& tensor, Layout layout, bool to_row_major) {
+  const Dims& dims = tensor.dims();
+  Tensor out(tensor.dtype(), dims);
+  const Dims stored = LayoutStrides(dims, layout);
+  const float* in = tensor.data<float>();
+  float* dst = out.data<float>();
+  const int64_t count = NumElements(dims);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t rest = i;
+    int64_t offset = 0;
+    for (size_t d = dims.size(); d-- > 0;) {
+      offset += (rest % dims[d]) * stored[d];
+      rest /= dims[d];
+    }
+    if (to_row_major) {
+      dst[i] = in[offset];
+    } else {
+      dst[offset] = in[i];
+    }
+  }
+  return out;
+}
 inline int64_t RandomInt(std::mt19937& rng, int64_t lo, int64_t hi) {
   return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
 }
@@ -46,6 +72,17 @@ class OneNodeCase : public testing::OneNodeBuilder<OneNodeCase> {
 
   OneNodeCase& Fused(ActivationKind kind, float alpha = 0.f, float beta = 0.f) {
     SetFusedActivation(node_.attrs, Activation{kind, alpha, beta});
+    return *this;
+  }
+
+  // Stores the inputs and outputs in these layouts (missing ones: row-major): Check hands the
+  // kernel its inputs reordered so and reads its outputs back. `adapted`: whether the kernel is
+  // expected to run behind a layout adapter rather than take the layouts itself.
+  OneNodeCase& Layouts(std::vector<Layout> inputs, std::vector<Layout> outputs,
+                       bool adapted = false) {
+    input_layouts_ = std::move(inputs);
+    output_layouts_ = std::move(outputs);
+    adapted_ = adapted;
     return *this;
   }
 
@@ -79,11 +116,27 @@ class OneNodeCase : public testing::OneNodeBuilder<OneNodeCase> {
     Status reference = EvaluateReference(n, reference_inputs, &expected);
     ASSERT_TRUE(reference.ok()) << reference.message();
 
+    context.input_layouts = input_layouts_;
+    context.output_layouts = output_layouts_;
+    std::vector<Tensor> stored_inputs;  // the inputs in their layouts
+    stored_inputs.reserve(n.inputs.size());
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      if (context.input_layout(i) == Layout::kRowMajor || buffers[i] == nullptr ||
+          context.constants[i] != nullptr)
+        continue;
+      stored_inputs.push_back(Relayout(values_[i], context.input_layout(i), false));
+      buffers[i] = stored_inputs.back().raw();
+    }
+
     StatusOr<std::unique_ptr<CpuKernel>> kernel = CreateCpuKernel(context);
     ASSERT_TRUE(kernel.ok()) << kernel.status().message();
     EXPECT_EQ(!IsReferenceFallbackCpuKernel(*kernel.value()), expect_fast)
         << (expect_fast ? "the reference fallback ran instead of the fast kernel"
                         : "expected the reference fallback");
+    if (context.any_channels_last()) {
+      EXPECT_EQ(LayoutAdapterInner(*kernel.value()) != nullptr, adapted_)
+          << (adapted_ ? "expected a layout adapter" : "the kernel ran behind a layout adapter");
+    }
 
     for (int threads : {1, 2}) {
       SCOPED_TRACE("threads " + std::to_string(threads));
@@ -97,7 +150,11 @@ class OneNodeCase : public testing::OneNodeBuilder<OneNodeCase> {
       }
       Status run = kernel.value()->Run(buffers, out_buffers, threads);
       ASSERT_TRUE(run.ok()) << run.message();
-      for (size_t o = 0; o < got.size(); ++o) Compare(expected[o], got[o], tolerance, o);
+      for (size_t o = 0; o < got.size(); ++o) {
+        const Layout layout = context.output_layout(o);
+        Compare(expected[o], layout == Layout::kRowMajor ? got[o] : Relayout(got[o], layout, true),
+                tolerance, o);
+      }
     }
   }
 
@@ -167,6 +224,10 @@ class OneNodeCase : public testing::OneNodeBuilder<OneNodeCase> {
     SCOPED_TRACE("output " + std::to_string(output));
     testing::ExpectTensorsNear(want, got, tolerance.abs, tolerance.rel);
   }
+
+  std::vector<Layout> input_layouts_;
+  std::vector<Layout> output_layouts_;
+  bool adapted_ = false;
 };
 
 }  // namespace ios::cpu_testing

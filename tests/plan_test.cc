@@ -450,7 +450,7 @@ TEST(PlanIoTest, WeightsFollowTheBodyInTheContainerAndLoadBitExact) {
   EXPECT_EQ(bytes.substr(0, 8), std::string("\0IOSPLAN", 8));
   auto read = ReadPlanFile(path);
   ASSERT_TRUE(read.ok()) << read.status().message();
-  EXPECT_EQ(read->format_major(), 3u);
+  EXPECT_EQ(read->format_major(), kPlanFormatMajor);
   for (int w = 0; w < plan.weights_size(); ++w)
     EXPECT_EQ(read->weights(w).data(), original.weights(w).data()) << "weight " << w;
   // The same plan gives the same bytes.

@@ -19,6 +19,7 @@
 #include "plan/plan_info.h"
 #include "plan/plan_io.h"
 #include "compile/weight_rebuild.h"
+#include "runtime/cpu/cpu_layout.h"
 #include "runtime/session_inputs.h"
 #include "sched/block_report.h"
 #include "sched/blocks.h"
@@ -109,6 +110,7 @@ Status WritePlan(const PipelineOptions& options, Graph& graph, const BlockStruct
     meta.options["input_shapes"] = Joined(shapes, ";");
   }
   if (IsCudaDevice(options.device)) meta.options["tf32"] = options.tf32;
+  if (options.device == "cpu") meta.options["layout"] = options.layout;
   meta.stage_latencies = outcome.stage_latencies;
   meta.model_sha256 = model_sha256;
   meta.batch = PlanBatch(graph, options.batch);
@@ -225,6 +227,14 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
   // Before any profiling: a model the CUDA backend cannot run is refused, naming its nodes.
   if (IsCudaDevice(options.device)) IOS_RETURN_IF_ERROR(CheckGraphRunsOnCuda(graph));
 #endif
+
+  // The CPU's tensor layouts, before any profiling: the profiler runs the kernels the plan will.
+  if (options.device == "cpu") {
+    const bool channels_last = options.layout == "auto" && CpuPrefersChannelsLast();
+    const int stored = AssignCpuLayouts(graph, channels_last);
+    if (channels_last)
+      Report(options, "layout: %d tensors channels-last (NHWC), the rest row-major\n", stored);
+  }
 
   BlockOptions block_options;
   block_options.part_limit = options.part_limit;

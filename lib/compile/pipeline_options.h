@@ -39,6 +39,10 @@ struct PipelineOptions {
   // sequential latency, or the plan runs sequentially (block_check.h, DropConcurrentBlocks).
   double min_concurrency_gain = 0.05;
   std::string slice_views = "on";  // zero-copy Concat/Split slices in the memory plan
+  // Tensor layouts: "auto" stores a CPU plan's conv outputs channels-last where this CPU's
+  // oneDNN prefers it (runtime/cpu/cpu_layout.h); "row-major" keeps every tensor row-major.
+  // GPU plans are row-major either way.
+  std::string layout = "auto";
   std::string tf32 = "on";         // CUDA: fp32 convs and GEMMs may use TF32 tensor cores
   int max_streams = 0;             // 0: the device's default (CPU: its cores; GPU: 8)
   int64_t batch = 1;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/attribute.h"
+#include "ir/layout.h"
 #include "ir/tensor.h"
 #include "util/status.h"
 
@@ -28,6 +29,9 @@ struct Value {
   std::vector<NodeId> consumers;  // rebuilt by Graph::RebuildUses
   bool is_graph_input = false;
   bool is_graph_output = false;
+  // How the bytes are stored (ir/layout.h); row-major unless a backend's layout assignment
+  // chose otherwise (the CPU's: runtime/cpu/cpu_layout.h). Recorded in the plan.
+  Layout layout = Layout::kRowMajor;
 };
 
 struct Node {

@@ -300,6 +300,8 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
       return Internal(what + " is a view of a view (value " + std::to_string(p.view_of) + ")");
     const Value& view_value = graph.values[p.value];
     const Value& base_value = graph.values[p.view_of];
+    if (view_value.layout != Layout::kRowMajor || base_value.layout != Layout::kRowMajor)
+      return Internal(what + " or its base is channels-last; views are of row-major tensors only");
     if (p.pitch != 0) {
       // Strided: the same batch, and the base's bytes per batch item between the slices.
       const bool batched = !view_value.dims.empty() && !base_value.dims.empty() &&

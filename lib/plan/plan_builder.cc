@@ -84,6 +84,7 @@ StatusOr<plan::Plan> BuildPlan(const Graph& graph, const Schedule& schedule,
                      : value.is_graph_output ? plan::OUTPUT
                                              : plan::INTERMEDIATE);
     tensor->set_weight(-1);
+    tensor->set_layout(LayoutToPlan(value.layout));
   }
 
   for (const Node& node : graph.nodes) {

@@ -123,6 +123,9 @@ PlanSectionDiff GraphSection(const plan::Plan& a, const plan::Plan& b) {
         !std::equal(ta.dims().begin(), ta.dims().end(), tb.dims().begin(), tb.dims().end()))
       section.Note("tensor " + std::to_string(i) + " ('" + ta.name() +
                    "') differs: name, dtype or dims");
+    else if (ta.layout() != tb.layout())
+      section.Note("tensor " + std::to_string(i) + " ('" + ta.name() + "') differs: layout " +
+                   plan::Layout_Name(ta.layout()) + " vs " + plan::Layout_Name(tb.layout()));
   }
   return section.Done();
 }

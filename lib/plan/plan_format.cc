@@ -39,4 +39,16 @@ plan::Strategy StrategyToPlan(StageStrategy strategy) {
   return plan::STRATEGY_UNDEFINED;
 }
 
+plan::Layout LayoutToPlan(Layout layout) {
+  return layout == Layout::kChannelsLast ? plan::CHANNELS_LAST : plan::ROW_MAJOR;
+}
+
+std::optional<Layout> LayoutFromPlan(int32_t layout) {
+  switch (layout) {
+    case plan::ROW_MAJOR: return Layout::kRowMajor;
+    case plan::CHANNELS_LAST: return Layout::kChannelsLast;
+    default: return std::nullopt;
+  }
+}
+
 }  // namespace ios

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "iosplan.pb.h"
 #include "ir/dtype.h"
+#include "ir/layout.h"
 #include "sched/schedule.h"
 
 namespace ios {
@@ -15,9 +17,10 @@ namespace ios {
 // 1.1 added Plan.cuda and zero-copy views; 2.0 strided views (TensorPlacement.view_pitch); 3.0
 // the container file whose weights follow the message (plan_io.h, Weight.offset); 3.1
 // weight-stripped plans (Plan.weights_stripped, Weight.derivation; a 3.0 reader refuses them as
-// truncated, since their weights lie outside the file).
-constexpr uint32_t kPlanFormatMajor = 3;
-constexpr uint32_t kPlanFormatMinor = 1;
+// truncated, since their weights lie outside the file); 4.0 tensor layouts (Tensor.layout: a
+// 3.x reader would read a channels-last tensor as row-major).
+constexpr uint32_t kPlanFormatMajor = 4;
+constexpr uint32_t kPlanFormatMinor = 0;
 constexpr uint32_t kOldestPlanFormatMajor = 1;
 
 plan::DataType DTypeToPlan(DType dtype);
@@ -25,5 +28,9 @@ plan::DataType DTypeToPlan(DType dtype);
 DType DTypeFromPlan(int32_t data_type);
 
 plan::Strategy StrategyToPlan(StageStrategy strategy);
+
+plan::Layout LayoutToPlan(Layout layout);
+// Null for numbers this build does not know.
+std::optional<Layout> LayoutFromPlan(int32_t layout);
 
 }  // namespace ios

@@ -69,6 +69,11 @@ std::string FormatPlanSummary(const plan::Plan& plan) {
     weight_bytes += std::max<int64_t>(weight.bytes(), static_cast<int64_t>(weight.data().size()));
   out << "tensors: " << plan.tensors_size() << ", ops: " << plan.ops_size()
       << ", weights: " << plan.weights_size() << " (" << FormatBytes(weight_bytes) << ")\n";
+  int channels_last = 0;
+  for (const plan::Tensor& tensor : plan.tensors()) channels_last += tensor.layout() != plan::ROW_MAJOR;
+  if (channels_last > 0)
+    out << "layout: " << channels_last << " channels-last tensors between the ops that take them, "
+        << "the rest row-major\n";
   if (plan.weights_stripped()) {
     int counts[4] = {0, 0, 0, 0};
     for (const plan::Weight& weight : plan.weights())

@@ -97,6 +97,7 @@ StatusOr<LoadedPlan> Convert(plan::Plan& plan, const std::string& source,
     value.dtype = DTypeFromPlan(tensor.dtype());
     value.dims.assign(tensor.dims().begin(), tensor.dims().end());
     value.has_shape = true;
+    value.layout = LayoutFromPlan(tensor.layout()).value_or(Layout::kRowMajor);  // validated
     if (tensor.kind() != plan::WEIGHT) continue;
     IOS_ASSIGN_OR_RETURN(value.constant, WeightTensor(plan, t, read));
     if (!in_attribute[static_cast<size_t>(t)])

@@ -1,5 +1,6 @@
 #include "plan/plan_validate.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,14 @@ class Validator {
       for (int64_t d : tensor.dims())
         if (d < 0) return Error(DescribeTensor(t) + " has a negative dimension " + Str(d));
       if (PlanTensorBytes(tensor) < 0) return Error(DescribeTensor(t) + " is impossibly large");
+      const std::optional<Layout> layout = LayoutFromPlan(tensor.layout());
+      if (!layout) return Error(DescribeTensor(t) + " has an unknown layout " + Str(tensor.layout()));
+      if (*layout == Layout::kChannelsLast &&
+          (tensor.kind() != plan::INTERMEDIATE || tensor.dtype() != plan::FLOAT32 ||
+           !HasChannelsLastForm(Dims(tensor.dims().begin(), tensor.dims().end()))))
+        return Error(DescribeTensor(t) +
+                     " is channels-last, which only float32 intermediate tensors of rank 3 to 5 "
+                     "may be");
       switch (tensor.kind()) {
         case plan::INPUT:
         case plan::OUTPUT:
@@ -245,6 +254,11 @@ class Validator {
       if (placement.is_view() && (!InRange(placement.view_of()) || IsWeight(placement.view_of())))
         return Error(what + " is a view of tensor " + Str(placement.view_of()) +
                      ", which is not an arena tensor of the plan");
+      // A slice of a channels-last tensor is no byte range or batch-strided range.
+      if (placement.is_view() && (plan_.tensors(t).layout() != plan::ROW_MAJOR ||
+                                  plan_.tensors(placement.view_of()).layout() != plan::ROW_MAJOR))
+        return Error(what + " is a view of tensor " + Str(placement.view_of()) +
+                     ", but views are of row-major tensors only");
       if (placement.view_pitch() < 0 || (placement.view_pitch() != 0 && !placement.is_view()))
         return Error(what + " has a view pitch of " + Str(placement.view_pitch()) +
                      " bytes, but only a view may have one, and not a negative one");

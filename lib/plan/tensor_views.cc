@@ -34,8 +34,11 @@ bool KernelsTakeStridedSlice(const Graph& graph, ValueId slice, NodeId slicing_o
   return true;
 }
 
+// Views are byte ranges (or batch-strided ones) of row-major tensors: a channel slice of a
+// channels-last tensor is neither.
 bool IsPlainIntermediate(const Value& value) {
-  return !value.constant && !value.is_graph_input && !value.is_graph_output && value.has_shape;
+  return !value.constant && !value.is_graph_input && !value.is_graph_output && value.has_shape &&
+         value.layout == Layout::kRowMajor;
 }
 
 // The slices of `node` (its inputs for Concat, its outputs for Split), and its whole.

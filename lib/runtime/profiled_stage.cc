@@ -117,6 +117,7 @@ StatusOr<MergedScratchStage> BuildMergedScratchStage(const Graph& graph,
     value.dims = from.dims;
     value.has_shape = from.has_shape;
     value.constant = from.constant;
+    value.layout = from.layout;
     const ValueId to = scratch.AddValue(std::move(value));
     copied[id] = to;
     return to;

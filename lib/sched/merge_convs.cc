@@ -116,6 +116,8 @@ StatusOr<std::vector<NodeId>> MergeStage(Graph& graph, const ScheduleStage& stag
   if (any_bias) merged.inputs.push_back(AddConstant(graph, merged_name + ".bias", std::move(bias)));
   Value merged_out;
   merged_out.name = UniqueValueName(graph, merged_name + ":0");
+  // Stored as the convs' outputs are, so that the split copies without a reorder.
+  merged_out.layout = graph.values[first.outputs[0]].layout;
   const ValueId merged_value = graph.AddValue(std::move(merged_out));
   merged.outputs = {merged_value};
 

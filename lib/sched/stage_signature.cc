@@ -42,6 +42,7 @@ void AppendType(const Value& value, std::string* out) {
   } else {
     *out += "[?]";
   }
+  if (value.layout == Layout::kChannelsLast) *out += "cl";  // kernels run it differently
 }
 
 void AppendAttribute(const AttributeValue& value, std::string* out) {

@@ -73,6 +73,22 @@ TEST(CudaProfilerOptionsTest, CreateFailsCleanlyWithoutADevice) {
       << profiler.status().message();
 }
 
+TEST(CudaProfilerOptionsTest, ChannelsLastPlansAreRefusedNamingATensor) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 8, 16, 16});
+  ValueId a = b.Conv(x, 8, 3, 1);
+  ValueId c = b.Conv(a, 8, 1);
+  Graph g = b.Finish({c});
+  EXPECT_TRUE(CheckCudaLayouts(g).ok());
+  g.values[a].layout = Layout::kChannelsLast;  // as iosc lays out a CPU plan
+  Status status = CheckCudaLayouts(g);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), StatusCode::kUnsupported);
+  EXPECT_NE(status.message().find("'" + g.values[a].name + "' and 0 more"), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("--layout row-major"), std::string::npos) << status.message();
+}
+
 TEST(CudaProfilerOptionsTest, GraphsWithOpsTheBackendLacksAreRefusedNamingNodeAndOp) {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 8, 16, 16});

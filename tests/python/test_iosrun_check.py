@@ -1,8 +1,11 @@
 """End to end against something no one here wrote: onnxruntime runs the original ONNX file,
 iosc compiles it, and iosrun --check compares, for the four benchmark networks at batch 1 and 2
 under the sequential and greedy schedules and under IOS and its merge-only ablation (analytic
-costs; ios-merge plans are full of merged convs and their Splits). At batch 2 the concats and merged convs become strided views (plan/tensor_views.h):
-the test also checks that the plans have them."""
+costs; ios-merge plans are full of merged convs and their Splits), and the sequential schedule
+with every tensor row-major (iosc --layout row-major; CPU plans otherwise keep conv outputs
+channels-last where this CPU's oneDNN prefers it). In row-major plans at batch 2 the concats and
+merged convs become strided views (plan/tensor_views.h): the test also checks that the plans
+have them."""
 import os
 import re
 import sys
@@ -11,11 +14,13 @@ import tempfile
 from ios_test_util import Tally, ensure_models, parse_args, run
 
 NETWORKS = ["inception_v3", "squeezenet", "randwire", "nasnet"]
-# (schedule, extra iosc flags, extra iosrun flags): an IOS plan on the analytic model is meant
-# for a GPU, so iosrun runs it on this CPU with --force.
-SCHEDULES = [("sequential", [], []), ("greedy", [], []),
-             ("ios", ["--device", "sim:V100"], ["--force"]),
-             ("ios-merge", ["--device", "sim:V100"], ["--force"])]
+# (label, schedule, extra iosc flags, extra iosrun flags, row-major): an IOS plan on the
+# analytic model is meant for a GPU (row-major), so iosrun runs it on this CPU with --force.
+SCHEDULES = [("sequential", "sequential", [], [], False),
+             ("sequential row-major", "sequential", ["--layout", "row-major"], [], True),
+             ("greedy", "greedy", [], [], False),
+             ("ios", "ios", ["--device", "sim:V100"], ["--force"], True),
+             ("ios-merge", "ios-merge", ["--device", "sim:V100"], ["--force"], True)]
 # Networks whose concats at batch 2 all have conv inputs somewhere (RandWire's have none).
 STRIDED_VIEWS_EXPECTED = {"inception_v3", "squeezenet", "nasnet"}
 BATCHES = ["1", "2"]
@@ -38,14 +43,14 @@ def main():
                 if not tally.check(f"{name} b{batch}: onnxruntime reference", result.returncode == 0,
                                    result.stderr):
                     continue
-                for schedule, iosc_flags, iosrun_flags in SCHEDULES:
+                for kind, schedule, iosc_flags, iosrun_flags, row_major in SCHEDULES:
                     plan = os.path.join(tmp, "model.iosplan")
-                    label = f"{name} b{batch} {schedule}"
+                    label = f"{name} b{batch} {kind}"
                     result = run([args.iosc, models[name], "--batch", batch, "--schedule", schedule,
                                   "-o", plan] + iosc_flags)
                     if not tally.check(f"{label}: iosc", result.returncode == 0, result.stderr):
                         continue
-                    if batch != "1" and name in STRIDED_VIEWS_EXPECTED:
+                    if row_major and batch != "1" and name in STRIDED_VIEWS_EXPECTED:
                         info = run([args.iosrun, plan, "--info"]).stdout
                         strided = re.search(r"\((\d+) strided;", info)
                         tally.check(f"{label}: the plan has strided views",

@@ -110,6 +110,13 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
                  "and Split copies, for comparison)")
       ->capture_default_str()
       ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--layout", options->layout,
+                 "Tensor layouts of a --device cpu plan: auto stores conv outputs channels-last "
+                 "(NHWC) and keeps them so between the ops that take it, where this CPU's oneDNN "
+                 "prefers it (AVX-512); row-major keeps every tensor NCHW, for comparison. GPU "
+                 "plans are row-major")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "row-major"}));
   app.add_option("--max-streams", options->max_streams,
                  "greedy: most groups (streams) per stage; 0 = the device's default (CPU: its "
                  "cores, GPU: 8)")

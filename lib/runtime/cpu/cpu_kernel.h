@@ -1,5 +1,7 @@
 // CPU kernels: one per op, created once per plan node (weights prepacked then), run many times.
-// Buffers are dense row-major, except strided views (context.batch_strides, taken only by the
+// Buffers are dense, row-major or channels-last as the context's layouts say (ir/layout.h; only
+// the kernels that the registry lists as taking them see channels-last tensors, the others run
+// behind a layout adapter), except strided views (context.batch_strides, taken only by the
 // kernels that plan/tensor_views.h lists); `threads` is the intra-op share of the cores.
 #pragma once
 
@@ -29,6 +31,17 @@ struct CpuKernelContext {
   std::vector<const Tensor*> constants;  // per input: the constant value, or null
   // Batch strides of strided views (runtime/strided_views.h); empty or all 0 when dense.
   NodeBatchStrides batch_strides;
+  // Per input and output: how its buffer is stored (an omitted input: row-major). Empty or
+  // short vectors mean row-major for the rest.
+  std::vector<Layout> input_layouts;
+  std::vector<Layout> output_layouts;
+  Layout input_layout(size_t i) const {
+    return i < input_layouts.size() ? input_layouts[i] : Layout::kRowMajor;
+  }
+  Layout output_layout(size_t i) const {
+    return i < output_layouts.size() ? output_layouts[i] : Layout::kRowMajor;
+  }
+  bool any_channels_last() const;
 };
 
 // The context for a node of `graph`: its types, and its constant inputs (for prepacking).
@@ -39,8 +52,13 @@ CpuKernelContext MakeCpuKernelContext(const Graph& graph, const Node& node);
 // output does not match the input.
 StatusOr<bool> IsFloat32Elementwise(const CpuKernelContext& context);
 
-// The fast kernel for the node when there is one, else a wrapper around the reference kernel.
+// The fast kernel for the node when there is one, else a wrapper around the reference kernel;
+// either behind a layout adapter (runtime/cpu/layout_adapter_cpu.h) when the node has
+// channels-last tensors that the kernel does not take.
 StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& context);
+// True when the fast kernel for the node takes its tensors in the context's layouts (any node
+// whose tensors are all row-major does).
+bool CpuKernelTakesLayouts(const CpuKernelContext& context);
 // True when CreateCpuKernel would return a kernel of its own (not the reference fallback).
 bool HasFastCpuKernel(const std::string& op_type);
 

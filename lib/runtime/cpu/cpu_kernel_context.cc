@@ -13,7 +13,20 @@ CpuKernelContext MakeCpuKernelContext(const Graph& graph, const Node& node) {
   context.input_types = std::move(types.input_types);
   context.output_types = std::move(types.output_types);
   context.constants = std::move(types.constants);
+  for (ValueId in : node.inputs)
+    context.input_layouts.push_back(in == kNoValue ? Layout::kRowMajor : graph.values[in].layout);
+  for (ValueId out : node.outputs)
+    context.output_layouts.push_back(out == kNoValue ? Layout::kRowMajor
+                                                     : graph.values[out].layout);
   return context;
+}
+
+bool CpuKernelContext::any_channels_last() const {
+  for (Layout layout : input_layouts)
+    if (layout == Layout::kChannelsLast) return true;
+  for (Layout layout : output_layouts)
+    if (layout == Layout::kChannelsLast) return true;
+  return false;
 }
 
 StatusOr<bool> IsFloat32Elementwise(const CpuKernelContext& context) {

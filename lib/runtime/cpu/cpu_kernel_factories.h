@@ -28,12 +28,18 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateAveragePoolCpuKernel(const CpuKernelC
 StatusOr<std::unique_ptr<CpuKernel>> CreateGlobalPoolCpuKernel(const CpuKernelContext& context);
 // elementwise_cpu.cc: Add, Sub, Mul, Div, Sum, Max, Min, PRelu
 StatusOr<std::unique_ptr<CpuKernel>> CreateElementwiseCpuKernel(const CpuKernelContext& context);
+// Whether it takes the context's layouts: always, but for a one-input Sum/Max/Min (a copy)
+// whose input and output are stored differently.
+bool ElementwiseTakesLayouts(const CpuKernelContext& context);
 // activation_cpu.cc: Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu, Softplus,
 // Mish, Selu, Celu, Softsign, ThresholdedRelu
 StatusOr<std::unique_ptr<CpuKernel>> CreateActivationCpuKernel(const CpuKernelContext& context);
 // tensor_cpu.cc
 StatusOr<std::unique_ptr<CpuKernel>> CreateConcatCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreateSplitCpuKernel(const CpuKernelContext& context);
+// Whether Concat/Split take the context's layouts: all row-major, or a channel (axis 1) concat
+// or split whose tensors are all channels-last (rows of pixels: a concat of the last dim).
+bool ConcatSplitTakesLayouts(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreateSliceCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreateTransposeCpuKernel(const CpuKernelContext& context);
 // DepthToSpace and SpaceToDepth.
@@ -59,8 +65,8 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateResizeCpuKernel(const CpuKernelContex
 // reference_fallback_cpu.cc: any op with a reference kernel.
 StatusOr<std::unique_ptr<CpuKernel>> CreateReferenceFallbackCpuKernel(
     const CpuKernelContext& context);
-// True for a kernel made by CreateReferenceFallbackCpuKernel (tests use it to check that the
-// fast path really ran).
+// True for a kernel made by CreateReferenceFallbackCpuKernel, alone or behind a layout adapter
+// (tests use it to check that the fast path really ran).
 bool IsReferenceFallbackCpuKernel(const CpuKernel& kernel);
 
 // activation_cpu.cc: data[i] = ApplyActivation(act, data[i]) for i < count, on up to `threads`

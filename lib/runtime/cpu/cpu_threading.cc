@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
 namespace ios {
 namespace {
@@ -18,8 +19,10 @@ struct ScratchBuffer {
 }  // namespace
 
 void* ThreadScratch(int slot, size_t bytes) {
-  thread_local ScratchBuffer buffers[kScratchSlots];
-  ScratchBuffer& buffer = buffers[slot];
+  thread_local std::vector<ScratchBuffer> buffers;
+  if (slot < 0) return nullptr;
+  if (static_cast<size_t>(slot) >= buffers.size()) buffers.resize(static_cast<size_t>(slot) + 1);
+  ScratchBuffer& buffer = buffers[static_cast<size_t>(slot)];
   if (buffer.bytes < bytes || !buffer.data) {
     constexpr size_t kAlign = 64;
     const size_t rounded = (std::max<size_t>(bytes, 1) + kAlign - 1) / kAlign * kAlign;

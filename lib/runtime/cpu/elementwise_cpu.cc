@@ -11,6 +11,11 @@
 // Strided views (plan/tensor_views.h): an operand or the output may be a channel slice of a
 // wider tensor at batch > 1. The plan then walks each tensor with its own strides (the batch
 // dim's is the view's), which keeps it from merging the batch dim into the rest.
+//
+// Layouts (ir/layout.h): each tensor is walked with its layout's strides, the dims taken in the
+// order the output is stored, so that tensors stored alike channels-last are one flat loop too
+// and a [N,C,1,1] operand of a channels-last output is rows of "x[c] op s[c]" over the pixels.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -34,11 +39,14 @@ inline float Apply(float x, float y) {
   if constexpr (kOp == BinaryOpKind::kPRelu) return x < 0.f ? y * x : x;
 }
 
-// out[i] = op(a[i * a_step], b[i * b_step]) for i < count, steps 0 or 1.
+// out[i] = op(a[i * a_step], b[i * b_step]) for i < count. Steps are 0 or 1 but for operands
+// stored in another layout than the output, which take the last, general loop.
 template <BinaryOpKind kOp>
 void InnerLoop(const float* a, int64_t a_step, const float* b, int64_t b_step, float* out,
                int64_t count) {
-  if (a_step == 1 && b_step == 1) {
+  if ((a_step != 0 && a_step != 1) || (b_step != 0 && b_step != 1)) {
+    for (int64_t i = 0; i < count; ++i) out[i] = Apply<kOp>(a[i * a_step], b[i * b_step]);
+  } else if (a_step == 1 && b_step == 1) {
     for (int64_t i = 0; i < count; ++i) out[i] = Apply<kOp>(a[i], b[i]);
   } else if (a_step == 1) {
     const float y = b[0];
@@ -66,9 +74,9 @@ struct StridedDims {
   Dims strides;
 };
 
-// Row-major, except for dim 0 of a strided view (`batch_stride` not 0).
-StridedDims Stored(const Dims& dims, int64_t batch_stride) {
-  StridedDims t{dims, RowMajorStrides(dims)};
+// In `layout`, except for dim 0 of a strided view (`batch_stride` not 0).
+StridedDims Stored(const Dims& dims, Layout layout, int64_t batch_stride) {
+  StridedDims t{dims, LayoutStrides(dims, layout)};
   if (batch_stride != 0 && !dims.empty()) t.strides[0] = batch_stride;
   return t;
 }
@@ -86,8 +94,13 @@ BroadcastPlan PlanBroadcast(const StridedDims& out, const StridedDims& a, const 
   const Dims a_full = AlignedStrides(a, out.dims);
   const Dims b_full = AlignedStrides(b, out.dims);
   const Dims& o_full = out.strides;
+  // The output's dims from its outermost to its innermost (row-major: in order).
+  std::vector<size_t> order(out.dims.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return o_full[x] > o_full[y]; });
   BroadcastPlan plan;
-  for (size_t i = 0; i < out.dims.size(); ++i) {
+  for (size_t i : order) {
     const int64_t n = out.dims[i];
     if (n == 1) continue;
     if (!plan.dims.empty()) {
@@ -203,6 +216,12 @@ class ElementwiseCpuKernel : public CpuKernel {
 
 }  // namespace
 
+bool ElementwiseTakesLayouts(const CpuKernelContext& context) {
+  if (context.input_types.size() != 1 || context.output_types.empty()) return true;
+  const Dims& dims = context.output_types[0].dims;
+  return context.input_layout(0) == context.output_layout(0) || ChannelsLastIsRowMajor(dims);
+}
+
 StatusOr<std::unique_ptr<CpuKernel>> CreateElementwiseCpuKernel(const CpuKernelContext& context) {
   const Node& node = *context.node;
   IOS_ASSIGN_OR_RETURN(BinaryElementwise op, BinaryElementwiseOf(node.op_type));
@@ -216,11 +235,13 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateElementwiseCpuKernel(const CpuKernelC
   // Plan each step (step 0: inputs 0 and 1; step i: the output so far and input i + 1).
   const NodeBatchStrides& batch = context.batch_strides;
   auto input = [&](size_t i) {
-    return Stored(context.input_types[i].dims, i < batch.inputs.size() ? batch.inputs[i] : 0);
+    return Stored(context.input_types[i].dims, context.input_layout(i),
+                  i < batch.inputs.size() ? batch.inputs[i] : 0);
   };
-  const StridedDims stored_out = Stored(out, batch.outputs.empty() ? 0 : batch.outputs[0]);
-  if (count == 1 && batch.any())
-    return Internal("a one-input " + node.op_type + " cannot copy a strided view");
+  const StridedDims stored_out =
+      Stored(out, context.output_layout(0), batch.outputs.empty() ? 0 : batch.outputs[0]);
+  if (count == 1 && (batch.any() || !ElementwiseTakesLayouts(context)))
+    return Internal("a one-input " + node.op_type + " cannot copy a strided view or a reorder");
   std::vector<BroadcastPlan> plans;
   if (count >= 2) plans.push_back(PlanBroadcast(stored_out, input(0), input(1)));
   for (size_t i = 2; i < count; ++i)

@@ -7,6 +7,9 @@
 // table, per output index, of the kernel taps inside the input, so the inner loops carry no
 // bounds checks. Planes (N*C) are split over the threads. X and Y may be strided views
 // (plan/tensor_views.h): a plane's offset then uses the view's batch stride.
+//
+// Channels-last X and Y (ir/layout.h, both or neither: the registry's rule) take the same tables
+// with output pixels split over the threads and the channels, contiguous, as the inner loop.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -148,6 +151,72 @@ class PoolCpuKernel : public CpuKernel {
   int64_t y_batch_stride_ = 0;
 };
 
+// The same pools on channels-last X and Y: [N, D, H, W, C] with unit axes as above.
+class ChannelsLastPoolCpuKernel : public CpuKernel {
+ public:
+  ChannelsLastPoolCpuKernel(PoolKind kind, int64_t batch, int64_t channels,
+                            std::vector<AxisWindows> axes)
+      : kind_(kind), batch_(batch), channels_(channels), axes_(std::move(axes)) {}
+
+  Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+             int threads) override {
+    const float* x = static_cast<const float*>(inputs[0]);
+    float* y = static_cast<float*>(outputs[0]);
+    const AxisWindows& ad = axes_[0];
+    const AxisWindows& ah = axes_[1];
+    const AxisWindows& aw = axes_[2];
+    const int64_t out_pixels = ad.out * ah.out * aw.out;
+    const int64_t in_pixels = ad.in * ah.in * aw.in;
+    const int64_t c_count = channels_;
+    const int team =
+        ThreadsForWork(threads, batch_ * (in_pixels + out_pixels) * c_count);
+    ParallelFor(batch_ * out_pixels, team, [&](int64_t begin, int64_t end) {
+      for (int64_t p = begin; p < end; ++p) {
+        const int64_t n = p / out_pixels;
+        int64_t rest = p % out_pixels;
+        const int64_t ow = rest % aw.out;
+        rest /= aw.out;
+        const int64_t oh = rest % ah.out;
+        const int64_t od = rest / ah.out;
+        float* yp = y + p * c_count;
+        const float* xn = x + n * in_pixels * c_count;
+        const float init = kind_ == PoolKind::kMax ? std::numeric_limits<float>::lowest() : 0.f;
+        for (int64_t c = 0; c < c_count; ++c) yp[c] = init;
+        for (int64_t kd = ad.k_begin[od]; kd < ad.k_end[od]; ++kd) {
+          const int64_t d = ad.start[od] + kd * ad.dilation;
+          for (int64_t kh = ah.k_begin[oh]; kh < ah.k_end[oh]; ++kh) {
+            const int64_t h = ah.start[oh] + kh * ah.dilation;
+            for (int64_t kw = aw.k_begin[ow]; kw < aw.k_end[ow]; ++kw) {
+              const int64_t w = aw.start[ow] + kw * aw.dilation;
+              const float* xp = xn + ((d * ah.in + h) * aw.in + w) * c_count;
+              if (kind_ == PoolKind::kMax) {
+                for (int64_t c = 0; c < c_count; ++c) yp[c] = xp[c] > yp[c] ? xp[c] : yp[c];
+              } else {
+                for (int64_t c = 0; c < c_count; ++c) yp[c] += xp[c];
+              }
+            }
+          }
+        }
+        if (kind_ == PoolKind::kMax) continue;
+        const int64_t divisor =
+            kind_ == PoolKind::kAverageIncludePad
+                ? ad.padded_taps[od] * ah.padded_taps[oh] * aw.padded_taps[ow]
+                : (ad.k_end[od] - ad.k_begin[od]) * (ah.k_end[oh] - ah.k_begin[oh]) *
+                      (aw.k_end[ow] - aw.k_begin[ow]);
+        const float scale = divisor > 0 ? 1.f / static_cast<float>(divisor) : 0.f;
+        for (int64_t c = 0; c < c_count; ++c) yp[c] = divisor > 0 ? yp[c] * scale : 0.f;
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  PoolKind kind_;
+  int64_t batch_;
+  int64_t channels_;
+  std::vector<AxisWindows> axes_;  // D, H, W (unit axes for 1-D and 2-D pools)
+};
+
 StatusOr<std::unique_ptr<CpuKernel>> CreateWindowPool(const CpuKernelContext& context,
                                                       bool is_max) {
   const Node& node = *context.node;
@@ -184,6 +253,12 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateWindowPool(const CpuKernelContext& co
                             geo.dilations[d], geo.pads_begin[d], geo.pads_end[d]));
   }
   const NodeBatchStrides& strides = context.batch_strides;
+  if (context.input_layout(0) == Layout::kChannelsLast ||
+      context.output_layout(0) == Layout::kChannelsLast) {
+    if (strides.any()) return Internal("a channels-last pool cannot take a strided view");
+    return std::unique_ptr<CpuKernel>(
+        new ChannelsLastPoolCpuKernel(kind, x.dims[0], x.dims[1], std::move(axes)));
+  }
   return std::unique_ptr<CpuKernel>(new PoolCpuKernel(
       kind, x.dims[0], x.dims[1], std::move(axes), strides.inputs.empty() ? 0 : strides.inputs[0],
       strides.outputs.empty() ? 0 : strides.outputs[0]));
@@ -229,6 +304,54 @@ class GlobalPoolCpuKernel : public CpuKernel {
   int64_t plane_size_;
 };
 
+// GlobalAveragePool / GlobalMaxPool of a channels-last X: per batch item, the pixel rows
+// reduced into one row of C (the [N, C, 1, ...] output is the same bytes in both layouts).
+// Channels are split over the threads, each thread's part accumulated a pixel at a time.
+class ChannelsLastGlobalPoolCpuKernel : public CpuKernel {
+ public:
+  ChannelsLastGlobalPoolCpuKernel(bool is_max, int64_t batch, int64_t channels, int64_t pixels)
+      : is_max_(is_max), batch_(batch), channels_(channels), pixels_(pixels) {}
+
+  Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+             int threads) override {
+    const float* x = static_cast<const float*>(inputs[0]);
+    float* y = static_cast<float*>(outputs[0]);
+    const int64_t c_count = channels_;
+    // Work units: (batch item, block of 16 channels).
+    constexpr int64_t kBlock = 16;
+    const int64_t blocks = (c_count + kBlock - 1) / kBlock;
+    const int team = ThreadsForWork(threads, batch_ * pixels_ * c_count);
+    ParallelFor(batch_ * blocks, team, [&](int64_t begin, int64_t end) {
+      for (int64_t unit = begin; unit < end; ++unit) {
+        const int64_t n = unit / blocks;
+        const int64_t c0 = (unit % blocks) * kBlock;
+        const int64_t c1 = std::min(c_count, c0 + kBlock);
+        const float* xn = x + n * pixels_ * c_count;
+        float* yn = y + n * c_count;
+        float acc[kBlock];
+        for (int64_t c = c0; c < c1; ++c) acc[c - c0] = is_max_ ? xn[c] : 0.f;
+        for (int64_t p = 0; p < pixels_; ++p) {
+          const float* row = xn + p * c_count;
+          if (is_max_) {
+            for (int64_t c = c0; c < c1; ++c) acc[c - c0] = row[c] > acc[c - c0] ? row[c] : acc[c - c0];
+          } else {
+            for (int64_t c = c0; c < c1; ++c) acc[c - c0] += row[c];
+          }
+        }
+        const float scale = 1.f / static_cast<float>(pixels_);
+        for (int64_t c = c0; c < c1; ++c) yn[c] = is_max_ ? acc[c - c0] : acc[c - c0] * scale;
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  bool is_max_;
+  int64_t batch_;
+  int64_t channels_;
+  int64_t pixels_;
+};
+
 }  // namespace
 
 StatusOr<std::unique_ptr<CpuKernel>> CreateMaxPoolCpuKernel(const CpuKernelContext& context) {
@@ -252,6 +375,9 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateGlobalPoolCpuKernel(const CpuKernelCo
     return InvalidInput("output " + DimsToString(context.output_types[0].dims) +
                         " does not hold one value per plane of " + DimsToString(x.dims));
   const bool is_max = context.node->op_type == "GlobalMaxPool";
+  if (context.input_layout(0) == Layout::kChannelsLast && !ChannelsLastIsRowMajor(x.dims))
+    return std::unique_ptr<CpuKernel>(
+        new ChannelsLastGlobalPoolCpuKernel(is_max, x.dims[0], x.dims[1], plane_size));
   return std::unique_ptr<CpuKernel>(new GlobalPoolCpuKernel(is_max, planes, plane_size));
 }
 

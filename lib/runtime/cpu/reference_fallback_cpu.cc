@@ -8,6 +8,7 @@
 
 #include "kernels/reference/reference_kernels.h"
 #include "runtime/cpu/cpu_kernel_factories.h"
+#include "runtime/cpu/layout_adapter_cpu.h"
 
 namespace ios {
 namespace {
@@ -75,6 +76,8 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateReferenceFallbackCpuKernel(
 }
 
 bool IsReferenceFallbackCpuKernel(const CpuKernel& kernel) {
+  if (const CpuKernel* inner = LayoutAdapterInner(kernel))
+    return IsReferenceFallbackCpuKernel(*inner);
   return dynamic_cast<const ReferenceFallbackCpuKernel*>(&kernel) != nullptr;
 }
 

@@ -150,6 +150,9 @@ class CopyCpuKernel : public CpuKernel {
 // Concat and Split skip a slice that already lies where they would copy it: a view of the whole
 // at its own offset (plan/tensor_views.h: SlicesInPlace), whose source and destination are the
 // same bytes. With partial views the op then copies only the other slices.
+//
+// Channels-last tensors (ir/layout.h) are rows of pixels, C values each: a channel concat of
+// them is a concat of those rows, outer = N * spatial and a part's chunk its channels.
 
 // Byte offset of each part within one outer index of the whole.
 std::vector<size_t> PartOffsets(const std::vector<size_t>& chunks) {
@@ -368,10 +371,54 @@ KernelOr CreateCopyCpuKernel(const CpuKernelContext& context) {
       new CopyCpuKernel(static_cast<size_t>(NumElements(x.dims)) * DTypeSize(x.dtype)));
 }
 
+namespace {
+
+// Whether any tensor of a Concat or Split is stored channels-last (ConcatSplitTakesLayouts then
+// said they all are, along axis 1).
+bool ChannelsLastParts(const CpuKernelContext& context) {
+  for (size_t i = 0; i < context.input_types.size(); ++i)
+    if (context.input_layout(i) == Layout::kChannelsLast) return true;
+  for (size_t i = 0; i < context.output_types.size(); ++i)
+    if (context.output_layout(i) == Layout::kChannelsLast) return true;
+  return false;
+}
+
+// A channel concat or split of channels-last tensors of `whole` dims as one of pixel rows.
+AxisParts PixelRows(AxisParts parts, const Dims& whole) {
+  const int64_t spatial = NumElements(Dims(whole.begin() + 2, whole.end()));
+  parts.outer = whole[0] * spatial;
+  for (int64_t& part : parts.parts) part = spatial == 0 ? 0 : part / spatial;  // its channels
+  return parts;
+}
+
+}  // namespace
+
+bool ConcatSplitTakesLayouts(const CpuKernelContext& context) {
+  if (!context.any_channels_last()) return true;
+  const bool is_concat = context.node->op_type == "Concat";
+  const std::vector<TensorType>& slices = is_concat ? context.input_types : context.output_types;
+  if (context.input_types.empty() || context.output_types.empty()) return false;
+  const TensorType& whole = is_concat ? context.output_types[0] : context.input_types[0];
+  if (!HasChannelsLastForm(whole.dims)) return false;
+  StatusOr<AxisParts> parts = is_concat ? ParseConcat(InputsOf(context), whole.dims)
+                                        : ParseSplit(InputsOf(context), context.output_types);
+  if (!parts.ok() || parts->axis != 1) return false;
+  // Every slice and the whole channels-last (an omitted Split output does not count).
+  if ((is_concat ? context.output_layout(0) : context.input_layout(0)) != Layout::kChannelsLast)
+    return false;
+  for (size_t i = 0; i < slices.size(); ++i) {
+    if (slices[i].dtype == DType::kUndefined) continue;
+    const Layout layout = is_concat ? context.input_layout(i) : context.output_layout(i);
+    if (layout != Layout::kChannelsLast) return false;
+  }
+  return true;
+}
+
 KernelOr CreateConcatCpuKernel(const CpuKernelContext& context) {
   if (!Copyable(context)) return std::unique_ptr<CpuKernel>();
-  IOS_ASSIGN_OR_RETURN(AxisParts concat,
-                       ParseConcat(InputsOf(context), context.output_types[0].dims));
+  const Dims& out = context.output_types[0].dims;
+  IOS_ASSIGN_OR_RETURN(AxisParts concat, ParseConcat(InputsOf(context), out));
+  if (ChannelsLastParts(context)) concat = PixelRows(std::move(concat), out);
   return std::unique_ptr<CpuKernel>(new ConcatCpuKernel(
       concat.outer, PartBytes(concat, DTypeSize(context.input_types[0].dtype))));
 }
@@ -379,6 +426,7 @@ KernelOr CreateConcatCpuKernel(const CpuKernelContext& context) {
 KernelOr CreateSplitCpuKernel(const CpuKernelContext& context) {
   if (!Copyable(context)) return std::unique_ptr<CpuKernel>();
   IOS_ASSIGN_OR_RETURN(AxisParts split, ParseSplit(InputsOf(context), context.output_types));
+  if (ChannelsLastParts(context)) split = PixelRows(std::move(split), context.input_types[0].dims);
   return std::unique_ptr<CpuKernel>(
       new SplitCpuKernel(split.outer, PartBytes(split, DTypeSize(context.input_types[0].dtype))));
 }

@@ -72,6 +72,21 @@ Status CheckCudaSupportsGraph(const Graph& graph) {
   return Unsupported("the CUDA backend has no kernel for node(s) " + missing);
 }
 
+Status CheckCudaLayouts(const Graph& graph) {
+  int count = 0;
+  const Value* first = nullptr;
+  for (const Value& value : graph.values) {
+    if (value.layout == Layout::kRowMajor) continue;
+    if (first == nullptr) first = &value;
+    ++count;
+  }
+  if (first == nullptr) return Status::Ok();
+  return Unsupported("tensor '" + first->name + "' and " + std::to_string(count - 1) +
+                     " more are stored channels-last, as iosc lays out plans for the CPU; the "
+                     "CUDA backend runs row-major plans: compile this model for the GPU "
+                     "(iosc --device N, or sim:NAME) or with --layout row-major");
+}
+
 StatusOr<std::unique_ptr<CudaSession>> CudaSession::Create(LoadedPlan plan,
                                                            const CudaSessionOptions& options) {
   std::unique_ptr<CudaSession> session(new CudaSession());
@@ -85,6 +100,7 @@ Status CudaSession::Init(const CudaSessionOptions& options) {
   device_ = options.device;
   // Host-only checks first: nothing is allocated for a plan that cannot run.
   IOS_RETURN_IF_ERROR(CheckCudaSupportsGraph(graph));
+  IOS_RETURN_IF_ERROR(CheckCudaLayouts(graph));
   IOS_RETURN_IF_ERROR(CheckDevicePlacements(graph, plan_.memory));
   const int max_streams = CudaSessionStreams(plan_.schedule, options.max_streams);
   IOS_ASSIGN_OR_RETURN(commands_, LowerToCommands(graph, plan_.schedule, max_streams, 1));

@@ -43,6 +43,9 @@ int CudaSessionStreams(const Schedule& schedule, int requested);
 // Refuses (Unsupported, naming every such node and its op) a graph with an op that the CUDA
 // backend has no kernel for. Needs no device.
 Status CheckCudaSupportsGraph(const Graph& graph);
+// Unsupported, naming the first, when a tensor is stored channels-last (ir/layout.h): the layout
+// iosc gives CPU plans, which the CUDA kernels do not take.
+Status CheckCudaLayouts(const Graph& graph);
 
 class CudaSession : public CudaOpLauncher {
  public:

@@ -1,0 +1,99 @@
+#include "runtime/cpu/cpu_layout.h"
+
+#include <vector>
+
+#include "runtime/cpu/cpu_kernel.h"
+#include "runtime/cpu/dnnl_common.h"
+
+namespace ios {
+namespace {
+
+// A value that may be channels-last: a float32 intermediate of rank 3 to 5 whose bytes differ
+// between the layouts.
+bool MayBeChannelsLast(const Value& value) {
+  return !value.constant && !value.is_graph_input && !value.is_graph_output && value.has_shape &&
+         value.dtype == DType::kFloat32 && HasChannelsLastForm(value.dims) &&
+         !ChannelsLastIsRowMajor(value.dims);
+}
+
+bool IsChannelsLastSource(const Graph& graph, const Node& node) {
+  if (node.op_type != "Conv" || node.inputs.size() < 2 || node.inputs[0] == kNoValue)
+    return false;
+  const Value& x = graph.values[node.inputs[0]];
+  return x.dtype == DType::kFloat32 && HasChannelsLastForm(x.dims);
+}
+
+// Whether the non-constant inputs stored differently in the two layouts are all channels-last,
+// and there is at least one.
+bool ReadsChannelsLast(const Graph& graph, const Node& node) {
+  bool any = false;
+  for (ValueId in : node.inputs) {
+    if (in == kNoValue) continue;
+    const Value& value = graph.values[in];
+    if (value.constant || !HasChannelsLastForm(value.dims) || ChannelsLastIsRowMajor(value.dims))
+      continue;
+    if (value.layout != Layout::kChannelsLast) return false;
+    any = true;
+  }
+  return any;
+}
+
+}  // namespace
+
+bool CpuPrefersChannelsLast() {
+  // A 3x3 conv of Inception's and ResNet's sizes, layouts left to oneDNN.
+  static const bool prefers = [] {
+    StatusOr<dnnl::engine> engine = CpuEngine();
+    if (!engine.ok()) return false;
+    try {
+      using memory = dnnl::memory;
+      const memory::data_type f32 = memory::data_type::f32;
+      const memory::format_tag any = memory::format_tag::any;
+      const memory::desc src({1, 64, 56, 56}, f32, any);
+      const memory::desc weights({64, 64, 3, 3}, f32, any);
+      const memory::desc dst({1, 64, 56, 56}, f32, any);
+      const dnnl::convolution_forward::desc desc(
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src, weights,
+          dst, {1, 1}, {1, 1}, {1, 1});
+      const dnnl::convolution_forward::primitive_desc pd(desc, engine.value());
+      const memory::desc nhwc({1, 64, 56, 56}, f32, memory::format_tag::nhwc);
+      return pd.src_desc() == nhwc && pd.dst_desc() == nhwc;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return prefers;
+}
+
+int AssignCpuLayouts(Graph& graph, bool channels_last) {
+  for (Value& value : graph.values) value.layout = Layout::kRowMajor;
+  if (!channels_last) return 0;
+  StatusOr<std::vector<NodeId>> order = graph.TopologicalOrder();
+  if (!order.ok()) return 0;  // the plan's checks report the cycle
+  int count = 0;
+  for (NodeId id : order.value()) {
+    const Node& node = graph.nodes[id];
+    std::vector<ValueId> made;
+    if (IsChannelsLastSource(graph, node)) {
+      if (!node.outputs.empty() && node.outputs[0] != kNoValue) made.push_back(node.outputs[0]);
+    } else if (ReadsChannelsLast(graph, node)) {
+      made = node.outputs;
+    }
+    std::vector<ValueId> changed;
+    for (ValueId out : made) {
+      if (out == kNoValue || !MayBeChannelsLast(graph.values[out])) continue;
+      graph.values[out].layout = Layout::kChannelsLast;
+      changed.push_back(out);
+    }
+    if (changed.empty()) continue;
+    // Kept only where the op's kernel takes the layouts so (the conv's always does).
+    if (!CpuKernelTakesLayouts(MakeCpuKernelContext(graph, node))) {
+      for (ValueId out : changed) graph.values[out].layout = Layout::kRowMajor;
+      continue;
+    }
+    count += static_cast<int>(changed.size());
+  }
+  return count;
+}
+
+}  // namespace ios

@@ -1,0 +1,306 @@
+// The CPU kernels on channels-last tensors (ir/layout.h): the one-node harness hands each kernel
+// its inputs stored in the given layouts and reads its outputs back, against the reference
+// kernel on row-major tensors. The kernels that take channels-last tensors themselves (conv,
+// pools, elementwise ops, channel Concat/Split) must do so without a layout adapter; the others
+// must run behind one (layout_adapter_cpu.h) and still give the reference's results.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu_kernel_case.h"
+#include "random_tensor.h"
+#include "runtime/cpu/cpu_kernel.h"
+#include "runtime/cpu/layout_adapter_cpu.h"
+
+namespace ios {
+namespace {
+
+using namespace cpu_testing;  // NOLINT: the harness of cpu_kernel_case.h
+using testing::RandomFloats;
+
+constexpr Layout kRM = Layout::kRowMajor;
+constexpr Layout kCL = Layout::kChannelsLast;
+
+Dims Ints(std::initializer_list<int64_t> values) { return Dims(values); }
+
+Tolerance DotTolerance(int64_t k) {
+  return Tolerance{1e-5 * std::sqrt(static_cast<double>(std::max<int64_t>(k, 1))), 1e-4};
+}
+
+TEST(LayoutTest, StridesOfEachLayout) {
+  EXPECT_EQ(LayoutStrides({2, 3, 4, 5}, kRM), Ints({60, 20, 5, 1}));
+  EXPECT_EQ(LayoutStrides({2, 3, 4, 5}, kCL), Ints({60, 1, 15, 3}));
+  EXPECT_EQ(LayoutStrides({2, 3, 7}, kCL), Ints({21, 1, 3}));
+  EXPECT_EQ(LayoutStrides({2, 3, 4, 5, 6}, kCL), Ints({360, 1, 90, 18, 3}));
+  // No channels-last form below rank 3 or above 5: row-major.
+  EXPECT_EQ(LayoutStrides({4, 5}, kCL), Ints({5, 1}));
+  EXPECT_FALSE(HasChannelsLastForm({4, 5}));
+  EXPECT_TRUE(HasChannelsLastForm({1, 4, 5}));
+  EXPECT_TRUE(ChannelsLastIsRowMajor({2, 64, 1, 1}));
+  EXPECT_TRUE(ChannelsLastIsRowMajor({2, 1, 7, 7}));
+  EXPECT_FALSE(ChannelsLastIsRowMajor({1, 2, 1, 3}));
+  EXPECT_EQ(LayoutName(kCL), "channels-last");
+}
+
+TEST(LayoutTest, RelayoutRoundTrips) {
+  std::mt19937 rng(1);
+  const Tensor t = RandomFloats(rng, {2, 3, 4, 5});
+  const Tensor stored = Relayout(t, kCL, false);
+  // Element (n=1, c=2, h=3, w=4) lies at 1*60 + 3*15 + 4*3 + 2.
+  EXPECT_EQ(stored.data<float>()[60 + 45 + 12 + 2], t.data<float>()[60 + 40 + 15 + 4]);
+  testing::ExpectTensorsNear(Relayout(stored, kCL, true), t, 0, 0);
+}
+
+struct ConvCase {
+  std::string name;
+  Dims x;
+  Dims w;
+  Dims pads;
+  Dims strides;
+  int64_t group = 1;
+  bool bias = true;
+  bool constant_weights = true;
+};
+
+TEST(CpuLayoutKernelTest, ConvTakesEveryLayoutPair) {
+  std::mt19937 rng(11);
+  const std::vector<ConvCase> cases = {
+      {"3x3 pad 1", {1, 8, 12, 10}, {16, 8, 3, 3}, {1, 1, 1, 1}, {}},
+      {"1x1 batch 2", {2, 24, 9, 9}, {40, 24, 1, 1}, {}, {}},
+      {"1x1 on [N, C, 1, 1]", {2, 24, 1, 1}, {40, 24, 1, 1}, {}, {}},
+      {"depthwise 3x3 stride 2", {1, 32, 15, 15}, {32, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, 32},
+      {"groups 4 asymmetric pads", {2, 16, 11, 13}, {8, 4, 3, 3}, {0, 1, 2, 1}, {}, 4},
+      {"5x5 no bias", {1, 6, 14, 14}, {10, 6, 5, 5}, {2, 2, 2, 2}, {}, 1, false},
+      {"run-time weights", {1, 8, 12, 12}, {8, 8, 3, 3}, {1, 1, 1, 1}, {}, 1, true, false},
+      {"1-D", {2, 6, 30}, {9, 6, 3}, {1, 1}, {2}},
+      {"3-D", {1, 4, 6, 7, 8}, {5, 4, 3, 3, 3}, {1, 1, 1, 1, 1, 1}, {}},
+  };
+  const std::vector<std::pair<Layout, Layout>> pairs = {{kCL, kCL}, {kRM, kCL}, {kCL, kRM}};
+  for (const ConvCase& spec : cases) {
+    for (const auto& [in, out] : pairs) {
+      SCOPED_TRACE(spec.name + ": " + LayoutName(in) + " -> " + LayoutName(out));
+      OneNodeCase c("Conv");
+      c.Input(RandomFloats(rng, spec.x)).Input(RandomFloats(rng, spec.w), spec.constant_weights);
+      if (spec.bias) c.Constant(RandomFloats(rng, {spec.w[0]}));
+      c.Attr("kernel_shape", Dims(spec.w.begin() + 2, spec.w.end())).Attr("group", spec.group);
+      if (!spec.pads.empty()) c.Attr("pads", spec.pads);
+      if (!spec.strides.empty()) c.Attr("strides", spec.strides);
+      c.Fused(ActivationKind::kRelu);
+      c.Layouts({in}, {out});
+      c.Check(DotTolerance(NumElements(spec.w) / spec.w[0]));
+    }
+  }
+}
+
+TEST(CpuLayoutKernelTest, WindowPoolsOnChannelsLast) {
+  std::mt19937 rng(12);
+  struct PoolCase {
+    std::string name;
+    Dims x, kernel, strides, pads;
+    int64_t ceil_mode = 0;
+  };
+  const std::vector<PoolCase> cases = {
+      {"3x3 s2", {1, 19, 17, 17}, {3, 3}, {2, 2}, {0, 0, 0, 0}},
+      {"3x3 s1 pad 1", {2, 5, 9, 11}, {3, 3}, {1, 1}, {1, 1, 1, 1}},
+      {"3x3 s2 pad 1 ceil", {2, 7, 10, 12}, {3, 3}, {2, 2}, {1, 1, 1, 1}, 1},
+      {"2x3 asymmetric pads ceil", {1, 33, 13, 11}, {2, 3}, {2, 3}, {0, 1, 1, 2}, 1},
+      {"1-D", {2, 5, 23}, {4}, {3}, {1, 2}, 1},
+      {"3-D", {1, 4, 7, 8, 9}, {2, 3, 3}, {2, 2, 1}, {0, 1, 1, 1, 1, 0}},
+  };
+  for (const PoolCase& spec : cases) {
+    for (const char* op : {"MaxPool", "AveragePool"}) {
+      for (int64_t include_pad : {int64_t{0}, int64_t{1}}) {
+        if (std::string(op) == "MaxPool" && include_pad == 1) continue;
+        SCOPED_TRACE(spec.name + " " + op + " include_pad " + std::to_string(include_pad));
+        OneNodeCase c(op, 13);
+        c.Input(RandomFloats(rng, spec.x)).Attr("kernel_shape", spec.kernel);
+        c.Attr("strides", spec.strides).Attr("pads", spec.pads).Attr("ceil_mode", spec.ceil_mode);
+        if (std::string(op) == "AveragePool") c.Attr("count_include_pad", include_pad);
+        c.Layouts({kCL}, {kCL});
+        c.Check(std::string(op) == "MaxPool" ? kExact : kElementwise);
+      }
+    }
+  }
+  // One side channels-last and the other not: the adapter.
+  OneNodeCase mixed("MaxPool", 13);
+  mixed.Input(RandomFloats(rng, {1, 6, 9, 9})).Attr("kernel_shape", Ints({3, 3}));
+  mixed.Layouts({kCL}, {kRM}, /*adapted=*/true);
+  mixed.Check(kExact);
+}
+
+TEST(CpuLayoutKernelTest, GlobalPoolsReadChannelsLast) {
+  std::mt19937 rng(13);
+  for (const Dims& x : {Ints({1, 2048, 8, 8}), Ints({2, 5, 7, 3}), Ints({2, 37, 17}),
+                        Ints({1, 2, 3, 4, 5})}) {
+    for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
+      SCOPED_TRACE(std::string(op) + " " + DimsToString(x));
+      OneNodeCase c(op, 13);
+      c.Input(RandomFloats(rng, x));
+      c.Layouts({kCL}, {kRM});
+      c.Check(std::string(op) == "GlobalMaxPool" ? kExact : kElementwise);
+    }
+  }
+}
+
+TEST(CpuLayoutKernelTest, ElementwiseOnAnyLayouts) {
+  std::mt19937 rng(14);
+  const Dims full = {2, 6, 5, 7};
+  struct Case {
+    Dims a, b;
+    Layout la, lb, out;
+  };
+  const std::vector<Case> cases = {
+      {full, full, kCL, kCL, kCL},                      // a residual Add
+      {full, {1, 6, 1, 1}, kCL, kRM, kCL},              // per channel
+      {full, {2, 6, 1, 1}, kCL, kRM, kCL},              // squeeze-and-excitation scale
+      {full, {2, 1, 5, 7}, kCL, kRM, kCL},              // per pixel
+      {full, {6, 1, 1}, kCL, kRM, kCL},                 // lower rank
+      {full, {}, kCL, kRM, kCL},                        // scalar
+      {full, full, kCL, kRM, kRM},                      // mixed layouts
+      {full, full, kRM, kCL, kCL},
+      {full, full, kRM, kRM, kCL},
+      {{1, 64, 28, 28}, {1, 64, 28, 28}, kCL, kCL, kCL},  // several threads
+  };
+  for (const char* op : {"Add", "Mul", "Div", "Max"}) {
+    for (const Case& spec : cases) {
+      SCOPED_TRACE(std::string(op) + " " + DimsToString(spec.a) + " " + LayoutName(spec.la) +
+                   ", " + DimsToString(spec.b) + " " + LayoutName(spec.lb) + " -> " +
+                   LayoutName(spec.out));
+      OneNodeCase c(op, 14);
+      c.Input(RandomFloats(rng, spec.a)).Input(RandomFloats(rng, spec.b, 0.5f, 2.f));
+      c.Layouts({spec.la, spec.lb}, {spec.out});
+      c.Check(kElementwise);
+    }
+  }
+  {  // Sum of three, PRelu with a per-channel slope.
+    OneNodeCase sum("Sum", 13);
+    for (int i = 0; i < 3; ++i) sum.Input(RandomFloats(rng, full));
+    sum.Layouts({kCL, kRM, kCL}, {kCL});
+    sum.Check(kElementwise);
+    OneNodeCase prelu("PRelu", 16);
+    prelu.Input(RandomFloats(rng, full)).Constant(RandomFloats(rng, {6, 1, 1}));
+    prelu.Layouts({kCL}, {kCL});
+    prelu.Check(kElementwise);
+  }
+  {  // A one-input Sum is a copy: between two layouts it needs the adapter's reorder.
+    OneNodeCase copy("Sum", 13);
+    copy.Input(RandomFloats(rng, full));
+    copy.Layouts({kCL}, {kRM}, /*adapted=*/true);
+    copy.Check(kExact);
+  }
+}
+
+TEST(CpuLayoutKernelTest, ActivationsKeepTheirLayout) {
+  std::mt19937 rng(15);
+  for (const char* op : {"Relu", "Sigmoid", "HardSwish", "Elu"}) {
+    for (bool adapted : {false, true}) {
+      SCOPED_TRACE(std::string(op) + (adapted ? " to row-major" : ""));
+      OneNodeCase c(op, 14);
+      c.Input(RandomFloats(rng, {2, 9, 6, 5}));
+      c.Layouts({kCL}, {adapted ? kRM : kCL}, adapted);
+      c.Check(kElementwise);
+    }
+  }
+  OneNodeCase clip("Clip", 13);  // bounds as scalar inputs
+  clip.Input(RandomFloats(rng, {1, 8, 7, 7}))
+      .Constant(Tensor::FromFloat({-0.25f}, {}))
+      .Constant(Tensor::FromFloat({0.5f}, {}));
+  clip.Layouts({kCL}, {kCL});
+  clip.Check(kExact);
+}
+
+TEST(CpuLayoutKernelTest, ChannelConcatAndSplitOfChannelsLast) {
+  std::mt19937 rng(16);
+  {
+    OneNodeCase c("Concat", 13);
+    for (int64_t channels : {3, 1, 5}) c.Input(RandomFloats(rng, {2, channels, 4, 5}));
+    c.Attr("axis", int64_t{1});
+    c.Layouts({kCL, kCL, kCL}, {kCL});
+    c.Check(kExact);
+  }
+  {  // Axis -3 of a rank-3 tensor is its channels too.
+    OneNodeCase c("Concat", 13);
+    c.Input(RandomFloats(rng, {1, 64, 35})).Input(RandomFloats(rng, {1, 96, 35}));
+    c.Attr("axis", int64_t{-2});
+    c.Layouts({kCL, kCL}, {kCL});
+    c.Check(kExact);
+  }
+  {  // Another axis, or a row-major slice: the adapter.
+    OneNodeCase other_axis("Concat", 13);
+    other_axis.Input(RandomFloats(rng, {1, 4, 3, 5})).Input(RandomFloats(rng, {1, 4, 2, 5}));
+    other_axis.Attr("axis", int64_t{2});
+    other_axis.Layouts({kCL, kCL}, {kCL}, /*adapted=*/true);
+    other_axis.Check(kExact);
+    OneNodeCase mixed("Concat", 13);
+    mixed.Input(RandomFloats(rng, {2, 4, 3, 5})).Input(RandomFloats(rng, {2, 6, 3, 5}));
+    mixed.Attr("axis", int64_t{1});
+    mixed.Layouts({kCL, kRM}, {kCL}, /*adapted=*/true);
+    mixed.Check(kExact);
+  }
+  {
+    OneNodeCase split("Split", 13);
+    split.Input(RandomFloats(rng, {2, 10, 3, 4})).Constant(Tensor::FromInt64({2, 5, 3}, {3}));
+    split.Attr("axis", int64_t{1}).Outputs(3);
+    split.Layouts({kCL}, {kCL, kCL, kCL});
+    split.Check(kExact);
+    OneNodeCase mixed("Split", 13);
+    mixed.Input(RandomFloats(rng, {1, 6, 3, 4})).Attr("axis", int64_t{1}).Outputs(2);
+    mixed.Layouts({kCL}, {kCL, kRM}, /*adapted=*/true);
+    mixed.Check(kExact);
+  }
+}
+
+TEST(CpuLayoutKernelTest, OtherOpsRunBehindTheAdapter) {
+  std::mt19937 rng(17);
+  {  // A fast kernel that takes row-major tensors only.
+    OneNodeCase softmax("Softmax", 13);
+    softmax.Input(RandomFloats(rng, {2, 7, 3, 4})).Attr("axis", int64_t{1});
+    softmax.Layouts({kCL}, {kCL}, /*adapted=*/true);
+    softmax.Check(kElementwise);
+    OneNodeCase transpose("Transpose", 13);
+    transpose.Input(RandomFloats(rng, {2, 7, 3, 4})).Attr("perm", Ints({0, 2, 3, 1}));
+    transpose.Layouts({kCL}, {kRM}, /*adapted=*/true);
+    transpose.Check(kExact);
+    OneNodeCase flatten("Flatten", 13);
+    flatten.Input(RandomFloats(rng, {2, 7, 3, 4})).Attr("axis", int64_t{1});
+    flatten.Layouts({kCL}, {kRM}, /*adapted=*/true);
+    flatten.Check(kExact);
+    OneNodeCase reduce("ReduceMean", 13);
+    reduce.Input(RandomFloats(rng, {1, 16, 5, 5})).Attr("axes", Ints({1}));
+    reduce.Layouts({kCL}, {kRM}, /*adapted=*/true);
+    reduce.Check(kElementwise);
+  }
+  {  // The reference kernel, behind the adapter: BatchNormalization left unfolded.
+    OneNodeCase bn("BatchNormalization", 15);
+    bn.Input(RandomFloats(rng, {2, 5, 4, 3}));
+    for (int i = 0; i < 4; ++i) bn.Constant(RandomFloats(rng, {5}, 0.5f, 1.5f));
+    bn.Layouts({kCL}, {kCL}, /*adapted=*/true);
+    bn.Check(kElementwise, /*expect_fast=*/false);
+  }
+}
+
+TEST(CpuLayoutKernelTest, AdapterRefusesAChannelsLastTensorThatCannotBeOne) {
+  // Only float32 tensors of rank 3 to 5 have a channels-last form (the plan validator's rule).
+  Node node;
+  node.name = "cast";
+  node.op_type = "Cast";
+  CpuKernelContext context;
+  context.node = &node;
+  context.input_types = {TensorType{DType::kInt64, {1, 3, 4, 4}}};
+  context.output_types = {TensorType{DType::kFloat32, {1, 3, 4, 4}}};
+  context.constants = {nullptr};
+  context.input_layouts = {kCL};
+  context.output_layouts = {kRM};
+  StatusOr<std::unique_ptr<CpuKernel>> kernel = CreateCpuKernel(context);
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_NE(kernel.status().message().find("cannot be channels-last"), std::string::npos)
+      << kernel.status().message();
+  EXPECT_NE(kernel.status().message().find("Cast 'cast'"), std::string::npos)
+      << kernel.status().message();
+}
+
+}  // namespace
+}  // namespace ios

@@ -1,0 +1,165 @@
+// The CPU plan's layout assignment (runtime/cpu/cpu_layout.h) on small graphs, and what the rest
+// of the pipeline does with its answer: the memory plan makes no views of channels-last tensors,
+// the plan records and restores the layouts, and the validator refuses layouts that cannot be.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "plan/memory_plan.h"
+#include "plan/plan_builder.h"
+#include "plan/plan_loader.h"
+#include "plan/tensor_views.h"
+#include "runtime/cpu/cpu_layout.h"
+#include "sched/schedule.h"
+#include "test_graph_builder.h"
+
+namespace ios {
+namespace {
+
+using testing::GraphBuilder;
+
+constexpr Layout kRM = Layout::kRowMajor;
+constexpr Layout kCL = Layout::kChannelsLast;
+
+AttributeMap Axis(int64_t axis) {
+  AttributeMap attrs;
+  attrs.Set("axis", axis);
+  return attrs;
+}
+
+TEST(CpuLayoutTest, ConvOutputsAndTheOpsBetweenThemAreChannelsLast) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 8, 16, 16});
+  ValueId c1 = b.Conv(x, 16, 3, 1, 1, 1, "c1");
+  ValueId relu = b.Op("Relu", {c1});
+  ValueId pool = b.Op("MaxPool", {relu}, [] {
+    AttributeMap a;
+    a.Set("kernel_shape", std::vector<int64_t>{2, 2});
+    a.Set("strides", std::vector<int64_t>{2, 2});
+    return a;
+  }());
+  ValueId c2 = b.Conv(pool, 16, 1, 0, 1, 1, "c2");
+  ValueId c3 = b.Conv(pool, 8, 3, 1, 1, 1, "c3");
+  ValueId sum = b.Op("Add", {c2, pool});
+  ValueId cat = b.Op("Concat", {sum, c3}, Axis(1));
+  ValueId gap = b.Op("GlobalAveragePool", {cat});
+  ValueId flat = b.Op("Flatten", {gap}, Axis(1));
+  ValueId out = b.Conv(cat, 4, 1, 0, 1, 1, "head");
+  Graph graph = b.Finish({flat, out});
+
+  const int count = AssignCpuLayouts(graph);
+  for (ValueId v : {c1, relu, pool, c2, c3, sum, cat})
+    EXPECT_EQ(graph.values[v].layout, kCL) << graph.values[v].name;
+  // The graph's input and outputs, and [N, C, 1, 1], stay row-major; so do the constants.
+  for (ValueId v : {x, gap, flat, out}) EXPECT_EQ(graph.values[v].layout, kRM) << graph.values[v].name;
+  for (const Value& value : graph.values) {
+    if (value.constant) {
+      EXPECT_EQ(value.layout, kRM) << value.name;
+    }
+  }
+  EXPECT_EQ(count, 7);
+
+  // --layout row-major: none.
+  EXPECT_EQ(AssignCpuLayouts(graph, /*channels_last=*/false), 0);
+  for (const Value& value : graph.values) EXPECT_EQ(value.layout, kRM) << value.name;
+}
+
+TEST(CpuLayoutTest, OpsThatCannotTakeChannelsLastStayRowMajor) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {2, 4, 8, 8});
+  ValueId c1 = b.Conv(x, 8, 3, 1);
+  ValueId c2 = b.Conv(x, 8, 3, 1);
+  // A concat along the height: its kernel copies rows of row-major tensors only.
+  ValueId rows = b.Op("Concat", {c1, c2}, Axis(2));
+  // An Add of a channels-last and a row-major tensor of the same shape (a graph input).
+  ValueId y = b.Input("y", {2, 8, 8, 8});
+  ValueId mixed = b.Op("Add", {c1, y});
+  // Softmax has no channels-last kernel.
+  ValueId soft = b.Op("Softmax", {c2}, Axis(1));
+  ValueId tail = b.Op("Relu", {soft});
+  Graph graph = b.Finish({rows, mixed, tail});
+  AssignCpuLayouts(graph);
+  EXPECT_EQ(graph.values[c1].layout, kCL);
+  EXPECT_EQ(graph.values[c2].layout, kCL);
+  for (ValueId v : {rows, mixed, soft, tail})
+    EXPECT_EQ(graph.values[v].layout, kRM) << graph.values[v].name;
+}
+
+TEST(CpuLayoutTest, MemoryPlanMakesNoViewsOfChannelsLastTensors) {
+  // A concat of two convs, read by a third: row-major, both slices become views.
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 8, 8, 8});
+  ValueId c1 = b.Conv(x, 8, 1);
+  ValueId c2 = b.Conv(x, 8, 3, 1);
+  ValueId cat = b.Op("Concat", {c1, c2}, Axis(1));
+  ValueId out = b.Conv(cat, 4, 1);
+  Graph graph = b.Finish({out});
+  EXPECT_EQ(FindSliceViews(graph).size(), 2u);
+  AssignCpuLayouts(graph);
+  ASSERT_EQ(graph.values[cat].layout, kCL);
+  EXPECT_TRUE(FindSliceViews(graph).empty());
+}
+
+TEST(CpuLayoutTest, PlanRecordsLayoutsAndRefusesImpossibleOnes) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 4, 8, 8});
+  ValueId c1 = b.Conv(x, 8, 3, 1);
+  ValueId relu = b.Op("Relu", {c1});
+  ValueId out = b.Conv(relu, 4, 1);
+  Graph graph = b.Finish({out});
+  ASSERT_EQ(AssignCpuLayouts(graph), 2);
+  Schedule schedule;
+  schedule.kind = "sequential";
+  ScheduleBlock& block = schedule.blocks.emplace_back();
+  for (NodeId n = 0; n < static_cast<NodeId>(graph.nodes.size()); ++n) {
+    ScheduleStage& stage = block.stages.emplace_back();
+    stage.groups.push_back(ScheduleGroup{{n}});
+  }
+  StatusOr<MemoryPlan> memory = PlanMemory(graph, schedule, 256, true);
+  ASSERT_TRUE(memory.ok()) << memory.status().message();
+  PlanMetadata meta;
+  StatusOr<plan::Plan> built = BuildPlan(graph, schedule, *memory, meta);
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  plan::Plan message = built.value();
+  int channels_last = 0;
+  for (const plan::Tensor& t : message.tensors()) channels_last += t.layout() == plan::CHANNELS_LAST;
+  EXPECT_EQ(channels_last, 2);
+
+  StatusOr<LoadedPlan> loaded = LoadPlan(message, "test.iosplan");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  for (ValueId v = 0; v < static_cast<ValueId>(graph.values.size()); ++v) {
+    const ValueId id = loaded->graph.FindValue(graph.values[v].name);
+    ASSERT_NE(id, kNoValue) << graph.values[v].name;
+    EXPECT_EQ(loaded->graph.values[id].layout, graph.values[v].layout) << graph.values[v].name;
+  }
+
+  auto refused = [&](const std::string& why, auto edit, const std::string& words) {
+    SCOPED_TRACE(why);
+    plan::Plan bad = message;
+    edit(bad);
+    StatusOr<LoadedPlan> result = LoadPlan(std::move(bad), "bad.iosplan");
+    ASSERT_FALSE(result.ok());
+    EXPECT_NE(result.status().message().find(words), std::string::npos)
+        << result.status().message();
+  };
+  auto index_of = [&](const plan::Plan& p, const std::string& name) {
+    for (int t = 0; t < p.tensors_size(); ++t)
+      if (p.tensors(t).name() == name) return t;
+    return -1;
+  };
+  refused("a channels-last graph input",
+          [&](plan::Plan& p) {
+            p.mutable_tensors(index_of(p, "x"))->set_layout(plan::CHANNELS_LAST);
+          },
+          "is channels-last, which only float32 intermediate tensors");
+  refused("an unknown layout",
+          [&](plan::Plan& p) {
+            p.mutable_tensors(index_of(p, graph.values[c1].name))->set_layout(
+                static_cast<plan::Layout>(7));
+          },
+          "unknown layout 7");
+}
+
+}  // namespace
+}  // namespace ios
