@@ -161,6 +161,7 @@ TEST(CpuKernelTest, ConvFusedActivations) {
       {ActivationKind::kHardSwish},
       {ActivationKind::kElu, 1.f},
       {ActivationKind::kElu, 0.5f},
+      {ActivationKind::kSilu},
   };
   for (const Activation& act : acts) {
     SCOPED_TRACE(ActivationOpType(act.kind) + " alpha " + std::to_string(act.alpha) + " beta " +

@@ -62,6 +62,11 @@ TEST(KernelMathActivationTest, KnownValues) {
   EXPECT_NEAR(at(ActivationKind::kMish, 1.f), std::tanh(std::log1p(std::exp(1.0))), 1e-7);
   EXPECT_EQ(at(ActivationKind::kMish, 0.f), 0.0);
   EXPECT_EQ(at(ActivationKind::kMish, 50.f), 50.0);
+  // SiLU: x * sigmoid(x), no overflow far into either tail.
+  EXPECT_NEAR(at(ActivationKind::kSilu, 1.f), 1.0 / (1.0 + std::exp(-1.0)), 1e-7);
+  EXPECT_NEAR(at(ActivationKind::kSilu, -2.f), -2.0 / (1.0 + std::exp(2.0)), 1e-7);
+  EXPECT_EQ(at(ActivationKind::kSilu, 100.f), 100.0);
+  EXPECT_EQ(at(ActivationKind::kSilu, -200.f), 0.0);
   // SELU's defaults: gamma * alpha * (e^-1 - 1) at -1, gamma at 1.
   const float alpha = 1.67326319217681884765625f, gamma = 1.05070102214813232421875f;
   EXPECT_NEAR(at(ActivationKind::kSelu, -1.f, alpha, gamma), -1.1113307412864784, 1e-6);
@@ -82,7 +87,7 @@ TEST(KernelMathActivationTest, OnlyOneDnnsExactKindsFuseIntoAConv) {
        {ActivationKind::kRelu, ActivationKind::kLeakyRelu, ActivationKind::kClip,
         ActivationKind::kSigmoid, ActivationKind::kTanh, ActivationKind::kHardSigmoid,
         ActivationKind::kHardSwish, ActivationKind::kElu, ActivationKind::kSoftplus,
-        ActivationKind::kMish})
+        ActivationKind::kMish, ActivationKind::kSilu})
     EXPECT_TRUE(ConvFusesActivation(kind)) << ActivationOpType(kind);
   for (ActivationKind kind : {ActivationKind::kSelu, ActivationKind::kCelu,
                               ActivationKind::kSoftsign, ActivationKind::kThresholdedRelu})

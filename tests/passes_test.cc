@@ -166,6 +166,34 @@ TEST(FuseActivationTest, FusesSoftplusAndMishButLeavesTheOthers) {
   EXPECT_LT(MaxAbsDiff(before.value()[0], after.value()[0]), 1e-6f);
 }
 
+// SiLU as torch.onnx and timm export it: Mul(x, Sigmoid(x)), in either operand order.
+TEST(FuseActivationTest, SiluFusesIntoTheConvBefore) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 3, 6, 6});
+  ValueId c1 = b.Conv(x, 4, 3, 1);
+  ValueId y = b.Op("Mul", {c1, b.Op("Sigmoid", {c1})});
+  ValueId c2 = b.Conv(y, 4, 1);
+  y = b.Op("Mul", {b.Op("Sigmoid", {c2}), c2});
+  // Not a SiLU: the conv output has a third reader.
+  ValueId c3 = b.Conv(y, 4, 1);
+  ValueId gated = b.Op("Mul", {c3, b.Op("Sigmoid", {c3})});
+  ValueId out = b.Op("Add", {gated, c3});
+  Graph g = b.Finish({out});
+  Tensor input = b.Random({1, 3, 6, 6});
+  auto before = EvaluateGraphReference(g, {input});
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  EXPECT_EQ(FuseConvActivations(g), 2);
+  EXPECT_EQ(CountOps(g, "Sigmoid"), 1);
+  EXPECT_EQ(CountOps(g, "Mul"), 1);
+  int silu = 0;
+  for (const Node& node : g.nodes)
+    silu += node.op_type == "Conv" && GetFusedActivation(node.attrs).kind == ActivationKind::kSilu;
+  EXPECT_EQ(silu, 2);
+  auto after = EvaluateGraphReference(g, {input});
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  EXPECT_LT(MaxAbsDiff(before.value()[0], after.value()[0]), 1e-6f);
+}
+
 TEST(EliminateIdentityTest, RemovesIdentityAndDropoutButKeepsTheOutputName) {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 3, 4, 4});

@@ -21,6 +21,8 @@ constexpr ActivationName kActivationNames[] = {
     {ActivationKind::kElu, "Elu"},
     {ActivationKind::kSoftplus, "Softplus"},
     {ActivationKind::kMish, "Mish"},
+    // Not an ONNX op: the name of the fused Sigmoid + Mul (no standalone op has it).
+    {ActivationKind::kSilu, "Silu"},
     {ActivationKind::kSelu, "Selu"},
     {ActivationKind::kCelu, "Celu"},
     {ActivationKind::kSoftsign, "Softsign"},

@@ -24,6 +24,21 @@ void SetValueInfo(const Value& value, onnx::ValueInfoProto* info) {
 // Adds the activation node that undoes a fusion: conv writes `pre`, the activation writes `out`.
 void AddActivationNode(const Node& conv, const Activation& act, const std::string& pre,
                        const std::string& out, int64_t opset, onnx::GraphProto* graph) {
+  if (act.kind == ActivationKind::kSilu) {  // no ONNX op: Sigmoid and Mul, as exporters write it
+    const std::string gate = conv.name + "/activation/sigmoid";
+    onnx::NodeProto* sigmoid = graph->add_node();
+    sigmoid->set_name(gate);
+    sigmoid->set_op_type("Sigmoid");
+    sigmoid->add_input(pre);
+    sigmoid->add_output(gate);
+    onnx::NodeProto* mul = graph->add_node();
+    mul->set_name(conv.name + "/activation");
+    mul->set_op_type("Mul");
+    mul->add_input(pre);
+    mul->add_input(gate);
+    mul->add_output(out);
+    return;
+  }
   onnx::NodeProto* node = graph->add_node();
   node->set_name(conv.name + "/activation");
   node->set_op_type(ActivationOpType(act.kind));

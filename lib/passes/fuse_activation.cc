@@ -26,11 +26,46 @@ std::optional<Activation> ActivationOf(const Graph& graph, const Node& node) {
   return *act;
 }
 
+// SiLU as exporters write it: y = Mul(x, Sigmoid(x)) (either operand order), x a float32 conv
+// output with no fused activation that only the Sigmoid and the Mul read, the Sigmoid's output
+// read by the Mul alone. Fuses it into the conv; true when it did.
+bool FuseConvSilu(Graph& graph, NodeId sigmoid_id) {
+  Node& sigmoid = graph.nodes[sigmoid_id];
+  if (sigmoid.dead || sigmoid.op_type != "Sigmoid" || sigmoid.inputs.size() != 1 ||
+      sigmoid.inputs[0] == kNoValue || sigmoid.outputs.size() != 1)
+    return false;
+  const ValueId x_id = sigmoid.inputs[0];
+  const ValueId gate_id = sigmoid.outputs[0];
+  const Value& x = graph.values[x_id];
+  const Value& gate = graph.values[gate_id];
+  if (x.producer == kNoNode || x.is_graph_output || x.dtype != DType::kFloat32 ||
+      x.consumers.size() != 2 || gate.is_graph_output || gate.consumers.size() != 1)
+    return false;
+  Node& mul = graph.nodes[gate.consumers[0]];
+  const bool operands = mul.inputs.size() == 2 && ((mul.inputs[0] == x_id && mul.inputs[1] == gate_id) ||
+                                                   (mul.inputs[0] == gate_id && mul.inputs[1] == x_id));
+  if (mul.dead || mul.op_type != "Mul" || !operands || mul.outputs.size() != 1) return false;
+  if (x.consumers[0] != sigmoid_id && x.consumers[1] != sigmoid_id) return false;
+  Node& conv = graph.nodes[x.producer];
+  if (conv.op_type != "Conv" || GetFusedActivation(conv.attrs).kind != ActivationKind::kNone)
+    return false;
+  SetFusedActivation(conv.attrs, Activation{ActivationKind::kSilu});
+  conv.outputs[0] = mul.outputs[0];
+  sigmoid.dead = true;
+  mul.dead = true;
+  return true;
+}
+
 }  // namespace
 
 int FuseConvActivations(Graph& graph) {
   graph.RebuildUses();
   int fused = 0;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (!FuseConvSilu(graph, static_cast<NodeId>(n))) continue;
+    ++fused;
+    graph.RebuildUses();
+  }
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     Node& act_node = graph.nodes[n];
     if (act_node.dead || act_node.inputs.empty() || act_node.inputs[0] == kNoValue) continue;

@@ -2,6 +2,8 @@
 // Softplus, Mish: the kinds ConvFusesActivation accepts) into the Conv before it, when the
 // conv's output has no other reader. The result is recorded with the attributes of
 // ir/fused_activation.h. Selu, Celu, Softsign and ThresholdedRelu stay ops of their own.
+// SiLU, which exporters write as Mul(x, Sigmoid(x)), fuses as the activation kind Silu when the
+// conv's output has no readers but those two.
 #pragma once
 
 #include "ir/graph.h"

@@ -20,9 +20,12 @@ enum class ActivationKind : int32_t {
   kHardSigmoid,  // alpha, beta
   kHardSwish,
   kElu,  // alpha
-  // Conv fusion takes these two (oneDNN has eltwise soft_relu and mish for them) ...
+  // Conv fusion takes these (oneDNN has eltwise soft_relu, mish and swish for them) ...
   kSoftplus,
   kMish,
+  // SiLU (swish), x * sigmoid(x): no op of its own in ONNX before opset 24; exporters write it as
+  // Sigmoid and Mul, which the activation fusion pass folds into the conv before them.
+  kSilu,
   // ... but not these, which run only as standalone ops (ConvFusesActivation).
   kSelu,  // alpha, beta = gamma
   kCelu,  // alpha
@@ -83,6 +86,8 @@ IOS_HD T ApplyActivation(ActivationKind kind, T alpha, T beta, T x) {
       return Softplus(x);
     case ActivationKind::kMish:
       return x * ActivationTanh(Softplus(x));
+    case ActivationKind::kSilu:
+      return x * (one / (one + ActivationExp(-x)));  // Mul(x, Sigmoid(x)), as exported
     case ActivationKind::kSelu:
       return beta * (x > zero ? x : alpha * (ActivationExp(x) - one));
     case ActivationKind::kCelu: {

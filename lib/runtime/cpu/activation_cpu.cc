@@ -1,8 +1,12 @@
 // Standalone activations on float32: one pass of ApplyActivation (kernels/math/activation_math.h,
 // the math the CUDA kernels and the reference share), instantiated per kind so that the switch
-// folds away and the simple kinds vectorise.
+// folds away and the simple kinds vectorise. The kinds built on exp, log or tanh (Sigmoid, Tanh,
+// Elu, Mish) do not vectorise with libm: they run oneDNN's eltwise primitive instead
+// (SingleEltwiseAlgorithm, the algorithms conv fusion uses), vectorised with its own exp. Measured
+// on EfficientNet-B0's SiLU sigmoids (1.2M elements, 2 threads): 2.4 ms with the loop.
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -10,6 +14,7 @@
 #include "kernels/reference/reference_util.h"
 #include "runtime/cpu/cpu_kernel_factories.h"
 #include "runtime/cpu/cpu_threading.h"
+#include "runtime/cpu/dnnl_common.h"
 
 namespace ios {
 namespace {
@@ -46,6 +51,8 @@ void MapActivationKind(const Activation& act, const float* in, float* out, int64
       return MapActivation<ActivationKind::kSoftplus>(a, b, in, out, count);
     case ActivationKind::kMish:
       return MapActivation<ActivationKind::kMish>(a, b, in, out, count);
+    case ActivationKind::kSilu:
+      return MapActivation<ActivationKind::kSilu>(a, b, in, out, count);
     case ActivationKind::kSelu:
       return MapActivation<ActivationKind::kSelu>(a, b, in, out, count);
     case ActivationKind::kCelu:
@@ -80,6 +87,71 @@ class ActivationCpuKernel : public CpuKernel {
   Activation act_;
   int64_t count_;
 };
+
+// The transcendental kinds through oneDNN's eltwise primitive, over the tensor as one flat 1-D
+// memory (any shape and layout: input and output are stored alike).
+class EltwiseActivationCpuKernel : public CpuKernel {
+ public:
+  EltwiseActivationCpuKernel(std::string label, EltwiseAlgorithm algorithm, int64_t count,
+                             dnnl::engine engine)
+      : label_(std::move(label)),
+        algorithm_(algorithm),
+        count_(count),
+        engine_(std::move(engine)),
+        md_(PlainF32({count})) {}
+
+  Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+             int threads) override {
+    if (count_ == 0) return Status::Ok();
+    threads = ThreadsForWork(threads, count_);
+    IOS_ASSIGN_OR_RETURN(Variant * v, GetVariant(threads));
+    ScopedOmpThreads scope(threads);
+    return CatchDnnl(label_, [&]() -> Status {
+      dnnl::stream stream(engine_);
+      v->primitive.execute(stream, {{DNNL_ARG_SRC, WrapMemory(md_, engine_, inputs[0])},
+                                    {DNNL_ARG_DST, WrapMemory(md_, engine_, outputs[0])}});
+      stream.wait();
+      return Status::Ok();
+    });
+  }
+
+  // Creates the single-thread primitive, so that an unsupported case fails at creation.
+  Status Prepare() { return GetVariant(1).status(); }
+
+ private:
+  struct Variant {
+    dnnl::eltwise_forward primitive;
+  };
+
+  StatusOr<Variant*> GetVariant(int threads) {
+    return variants_.Get(threads, [&]() -> StatusOr<std::unique_ptr<Variant>> {
+      auto v = std::make_unique<Variant>();
+      IOS_RETURN_IF_ERROR(CatchDnnl(label_, [&]() -> Status {
+        dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                         algorithm_.algorithm, md_, algorithm_.alpha,
+                                         algorithm_.beta);
+        v->primitive = dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(desc, engine_));
+        return Status::Ok();
+      }));
+      return v;
+    });
+  }
+
+  std::string label_;
+  EltwiseAlgorithm algorithm_;
+  int64_t count_;
+  dnnl::engine engine_;
+  dnnl::memory::desc md_;
+  VariantsByThreads<Variant> variants_;
+};
+
+// Softplus stays with the loop: oneDNN 2.6's soft_relu gives -1.9e-6 for large negative x, where
+// log(1 + exp(x)) is a tiny positive number.
+bool IsTranscendental(ActivationKind kind) {
+  return kind == ActivationKind::kSigmoid || kind == ActivationKind::kTanh ||
+         kind == ActivationKind::kElu || kind == ActivationKind::kMish ||
+         kind == ActivationKind::kSilu;
+}
 
 // Clip since opset 11: the bounds are optional scalar inputs, read at every run.
 class ClipInputsCpuKernel : public CpuKernel {
@@ -132,6 +204,15 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateActivationCpuKernel(const CpuKernelCo
   }
   // Attribute-parameterised activations (and Clip before opset 11).
   IOS_ASSIGN_OR_RETURN(Activation act, ActivationOfNode(node));
+  if (IsTranscendental(act.kind)) {
+    if (const std::optional<EltwiseAlgorithm> algorithm = SingleEltwiseAlgorithm(act)) {
+      IOS_ASSIGN_OR_RETURN(dnnl::engine engine, CpuEngine());
+      auto kernel = std::make_unique<EltwiseActivationCpuKernel>(
+          node.op_type + " '" + node.name + "'", *algorithm, count, engine);
+      IOS_RETURN_IF_ERROR(kernel->Prepare());
+      return std::unique_ptr<CpuKernel>(std::move(kernel));
+    }
+  }
   return std::unique_ptr<CpuKernel>(new ActivationCpuKernel(act, count));
 }
 

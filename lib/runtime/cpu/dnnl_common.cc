@@ -54,54 +54,51 @@ bool ActivationHasPostOps(const Activation& act) {
   return !(act.kind == ActivationKind::kClip && !(act.alpha <= act.beta));
 }
 
-bool AppendActivationPostOps(const Activation& act, dnnl::post_ops* ops) {
+std::optional<EltwiseAlgorithm> SingleEltwiseAlgorithm(const Activation& act) {
   using alg = dnnl::algorithm;
-  if (!ActivationHasPostOps(act)) return false;
-  constexpr float kScale = 1.f;
+  if (!ActivationHasPostOps(act)) return std::nullopt;
   switch (act.kind) {
-    case ActivationKind::kNone:
-      return true;
     case ActivationKind::kRelu:
-      ops->append_eltwise(kScale, alg::eltwise_relu, 0.f, 0.f);
-      return true;
+      return EltwiseAlgorithm{alg::eltwise_relu};
     case ActivationKind::kLeakyRelu:
       // relu with slope alpha: x > 0 ? x : alpha * x (equal to ONNX's x >= 0 test).
-      ops->append_eltwise(kScale, alg::eltwise_relu, act.alpha, 0.f);
-      return true;
+      return EltwiseAlgorithm{alg::eltwise_relu, act.alpha};
     case ActivationKind::kClip:
-      ops->append_eltwise(kScale, alg::eltwise_clip, act.alpha, act.beta);
-      return true;
+      return EltwiseAlgorithm{alg::eltwise_clip, act.alpha, act.beta};
     case ActivationKind::kSigmoid:
-      ops->append_eltwise(kScale, alg::eltwise_logistic, 0.f, 0.f);
-      return true;
+      return EltwiseAlgorithm{alg::eltwise_logistic};
     case ActivationKind::kTanh:
-      ops->append_eltwise(kScale, alg::eltwise_tanh, 0.f, 0.f);
-      return true;
-    case ActivationKind::kHardSigmoid:
-      ops->append_eltwise(kScale, alg::eltwise_linear, act.alpha, act.beta);
-      ops->append_eltwise(kScale, alg::eltwise_clip, 0.f, 1.f);
-      return true;
+      return EltwiseAlgorithm{alg::eltwise_tanh};
     case ActivationKind::kHardSwish:
       // oneDNN: x * relu6(x + 3) / 6, which is ONNX's x * max(0, min(1, x / 6 + 0.5)).
-      ops->append_eltwise(kScale, alg::eltwise_hardswish, 0.f, 0.f);
-      return true;
+      return EltwiseAlgorithm{alg::eltwise_hardswish};
     case ActivationKind::kElu:
-      ops->append_eltwise(kScale, alg::eltwise_elu, act.alpha, 0.f);
-      return true;
+      return EltwiseAlgorithm{alg::eltwise_elu, act.alpha};
     case ActivationKind::kSoftplus:
       // oneDNN 2.6's soft_relu is log(1 + exp(x)) (its alpha and beta are ignored).
-      ops->append_eltwise(kScale, alg::eltwise_soft_relu, 0.f, 0.f);
-      return true;
+      return EltwiseAlgorithm{alg::eltwise_soft_relu};
     case ActivationKind::kMish:
-      ops->append_eltwise(kScale, alg::eltwise_mish, 0.f, 0.f);
-      return true;
-    case ActivationKind::kSelu:
-    case ActivationKind::kCelu:
-    case ActivationKind::kSoftsign:
-    case ActivationKind::kThresholdedRelu:
-      return false;  // no exact oneDNN algorithm; never fused into a conv
+      return EltwiseAlgorithm{alg::eltwise_mish};
+    case ActivationKind::kSilu:
+      return EltwiseAlgorithm{alg::eltwise_swish, 1.f};  // x * sigmoid(alpha * x)
+    default:
+      return std::nullopt;  // none, or a chain (HardSigmoid), or no exact algorithm
   }
-  return false;
+}
+
+bool AppendActivationPostOps(const Activation& act, dnnl::post_ops* ops) {
+  if (!ActivationHasPostOps(act)) return false;
+  constexpr float kScale = 1.f;
+  if (act.kind == ActivationKind::kNone) return true;
+  if (act.kind == ActivationKind::kHardSigmoid) {  // oneDNN 2.6 has no hardsigmoid
+    ops->append_eltwise(kScale, dnnl::algorithm::eltwise_linear, act.alpha, act.beta);
+    ops->append_eltwise(kScale, dnnl::algorithm::eltwise_clip, 0.f, 1.f);
+    return true;
+  }
+  const std::optional<EltwiseAlgorithm> single = SingleEltwiseAlgorithm(act);
+  if (!single) return false;
+  ops->append_eltwise(kScale, single->algorithm, single->alpha, single->beta);
+  return true;
 }
 
 dnnl::memory PackedWeights::Get(const dnnl::memory& plain, const dnnl::memory::desc& desc,

@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,6 +62,16 @@ dnnl::memory::desc PlainF32(const Dims& dims);
 bool AppendActivationPostOps(const Activation& act, dnnl::post_ops* ops);
 // Whether AppendActivationPostOps handles `act` (without touching oneDNN).
 bool ActivationHasPostOps(const Activation& act);
+
+// The one oneDNN eltwise algorithm (with its alpha and beta) that computes `act` as
+// ApplyActivation does, for the kinds that have one; what AppendActivationPostOps appends
+// for them, and what the standalone activation kernels run.
+struct EltwiseAlgorithm {
+  dnnl::algorithm algorithm;
+  float alpha = 0.f;
+  float beta = 0.f;
+};
+std::optional<EltwiseAlgorithm> SingleEltwiseAlgorithm(const Activation& act);
 
 // How many of `threads` a conv or matmul of `macs` multiply-adds should use: each thread needs
 // about a million (~0.1 ms of AVX2 work) to pay for waking an OpenMP team; tiny ops stay on the
