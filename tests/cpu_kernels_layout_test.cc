@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cpu_kernel_case.h"
+#include "ir/fused_activation.h"
 #include "random_tensor.h"
 #include "runtime/cpu/cpu_kernel.h"
 #include "runtime/cpu/layout_adapter_cpu.h"
@@ -91,6 +92,41 @@ TEST(CpuLayoutKernelTest, ConvTakesEveryLayoutPair) {
       c.Fused(ActivationKind::kRelu);
       c.Layouts({in}, {out});
       c.Check(DotTolerance(NumElements(spec.w) / spec.w[0]));
+    }
+  }
+}
+
+// A conv with a fused residual (passes/fuse_residual_add.h) in every layout: oneDNN's binary
+// post-op where the primitive takes the residual's layout, the kernel's own add after it
+// otherwise; with and without a bias, with the activation after the sum.
+TEST(CpuLayoutKernelTest, ConvAddsItsResidualInEveryLayout) {
+  std::mt19937 rng(18);
+  struct Case {
+    Layout x, residual, y;
+  };
+  const std::vector<Case> cases = {{kCL, kCL, kCL}, {kCL, kRM, kCL}, {kRM, kRM, kRM},
+                                   {kCL, kCL, kRM}, {kRM, kCL, kRM}};
+  for (const Case& layouts : cases) {
+    for (bool bias : {true, false}) {
+      for (int64_t k : {int64_t{1}, int64_t{3}}) {
+        SCOPED_TRACE(LayoutName(layouts.x) + " x, " + LayoutName(layouts.residual) +
+                     " residual, " + LayoutName(layouts.y) + " y, k " + std::to_string(k) +
+                     (bias ? "" : ", no bias"));
+        const int64_t batch = RandomInt(rng, 1, 2);
+        OneNodeCase c("Conv");
+        c.Input(RandomFloats(rng, {batch, 12, 9, 7})).Constant(RandomFloats(rng, {16, 12, k, k}));
+        if (bias) {
+          c.Constant(RandomFloats(rng, {16}));
+        } else {
+          c.Omitted();
+        }
+        c.Input(RandomFloats(rng, {batch, 16, 9, 7}));
+        c.Attr("kernel_shape", Dims{k, k}).Attr("pads", Dims{k / 2, k / 2, k / 2, k / 2});
+        c.Attr(kFusedResidualAttr, int64_t{1});
+        c.Fused(ActivationKind::kRelu);
+        c.Layouts({layouts.x, kRM, kRM, layouts.residual}, {layouts.y});
+        c.Check(DotTolerance(12 * k * k));
+      }
     }
   }
 }

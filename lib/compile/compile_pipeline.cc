@@ -14,6 +14,8 @@
 #include "onnx/onnx_importer.h"
 #include "onnx/tensor_files.h"
 #include "passes/canonicalize.h"
+#include "passes/fuse_activation.h"
+#include "passes/fuse_residual_add.h"
 #include "plan/memory_plan.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_info.h"
@@ -228,8 +230,15 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
   if (IsCudaDevice(options.device)) IOS_RETURN_IF_ERROR(CheckGraphRunsOnCuda(graph));
 #endif
 
-  // The CPU's tensor layouts, before any profiling: the profiler runs the kernels the plan will.
+  // The CPU's lowering, before any profiling: the profiler runs the kernels the plan will.
   if (options.device == "cpu") {
+    // Residual Adds into the conv before them (oneDNN's binary post-op), then the activation
+    // after each Add into the same conv.
+    const int residuals = FuseConvResidualAdds(graph);
+    const int activations = residuals > 0 ? FuseConvActivations(graph) : 0;
+    if (residuals > 0)
+      Report(options, "cpu: %d residual Adds and %d activations after them fused into convs\n",
+             residuals, activations);
     const bool channels_last = options.layout == "auto" && CpuPrefersChannelsLast();
     const int stored = AssignCpuLayouts(graph, channels_last);
     if (channels_last)

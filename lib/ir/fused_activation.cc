@@ -97,6 +97,11 @@ StatusOr<Activation> ActivationOfNode(const Node& node, const Tensor* clip_min,
   return act;
 }
 
+bool HasFusedResidual(const Node& node) {
+  StatusOr<int64_t> flag = node.attrs.GetInt(kFusedResidualAttr, 0);
+  return flag.ok() && flag.value() != 0 && node.inputs.size() > 3 && node.inputs[3] != kNoValue;
+}
+
 bool ConvFusesActivation(ActivationKind kind) {
   switch (kind) {
     case ActivationKind::kSelu:

@@ -16,6 +16,12 @@ namespace ios {
 inline constexpr const char* kFusedActivationAttr = "ios.activation";  // op type, e.g. "Relu"
 inline constexpr const char* kFusedAlphaAttr = "ios.activation_alpha";
 inline constexpr const char* kFusedBetaAttr = "ios.activation_beta";
+// A Conv whose output has a residual added before its activation: Y = act(conv(X, W) + B + R),
+// R its fourth input (the output's shape). Set by passes/fuse_residual_add.h for CPU plans.
+inline constexpr const char* kFusedResidualAttr = "ios.residual";
+
+// Whether `node` is a Conv carrying a fused residual (kFusedResidualAttr set, input 3 present).
+bool HasFusedResidual(const Node& node);
 
 // Maps an ONNX activation op type to its kind; nullopt for other ops.
 std::optional<ActivationKind> ActivationKindFromOpType(const std::string& op_type);

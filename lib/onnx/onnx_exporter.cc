@@ -122,19 +122,38 @@ StatusOr<std::string> ExportOnnxBytes(const Graph& graph) {
       continue;
     }
     Activation act = GetFusedActivation(node.attrs);
+    // A fused residual (ir/fused_activation.h) becomes the Add it was: Conv, Add, activation.
+    const bool residual = HasFusedResidual(node);
     onnx::NodeProto* proto = out->add_node();
     proto->set_name(node.name);
     proto->set_op_type(node.op_type);
-    for (ValueId in : node.inputs) proto->add_input(in == kNoValue ? "" : graph.values[in].name);
+    for (size_t i = 0; i < node.inputs.size() && (!residual || i < 3); ++i) {
+      const ValueId in = node.inputs[i];
+      proto->add_input(in == kNoValue ? "" : graph.values[in].name);
+    }
+    while (residual && proto->input_size() > 2 && proto->input(proto->input_size() - 1).empty())
+      proto->mutable_input()->RemoveLast();  // no bias
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       ValueId o = node.outputs[i];
       std::string name = o == kNoValue ? "" : graph.values[o].name;
+      if (i == 0 && residual) name += "/pre_residual";
       if (i == 0 && act.kind != ActivationKind::kNone) name += "/pre_activation";
       proto->add_output(name);
     }
     for (const auto& [name, value] : node.attrs.all()) {
       if (name.rfind("ios.", 0) == 0) continue;  // ios-internal annotations
       *proto->add_attribute() = AttributeToProto(name, value);
+    }
+    if (residual) {
+      const std::string& final_name = graph.values[node.outputs[0]].name;
+      const std::string sum = act.kind != ActivationKind::kNone ? final_name + "/pre_activation"
+                                                                 : final_name;
+      onnx::NodeProto* add = out->add_node();
+      add->set_name(node.name + "/residual");
+      add->set_op_type("Add");
+      add->add_input(proto->output(0));
+      add->add_input(graph.values[node.inputs[3]].name);
+      add->add_output(sum);
     }
     if (act.kind != ActivationKind::kNone) {
       const std::string& final_name = graph.values[node.outputs[0]].name;

@@ -75,6 +75,18 @@ Status InferConv(const Node& node, const std::vector<InferInput>& inputs,
                        WindowOutputDims(Dims(x.begin() + 2, x.end()), false, &params));
   Dims out = {x[0], out_channels};
   out.insert(out.end(), spatial.begin(), spatial.end());
+  // ONNX's Conv has three inputs; a fourth is ios's fused residual (ir/fused_activation.h).
+  IOS_ASSIGN_OR_RETURN(int64_t residual_flag, node.attrs.GetInt(kFusedResidualAttr, 0));
+  const InferInput* residual = OptionalInput(inputs, 3);
+  if (residual != nullptr && residual_flag == 0)
+    return InvalidInput("Conv takes at most 3 inputs, got " + std::to_string(inputs.size()));
+  if (residual_flag != 0) {
+    if (residual == nullptr) return InvalidInput("a fused residual needs its input (input 3)");
+    if (residual->type.dtype != inputs[0].type.dtype || residual->type.dims != out)
+      return InvalidInput("the fused residual " + DTypeName(residual->type.dtype) +
+                          DimsToString(residual->type.dims) + " must be the output's " +
+                          DTypeName(inputs[0].type.dtype) + DimsToString(out));
+  }
   (*outputs)[0] = TensorType{inputs[0].type.dtype, out};
   return Status::Ok();
 }
@@ -91,6 +103,7 @@ OpCost ConvCost(const Node& node, const std::vector<TensorType>& inputs,
   cost.flops = 2 * out_elements * macs_per_output;
   if (inputs.size() > 2 && inputs[2].dtype != DType::kUndefined) cost.flops += out_elements;
   if (GetFusedActivation(node.attrs).kind != ActivationKind::kNone) cost.flops += out_elements;
+  if (inputs.size() > 3 && inputs[3].dtype != DType::kUndefined) cost.flops += out_elements;
   cost.bytes_moved = BytesMoved(inputs, outputs);
   return cost;
 }
@@ -186,7 +199,8 @@ OpCost ConvTransposeCost(const Node& node, const std::vector<TensorType>& inputs
 }  // namespace
 
 void RegisterConvOps(OpRegistry& registry) {
-  RegisterOp(registry, OpSchema{"Conv", 2, 3, 1, 1, InferConv, ConvCost});
+  // The fourth input: a fused residual (ios.residual), refused without the attribute.
+  RegisterOp(registry, OpSchema{"Conv", 2, 4, 1, 1, InferConv, ConvCost});
   RegisterOp(registry,
              OpSchema{"ConvTranspose", 2, 3, 1, 1, InferConvTranspose, ConvTransposeCost});
 }

@@ -54,6 +54,7 @@ StatusOr<ConvInfo> ReadConv(const Graph& graph, const UnitGraph& units,
   if (node.inputs.size() < 2 || node.outputs.size() != 1) {
     return Reject(graph, info.node, "does not have the input, weights and one output");
   }
+  if (node.inputs.size() > 3) return Reject(graph, info.node, "adds a fused residual");
   info.input = node.inputs[0];
   const Value& x = graph.values[info.input];
   const Value& w = graph.values[node.inputs[1]];

@@ -10,6 +10,7 @@
 #include "../test_graph_builder.h"
 #include "../test_paths.h"
 #include "runtime/profiled_stage.h"
+#include "ir/fused_activation.h"
 #include "onnx/onnx_importer.h"
 #include "passes/canonicalize.h"
 #include "runtime/cuda/conv_algorithm_selection.h"
@@ -87,6 +88,16 @@ TEST(CudaProfilerOptionsTest, ChannelsLastPlansAreRefusedNamingATensor) {
   EXPECT_NE(status.message().find("'" + g.values[a].name + "' and 0 more"), std::string::npos)
       << status.message();
   EXPECT_NE(status.message().find("--layout row-major"), std::string::npos) << status.message();
+
+  // A conv with a fused residual (a CPU plan's lowering) is refused naming the node.
+  g.values[a].layout = Layout::kRowMajor;
+  Node& second = g.nodes[g.values[c].producer];
+  second.inputs.push_back(a);
+  second.attrs.Set(kFusedResidualAttr, int64_t{1});
+  second.name = "with_residual";
+  status = CheckCudaSupportsGraph(g);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("'with_residual' (Conv)"), std::string::npos) << status.message();
 }
 
 TEST(CudaProfilerOptionsTest, GraphsWithOpsTheBackendLacksAreRefusedNamingNodeAndOp) {

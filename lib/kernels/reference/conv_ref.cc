@@ -104,6 +104,12 @@ Status ConvKernel(const Node& node, const std::vector<const Tensor*>& inputs,
   const std::vector<double> xd = AsDoubles(x);
   const std::vector<double> wd = AsDoubles(w);
   const std::vector<double> bd = b != nullptr ? AsDoubles(*b) : std::vector<double>();
+  // A fused residual (ir/fused_activation.h): added before the activation.
+  const Tensor* residual = HasFusedResidual(node) ? OptionalInput(inputs, 3) : nullptr;
+  if (residual != nullptr && (residual->dtype() != x.dtype() || residual->dims() != out_dims))
+    return InvalidInput(label + "the fused residual " + DimsToString(residual->dims()) +
+                        " must have the output's shape " + DimsToString(out_dims));
+  const std::vector<double> rd = residual != nullptr ? AsDoubles(*residual) : std::vector<double>();
 
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t m = 0; m < out_channels; ++m) {
@@ -126,6 +132,7 @@ Status ConvKernel(const Node& node, const std::vector<const Tensor*>& inputs,
         }
         int64_t y_offset = n * y_strides[0] + m * y_strides[1];
         for (size_t d = 0; d < n_spatial; ++d) y_offset += o[d] * y_strides[2 + d];
+        if (residual != nullptr) acc += rd[static_cast<size_t>(y_offset)];
         StoreDouble(y, y_offset, ApplyActivation<double>(act.kind, act.alpha, act.beta, acc));
       });
     }

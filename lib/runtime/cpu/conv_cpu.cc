@@ -91,8 +91,37 @@ struct ConvSetup {
   bool blocked = false;
   Activation act;
   bool act_fused = false;  // false: ApplyActivation runs after the primitive
-  int64_t macs = 0;        // multiply-adds per run
+  // A fused residual (input 3, ir/fused_activation.h), added before the activation: a binary
+  // post-op where the primitive takes one, else after it (AddResidual).
+  bool has_residual = false;
+  Layout residual_layout = Layout::kRowMajor;
+  int64_t macs = 0;  // multiply-adds per run
 };
+
+// y (stored with `y_strides`) += r (stored with `r_strides`) over `dims`, on up to `threads`.
+// The fallback for a residual oneDNN would not take as a post-op.
+void AddResidual(const Dims& dims, const Dims& y_strides, float* y, const Dims& r_strides,
+                 const float* r, int threads) {
+  const int64_t count = NumElements(dims);
+  const int64_t inner = dims.back();
+  const int64_t rows = inner == 0 ? 0 : count / inner;
+  ParallelFor(rows, ThreadsForWork(threads, count), [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      int64_t y_offset = 0;
+      int64_t r_offset = 0;
+      int64_t rest = row;
+      for (size_t d = dims.size() - 1; d-- > 0;) {
+        const int64_t index = rest % dims[d];
+        rest /= dims[d];
+        y_offset += index * y_strides[d];
+        r_offset += index * r_strides[d];
+      }
+      const int64_t ys = y_strides.back();
+      const int64_t rs = r_strides.back();
+      for (int64_t i = 0; i < inner; ++i) y[y_offset + i * ys] += r[r_offset + i * rs];
+    }
+  });
+}
 
 class ConvCpuKernel : public CpuKernel {
  public:
@@ -101,7 +130,8 @@ class ConvCpuKernel : public CpuKernel {
         engine_(std::move(engine)),
         src_md_(StoredF32(setup_.src, setup_.src_layout, setup_.src_batch_stride)),
         weights_md_(PlainF32(setup_.weights)),
-        dst_md_(StoredF32(setup_.dst, setup_.dst_layout, setup_.dst_batch_stride)) {}
+        dst_md_(StoredF32(setup_.dst, setup_.dst_layout, setup_.dst_batch_stride)),
+        residual_md_(StoredF32(setup_.dst, setup_.residual_layout, 0)) {}
 
   // Creates the one-thread variant, prepacking `weights` and keeping a copy of `bias` (each null
   // when not constant).
@@ -123,7 +153,8 @@ class ConvCpuKernel : public CpuKernel {
     IOS_ASSIGN_OR_RETURN(Variant * v, GetVariant(threads));
     if (inputs.empty() || inputs[0] == nullptr || outputs.empty() || outputs[0] == nullptr ||
         (!has_constant_weights_ && (inputs.size() < 2 || inputs[1] == nullptr)) ||
-        (setup_.has_bias && !constant_bias_ && (inputs.size() < 3 || inputs[2] == nullptr)))
+        (setup_.has_bias && !constant_bias_ && (inputs.size() < 3 || inputs[2] == nullptr)) ||
+        (setup_.has_residual && (inputs.size() < 4 || inputs[3] == nullptr)))
       return Internal(setup_.label + ": missing input or output buffer");
     float* y = static_cast<float*>(outputs[0]);
     {
@@ -156,6 +187,9 @@ class ConvCpuKernel : public CpuKernel {
         memory dst_plain = WrapMemory(dst_md_, engine_, y);
         memory dst = v->dst_reorder ? ScratchMemory(v->pd.dst_desc(), 2) : dst_plain;
         args[DNNL_ARG_DST] = dst;
+        if (setup_.has_residual && v->post_ops_fused)
+          args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] =
+              WrapMemory(residual_md_, engine_, inputs[3]);
         args[DNNL_ARG_SCRATCHPAD] = ScratchMemory(v->pd.scratchpad_desc(), 3);
         v->conv.execute(stream, args);
         if (v->dst_reorder) v->dst_reorder->execute(stream, dst, dst_plain);
@@ -163,7 +197,13 @@ class ConvCpuKernel : public CpuKernel {
         return Status::Ok();
       }));
     }
-    if (!setup_.act_fused) {
+    if (setup_.has_residual && !v->post_ops_fused) {
+      Dims y_strides = LayoutStrides(setup_.dst, setup_.dst_layout);
+      if (setup_.dst_batch_stride != 0) y_strides[0] = setup_.dst_batch_stride;
+      AddResidual(setup_.dst, y_strides, y, LayoutStrides(setup_.dst, setup_.residual_layout),
+                  static_cast<const float*>(inputs[3]), threads);
+    }
+    if (!setup_.act_fused || !v->post_ops_fused) {
       if (setup_.dst_batch_stride == 0) {
         ApplyActivationCpu(setup_.act, y, NumElements(setup_.dst), threads);
       } else {
@@ -183,6 +223,8 @@ class ConvCpuKernel : public CpuKernel {
     std::optional<dnnl::reorder> dst_reorder;      // the primitive's dst layout -> plain
     std::optional<dnnl::reorder> weights_reorder;  // run-time weights -> the primitive's layout
     memory weights;                                // the packed constant weights
+    // The residual and activation are the primitive's post-ops; false: both run after it.
+    bool post_ops_fused = true;
   };
 
   // A memory over this thread's scratch slot (ThreadScratch), sized for `desc`.
@@ -219,12 +261,17 @@ class ConvCpuKernel : public CpuKernel {
     }
     const memory::desc weights_md(ToDnnlDims(setup_.weights), f32, any);
     dnnl::post_ops ops;
+    if (setup_.has_residual) ops.append_binary(dnnl::algorithm::binary_add, residual_md_);
     if (setup_.act_fused) AppendActivationPostOps(setup_.act, &ops);
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    attr.set_post_ops(ops);
+    dnnl::primitive_attr fused_attr;
+    fused_attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    fused_attr.set_post_ops(ops);
+    dnnl::primitive_attr plain_attr;  // no post-ops: the residual and activation run after
+    plain_attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    bool post_ops = true;
     // The primitive for these src/dst descriptors (the weights' and bias' are fixed).
     auto make_pd = [&](const memory::desc& src, const memory::desc& dst) {
+      const dnnl::primitive_attr& attr = post_ops ? fused_attr : plain_attr;
       const auto prop = dnnl::prop_kind::forward_inference;
       const auto alg = dnnl::algorithm::convolution_direct;
       std::optional<dnnl::convolution_forward::desc> desc;
@@ -239,11 +286,22 @@ class ConvCpuKernel : public CpuKernel {
       return dnnl::convolution_forward::primitive_desc(*desc, attr, engine_);
     };
     auto v = std::make_unique<Variant>();
-    v->pd = make_pd(src_md, dst_md);
-    if (channels_last && IsReferenceImplementation(v->pd)) v->pd = make_pd(src_any, dst_any);
     const bool strided = setup_.src_batch_stride != 0 || setup_.dst_batch_stride != 0;
-    if (!setup_.blocked && strided && IsReferenceImplementation(v->pd))
-      v->pd = make_pd(PlainF32(setup_.src), PlainF32(setup_.dst));  // see the file comment
+    auto choose = [&] {
+      v->pd = make_pd(src_md, dst_md);
+      if (channels_last && IsReferenceImplementation(v->pd)) v->pd = make_pd(src_any, dst_any);
+      if (!setup_.blocked && strided && IsReferenceImplementation(v->pd))
+        v->pd = make_pd(PlainF32(setup_.src), PlainF32(setup_.dst));  // see the file comment
+    };
+    choose();
+    // oneDNN 2.6's gemm conv adds a binary post-op's src1 as if it had the dst's layout: only a
+    // residual stored as the primitive's dst is a post-op; any other is added after.
+    if (setup_.has_residual &&
+        (IsReferenceImplementation(v->pd) || v->pd.dst_desc() != residual_md_)) {
+      post_ops = false;
+      v->post_ops_fused = false;
+      choose();
+    }
     v->conv = dnnl::convolution_forward(v->pd);
     if (v->pd.src_desc() != src_md_)
       v->src_reorder.emplace(
@@ -266,6 +324,7 @@ class ConvCpuKernel : public CpuKernel {
   memory::desc src_md_;      // plain NC[D]HW
   memory::desc weights_md_;  // plain, as ONNX stores them
   memory::desc dst_md_;
+  memory::desc residual_md_;  // the residual as stored (the output's dims)
   bool has_constant_weights_ = false;
   std::optional<memory> constant_weights_;  // over the graph's tensor, during Prepare only
   std::optional<Tensor> constant_bias_;
@@ -346,6 +405,19 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateConvCpuKernel(const CpuKernelContext&
   IOS_RETURN_IF_ERROR(CheckConvFusedActivation(node.attrs));
   setup.act = GetFusedActivation(node.attrs);
   setup.act_fused = ActivationHasPostOps(setup.act);
+  if (HasFusedResidual(node)) {
+    if (context.input_types.size() < 4 || context.input_types[3].dtype != DType::kFloat32 ||
+        context.input_types[3].dims != setup.dst)
+      return InvalidInput("the fused residual must be float32 of the output's shape " +
+                          DimsToString(setup.dst));
+    if (!context.batch_strides.inputs.empty() && context.batch_strides.inputs.size() > 3 &&
+        context.batch_strides.inputs[3] != 0)
+      return Internal("a conv's residual cannot be a strided view");
+    setup.has_residual = true;
+    setup.residual_layout = context.input_layout(3);
+    if (setup.residual_layout == Layout::kRowMajor && ChannelsLastIsRowMajor(setup.dst))
+      setup.residual_layout = setup.dst_layout;  // the same bytes either way
+  }
   setup.macs = NumElements(setup.dst) * NumElements(w.dims) / out_channels;
   if (NumElements(setup.dst) == 0 || NumElements(setup.src) == 0)
     return std::unique_ptr<CpuKernel>();  // nothing for oneDNN to do; the reference copes

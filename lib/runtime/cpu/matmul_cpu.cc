@@ -60,7 +60,8 @@ class MatMulCpuKernel : public CpuKernel {
              int threads) override {
     // M*N*K per matrix of the output.
     const int64_t macs = NumElements(setup_.dst_dims) * setup_.a_dims.back();
-    threads = ThreadsForMacs(threads, macs);
+    threads = ThreadsForMacsAndBytes(threads, macs,
+                                     NumElements(setup_.b_dims) * static_cast<int64_t>(sizeof(float)));
     IOS_ASSIGN_OR_RETURN(Variant * v, GetVariant(threads));
     if (inputs.size() < 2 || inputs[0] == nullptr || outputs.empty() || outputs[0] == nullptr ||
         (!has_constant_b_ && inputs[1] == nullptr) ||

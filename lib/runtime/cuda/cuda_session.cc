@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "ir/fused_activation.h"
 #include "plan/tensor_views.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/cuda_device.h"
@@ -63,7 +64,8 @@ Status CheckCudaSupportsGraph(const Graph& graph) {
   int count = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
-    if (node.dead || CudaSupportsOp(node.op_type)) continue;
+    // A fused residual is a CPU plan's (passes/fuse_residual_add.h).
+    if (node.dead || (CudaSupportsOp(node.op_type) && !HasFusedResidual(node))) continue;
     if (count++ < 8)
       missing += (missing.empty() ? "" : ", ") + ("'" + node.name + "' (" + node.op_type + ")");
   }

@@ -127,6 +127,9 @@ StatusOr<std::unique_ptr<CudaKernel>> CreateConvCudaKernel(const CudaKernelConte
   if (!HasInput(context, 0) || !HasInput(context, 1) || context.output_types.empty()) {
     return Internal(label + "missing input or output types");
   }
+  if (HasFusedResidual(node))
+    return Unsupported(label + "a conv with a fused residual add (iosc lowers CPU plans so) "
+                               "does not run on the CUDA backend; compile for the GPU");
   const bool has_bias = HasInput(context, 2);
   for (size_t i = 0; i < (has_bias ? 3u : 2u); ++i) {
     if (context.input_types[i].dtype != DType::kFloat32) {
