@@ -15,8 +15,13 @@ For each network and batch:
     thread / the thread count), both from iosrun --export-profile of the sequential plan; the
     IOS plan's latency over it is printed.
 
-Each round measures every configuration once (interleaved, so that machine noise hits them
-alike); the figure quoted is the median over rounds of each measurement's median latency.
+Each round measures every configuration once, back to back (interleaved, so that machine noise
+hits them alike; odd rounds in the reverse order, so that a drift within a round favours none);
+the latency quoted is the median over rounds of each measurement's median. The ratios the
+targets are checked by are paired: each round's ratio of two configurations measured in that
+round, median over rounds, with their range. The shared machines this runs on change speed by
+up to 2x for minutes at a time, for every process alike; a ratio of two medians taken minutes
+apart can be off by that much, a paired ratio cannot.
 
     python3 scripts/bench_cpu.py [--models inception_v3,squeezenet,randwire,nasnet,CNNS]
         [--batches 1,8] [--threads N] [--rounds 3] [--duration 3] [--build-dir build]
@@ -208,14 +213,20 @@ def main():
                     "ort_seq": ort_session(model, args.threads, False),
                     "ort_par": ort_session(model, args.threads, True)}
                 medians = {key: [] for key in list(sessions) + schedules}
-                for _ in range(args.rounds):
-                    for key, session in sessions.items():
-                        medians[key].append(ort_median_ms(session, batch, args.duration))
-                    for schedule in schedules:
-                        medians[schedule].append(iosrun_median_ms(iosrun, plans[schedule],
-                                                                  args.threads, args.duration))
+                for round_index in range(args.rounds):
+                    order = list(sessions) + schedules
+                    if round_index % 2 == 1:
+                        order.reverse()
+                    for key in order:
+                        if key in sessions:
+                            medians[key].append(ort_median_ms(sessions[key], batch,
+                                                              args.duration))
+                        else:
+                            medians[key].append(iosrun_median_ms(iosrun, plans[key],
+                                                                 args.threads, args.duration))
                 sessions.clear()
                 row.update({key: statistics.median(v) for key, v in medians.items()})
+                row.update(paired_ratios(medians))
                 if "sequential" in plans and not args.no_bound:
                     row["bound_ms"], row["critical_path_ms"], row["work_ms"] = lower_bound_ms(
                         iosrun, plans["sequential"], args.threads, tmp)
@@ -228,6 +239,31 @@ def main():
     return rows
 
 
+def paired_ratios(medians):
+    """Per round ratios of configurations measured in that round: median and range."""
+    ratios = {}
+
+    def pair(name, numerators, denominators):
+        values = [a / b for a, b in zip(numerators, denominators) if b > 0]
+        if values:
+            ratios[name] = statistics.median(values)
+            ratios[name + "_range"] = [min(values), max(values)]
+
+    if "ort_seq" in medians:
+        best = [min(a, b) for a, b in zip(medians["ort_seq"], medians["ort_par"])]
+        for schedule in ("sequential", "ios"):
+            if schedule in medians:
+                pair(f"{schedule}_over_ort", medians[schedule], best)
+    if "ios" in medians and "sequential" in medians:
+        pair("seq_over_ios", medians["sequential"], medians["ios"])
+    return ratios
+
+
+def format_ratio(row, name):
+    low, high = row[name + "_range"]
+    return f"{row[name]:.2f}x [{low:.2f}-{high:.2f}]"
+
+
 def format_row(row, schedules):
     line = f"{row['model']:15s} b{row['batch']:<2d}"
     best = None
@@ -237,11 +273,11 @@ def format_row(row, schedules):
         line += f" ort seq {row['ort_seq']:8.2f} par {row['ort_par']:8.2f} ms |"
     for schedule in schedules:
         line += f" {schedule} {row[schedule]:8.2f} ms"
-        if best:
-            line += f" ({row[schedule] / best:.2f}x ort best)"
+        if f"{schedule}_over_ort" in row:
+            line += f" ({format_ratio(row, schedule + '_over_ort')} ort best)"
         line += " |"
-    if "ios" in row and "sequential" in row:
-        line += f" seq/ios {row['sequential'] / row['ios']:.2f}"
+    if "seq_over_ios" in row:
+        line += f" seq/ios {format_ratio(row, 'seq_over_ios')}"
         if row.get("predicted_ms"):
             line += f" | ios predicted {row['predicted_ms']:.2f} measured {row['ios']:.2f}"
     if "bound_ms" in row and "ios" in row:
@@ -256,19 +292,20 @@ def print_targets(rows, schedules):
         print(f"{'MET ' if not misses else 'MISS'} {what}" +
               ("" if not misses else ": " + ", ".join(misses)))
 
-    print("targets:")
-    if rows and "ort_best" in rows[0] and "sequential" in schedules:
+    print("targets (paired ratios, median over rounds):")
+    if rows and "sequential_over_ort" in rows[0]:
         report("ios sequential <= 1.0x onnxruntime's best mode",
-               [f"{r['model']} b{r['batch']} {r['sequential'] / r['ort_best']:.2f}x"
-                for r in rows if r["sequential"] > r["ort_best"]])
+               [f"{r['model']} b{r['batch']} {r['sequential_over_ort']:.2f}x"
+                for r in rows if r["sequential_over_ort"] > 1.0])
     if "ios" in schedules and "sequential" in schedules:
         report("IOS plan <= sequential plan",
-               [f"{r['model']} b{r['batch']} {r['ios'] / r['sequential']:.2f}x"
-                for r in rows if r["ios"] > r["sequential"]])
-        report("IOS plan >= 1.15x faster than sequential on NasNet and RandWire",
-               [f"{r['model']} b{r['batch']} {r['sequential'] / r['ios']:.2f}x"
-                for r in rows if r["model"] in ("nasnet", "randwire")
-                and r["sequential"] < 1.15 * r["ios"]])
+               [f"{r['model']} b{r['batch']} {1 / r['seq_over_ios']:.2f}x"
+                for r in rows if r["seq_over_ios"] < 1.0])
+        wide = [r for r in rows if r["model"] in ("nasnet", "randwire")]
+        if wide:
+            report("IOS plan >= 1.15x faster than sequential on NasNet and RandWire",
+                   [f"{r['model']} b{r['batch']} {r['seq_over_ios']:.2f}x"
+                    for r in wide if r["seq_over_ios"] < 1.15])
     if "ios" in schedules:
         fresh = [r for r in rows if r.get("stages_measured")]
         report("iosc --device cpu <= 60 s and <= 1 GiB (fresh profiles only)",

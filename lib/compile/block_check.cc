@@ -25,6 +25,12 @@ bool HasConcurrentStage(const ScheduleBlock& block) {
   return false;
 }
 
+bool HasMergeStage(const ScheduleBlock& block) {
+  for (const ScheduleStage& stage : block.stages)
+    if (stage.strategy == StageStrategy::kMerge) return true;
+  return false;
+}
+
 struct BlockTimes {
   double ios_ms = 0, sequential_ms = 0;
 };
@@ -97,6 +103,13 @@ StatusOr<BlockCheck> KeepSequentialWhereMeasuredFaster(const Graph& graph,
     ios_index += ios.stages.size();
     seq_index += sequential.blocks[b].stages.size();
     if (SameBlock(ios, sequential.blocks[b])) continue;
+    // The same ops on one stream in another order: nothing to gain that a measurement could
+    // tell from noise, so the model's own order stays (and nothing is measured).
+    if (source.MeasuresBlocks() && !HasConcurrentStage(ios) && !HasMergeStage(ios)) {
+      replace[b] = true;
+      ++check.reordered_only;
+      continue;
+    }
     IOS_ASSIGN_OR_RETURN(std::optional<BlockTimes> times,
                          MeasureBothWays(graph, ios, sequential.blocks[b], source, 0));
     if (!times) {

@@ -19,6 +19,10 @@ namespace ios {
 
 struct BlockCheck {
   int checked = 0;           // blocks measured both ways
+  // Blocks whose searched stages only reorder the sequential ones on one stream (no concurrent
+  // or merge stage): they keep the sequential stages unmeasured, where the source measures
+  // blocks at all. Counted in `replaced` too.
+  int reordered_only = 0;
   int replaced = 0;          // of which keep the sequential stages
   double ios_ms = 0;         // the checked blocks measured whole, as the search left them
   double sequential_ms = 0;  // and with the sequential stages

@@ -199,7 +199,12 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
            "block check (%s): %d block(s) measured whole, %.3f ms as searched against %.3f ms "
            "sequential; %d keep the sequential stages, faster there\n",
            cost.Name().c_str(), block_check.checked, block_check.ios_ms,
-           block_check.sequential_ms, block_check.replaced);
+           block_check.sequential_ms, block_check.replaced - block_check.reordered_only);
+  if (block_check.reordered_only > 0)
+    Report(options,
+           "block check: %d block(s) only reorder ops on one stream; they keep the model's "
+           "order\n",
+           block_check.reordered_only);
   if (dropped_blocks > 0)
     Report(options,
            "block check: the concurrent blocks save %.3f ms (%.3f measured, %.3f predicted "

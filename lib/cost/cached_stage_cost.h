@@ -37,6 +37,7 @@ class CachedStageCost : public StageCostSource {
   // cache makes the same choices.
   StatusOr<double> BlockLatencyMs(const Graph& graph, const ScheduleBlock& block,
                                   int round) override;
+  bool MeasuresBlocks() const override { return inner_.MeasuresBlocks(); }
   std::string Name() const override { return inner_.Name(); }
   DeviceFingerprint Fingerprint() const override { return inner_.Fingerprint(); }
 

@@ -36,6 +36,8 @@ class StageCostSource {
     (void)round;
     return Unsupported(Name() + " has stage costs, not block measurements");
   }
+  // Whether BlockLatencyMs measures blocks (the CPU profiler) rather than refusing them all.
+  virtual bool MeasuresBlocks() const { return false; }
   // "cpu-profiler", "sim:V100", "cuda-profiler", ... (recorded in plans and timing caches).
   virtual std::string Name() const = 0;
   virtual DeviceFingerprint Fingerprint() const = 0;

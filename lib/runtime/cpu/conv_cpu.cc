@@ -14,7 +14,10 @@
 // So blocked layouts pay off, reorders included, for grouped convs (10x for depthwise) and for
 // spatial kernels on outputs of at least ~12x12; gemm on plain layouts wins for 1x1 convs
 // (which need no im2col) unless the output is tiny, and for spatial kernels on tiny outputs.
-// ChooseBlocked encodes that; the reorders run through per-thread scratch buffers.
+// ChooseBlocked encodes that; the reorders run through per-thread scratch buffers. On AVX-512
+// (CpuPrefersChannelsLast) the plain gemm conv loses everywhere: 16 -> 96 1x1 at 112x112 took
+// 9.9 ms through gemm:jit against 1.0 ms in onnxruntime, 40 -> 240 at 28x28 1.57 against 0.24
+// (one thread, with a fused SiLU), so every conv there takes the blocked path.
 //
 // Strided views. X or Y may be a channel slice of a wider tensor at batch > 1
 // (plan/tensor_views.h): its memory descriptor then has the wider batch stride. Reorders to and
@@ -46,6 +49,7 @@
 #include "ir/fused_activation.h"
 #include "kernels/reference/reference_util.h"
 #include "runtime/cpu/cpu_kernel_factories.h"
+#include "runtime/cpu/cpu_layout.h"
 #include "runtime/cpu/dnnl_common.h"
 
 namespace ios {
@@ -389,7 +393,9 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateConvCpuKernel(const CpuKernelContext&
     setup.src_batch_stride = context.batch_strides.inputs[0];
   if (!context.batch_strides.outputs.empty())
     setup.dst_batch_stride = context.batch_strides.outputs[0];
-  setup.blocked = ChooseBlocked(group, kernel, geo.output);
+  // Where oneDNN keeps its fastest convs on NHWC (AVX-512), its gemm conv on plain layouts is
+  // no match for them at any size; the table above is for AVX2.
+  setup.blocked = CpuPrefersChannelsLast() || ChooseBlocked(group, kernel, geo.output);
   setup.src_layout = context.input_layout(0);
   setup.dst_layout = context.output_layout(0);
   // A side stored the same both ways is read as channels-last beside a channels-last one.

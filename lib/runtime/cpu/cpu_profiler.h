@@ -127,6 +127,7 @@ class CpuProfilerCostSource : public StageCostSource {
   // or one whose tensors take more than `max_block_bytes` (each gets a buffer of its own).
   StatusOr<double> BlockLatencyMs(const Graph& graph, const ScheduleBlock& block,
                                   int round = 0) override;
+  bool MeasuresBlocks() const override { return true; }
 
   const CpuProfilerCounters& counters() const { return counters_; }
   const CpuProfilerOptions& options() const { return options_; }

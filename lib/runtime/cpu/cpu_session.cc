@@ -107,6 +107,7 @@ Status CpuSession::RunOp(NodeId op, int threads) {
   const NodeBuffers& buffers = op_buffers_[op];
   if (max_threads_per_op_ > 0) threads = std::min(threads, max_threads_per_op_);
   Status status = kernels_[op]->Run(buffers.inputs, buffers.outputs, threads);
+  if (status.ok()) return status;  // the node's description is for errors only
   return status.WithContext(plan_.graph.Describe(op));
 }
 
