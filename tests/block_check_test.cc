@@ -33,13 +33,19 @@ class FakeBlockSource : public StageCostSource {
   StatusOr<double> BlockLatencyMs(const Graph& graph, const ScheduleBlock& block,
                                   int round) override {
     if (!measures_) return StageCostSource::BlockLatencyMs(graph, block, round);
+    size_t nodes = 0;
+    for (const ScheduleStage& stage : block.stages)
+      for (const ScheduleGroup& group : stage.groups) nodes += group.nodes.size();
+    if (nodes > max_nodes) return Unsupported("too large to measure whole");
     ++calls;
     const size_t index = static_cast<size_t>(block.stages[0].groups[0].nodes[0] / 10);
     return block.stages[0].groups.size() > 1 ? wide_ms_[index] : narrow_ms_[index];
   }
+  bool MeasuresBlocks() const override { return measures_; }
   std::string Name() const override { return "fake"; }
   DeviceFingerprint Fingerprint() const override { return {}; }
   int calls = 0;
+  size_t max_nodes = 1000;  // blocks of more nodes are not measured whole
 
  private:
   std::vector<double> wide_ms_, narrow_ms_;
@@ -86,6 +92,36 @@ TEST(BlockCheckTest, ABlockMeasuredFasterSequentiallyKeepsTheSequentialStages) {
   ASSERT_EQ(c.result.schedule.blocks[1].stages.size(), 1u);
   EXPECT_EQ(c.result.stage_latency_ms, (std::vector<double>{2, 3, 6, 6}));
   EXPECT_DOUBLE_EQ(c.result.predicted_latency_ms, 16 - 4 + 2 + 3);
+}
+
+// A block too large to run whole is checked segment by segment, at the cuts where the searched
+// and the sequential stages have run the same nodes.
+TEST(BlockCheckTest, ABlockTooLargeToMeasureWholeIsCheckedSegmentBySegment) {
+  Case c;
+  c.sequential.kind = "sequential";
+  c.sequential.blocks = {Block({{{0}}, {{1}}, {{10}}, {{11}}})};
+  c.sequential_stages = {2, 3, 4, 5};
+  c.result.schedule.kind = "ios";
+  c.result.schedule.blocks = {Block({{{0}, {1}}, {{10}, {11}}})};
+  c.result.stage_latency_ms = {4, 6};
+  c.result.predicted_latency_ms = 10;
+  // Segment {0, 1}: 7 searched against 5 sequential (replaced); {10, 11}: 6 against 9 (kept).
+  FakeBlockSource source({7, 6}, {5, 9}, true);
+  source.max_nodes = 2;
+  Graph graph;
+  StatusOr<BlockCheck> check = KeepSequentialWhereMeasuredFaster(
+      graph, c.sequential, c.sequential_stages, source, &c.result);
+  ASSERT_TRUE(check.ok()) << check.status().message();
+  EXPECT_EQ(check->checked, 2);
+  EXPECT_EQ(check->replaced, 1);
+  EXPECT_DOUBLE_EQ(check->kept_gain_ms, 9 - 6);
+  ASSERT_EQ(c.result.schedule.blocks.size(), 1u);
+  ASSERT_EQ(c.result.schedule.blocks[0].stages.size(), 3u);
+  EXPECT_EQ(c.result.schedule.blocks[0].stages[0].groups[0].nodes, std::vector<NodeId>{0});
+  EXPECT_EQ(c.result.schedule.blocks[0].stages[1].groups[0].nodes, std::vector<NodeId>{1});
+  EXPECT_EQ(c.result.schedule.blocks[0].stages[2].groups.size(), 2u);
+  EXPECT_EQ(c.result.stage_latency_ms, (std::vector<double>{2, 3, 6}));
+  EXPECT_DOUBLE_EQ(c.result.predicted_latency_ms, 11);
 }
 
 TEST(BlockCheckTest, DroppingConcurrencyRunsEveryConcurrentBlockSequentially) {

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
+#include <vector>
 
 #include "test_graph_builder.h"
 
@@ -38,6 +40,41 @@ TEST(ProfiledStageTest, BuffersOfOneKindAndSizeTakeSuccessivePoolSlots) {
     EXPECT_EQ(buffers[i].produced, produced[i]);
     EXPECT_EQ(buffers[i].pool_index, slot[i]);
   }
+}
+
+// A block's produced buffers are reused once their last reader's stage has run, and never
+// between values of one stage.
+TEST(ProfiledStageTest, BlockBuffersReuseProducedBuffersByLiveness) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 4, 8, 8});
+  ValueId c0 = b.Conv(x, 4, 1);    // node 0, stage 0
+  ValueId c1 = b.Conv(c0, 4, 1);   // node 1, stage 1
+  ValueId c2 = b.Conv(c1, 4, 1);   // node 2, stage 2: c0 is dead by now
+  ValueId c3 = b.Conv(c2, 4, 1);   // node 3, stage 3 with node 4
+  ValueId c4 = b.Conv(c2, 4, 1);   // node 4
+  Graph g = b.Finish({c3, c4});
+  ScheduleBlock block;
+  for (std::vector<std::vector<NodeId>> groups :
+       std::vector<std::vector<std::vector<NodeId>>>{{{0}}, {{1}}, {{2}}, {{3}, {4}}}) {
+    ScheduleStage& stage = block.stages.emplace_back();
+    for (const std::vector<NodeId>& nodes : groups) stage.groups.push_back(ScheduleGroup{nodes});
+  }
+  std::map<ValueId, int> slot;
+  for (const StageBuffer& buffer : BlockBuffers(g, block))
+    if (buffer.produced) slot[buffer.value] = buffer.pool_index;
+  ASSERT_EQ(slot.size(), 5u);
+  EXPECT_EQ(slot[c0], 0);
+  EXPECT_EQ(slot[c1], 1);  // c0 is read by stage 1: still live
+  EXPECT_EQ(slot[c2], 0);  // c0's buffer, free after stage 1
+  EXPECT_EQ(slot[c3], 1);  // c1's, free after stage 2
+  EXPECT_EQ(slot[c4], 2);  // c3's stage-mate: a buffer of its own (c2 is read in stage 3)
+  // One stage: what StageBuffers gives.
+  ScheduleBlock one;
+  one.stages.push_back(block.stages[3]);
+  const std::vector<StageBuffer> plain = StageBuffers(g, one.stages[0]);
+  const std::vector<StageBuffer> reused = BlockBuffers(g, one);
+  ASSERT_EQ(plain.size(), reused.size());
+  for (size_t i = 0; i < plain.size(); ++i) EXPECT_EQ(plain[i].pool_index, reused[i].pool_index);
 }
 
 TEST(ProfiledStageTest, RandomStageInputIsInRangeAndSeeded) {

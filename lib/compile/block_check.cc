@@ -1,8 +1,10 @@
 #include "compile/block_check.h"
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace ios {
 namespace {
@@ -88,52 +90,177 @@ int DropConcurrentBlocks(const Schedule& sequential, const std::vector<double>& 
   return ReplaceBlocks(sequential, sequential_stages, replace, result);
 }
 
+namespace {
+
+// Stage ranges [ios_begin, ios_end) and [seq_begin, seq_end) of a block's searched and
+// sequential stages that run the same nodes.
+struct Segment {
+  size_t ios_begin = 0, ios_end = 0, seq_begin = 0, seq_end = 0;
+};
+
+// The finest cuts of the block that both stage lists share: after each segment, both have run
+// the same nodes (the DP's part boundaries are such cuts, and often finer ones).
+std::vector<Segment> CommonSegments(const ScheduleBlock& ios, const ScheduleBlock& sequential) {
+  std::vector<Segment> segments;
+  std::map<NodeId, int> balance;  // +1 once run by the searched side, -1 by the sequential
+  int unbalanced = 0;
+  auto add = [&](const ScheduleStage& stage, int sign) {
+    for (const ScheduleGroup& group : stage.groups) {
+      for (NodeId n : group.nodes) {
+        int& b = balance[n];
+        unbalanced -= b != 0;
+        b += sign;
+        unbalanced += b != 0;
+      }
+    }
+  };
+  Segment current;
+  size_t i = 0, j = 0;
+  while (i < ios.stages.size() || j < sequential.stages.size()) {
+    // Advance the side that is behind: the sequential one while the searched side has run a
+    // node it has not (a positive balance), else the searched one.
+    bool ahead = false;
+    for (const auto& [node, b] : balance) ahead = ahead || b > 0;
+    if ((ahead || i == ios.stages.size()) && j < sequential.stages.size()) {
+      add(sequential.stages[j++], -1);
+    } else {
+      add(ios.stages[i++], +1);
+    }
+    if (unbalanced == 0) {
+      current.ios_end = i;
+      current.seq_end = j;
+      segments.push_back(current);
+      current.ios_begin = i;
+      current.seq_begin = j;
+      balance.clear();
+    }
+  }
+  return segments;
+}
+
+ScheduleBlock Slice(const ScheduleBlock& block, size_t begin, size_t end) {
+  ScheduleBlock slice;
+  slice.stages.assign(block.stages.begin() + static_cast<std::ptrdiff_t>(begin),
+                      block.stages.begin() + static_cast<std::ptrdiff_t>(end));
+  return slice;
+}
+
+// A piece of a block (the whole, or a segment) as searched and sequentially, with the stage
+// latencies of each and the choice made.
+struct Piece {
+  ScheduleBlock ios, sequential;
+  std::vector<double> ios_ms, sequential_ms;
+  bool use_sequential = false;
+};
+
+}  // namespace
+
 StatusOr<BlockCheck> KeepSequentialWhereMeasuredFaster(const Graph& graph,
                                                        const Schedule& sequential,
                                                        const std::vector<double>& sequential_stages,
                                                        StageCostSource& source,
                                                        IosSearchResult* result) {
   BlockCheck check;
-  std::vector<bool> replace(result->schedule.blocks.size(), false);
-  std::vector<size_t> kept;  // measured, and faster as searched
+  if (!source.MeasuresBlocks()) {
+    // Stage costs only (the analytic models): the schedule stays; what its concurrent blocks
+    // are predicted to save is unchecked.
+    size_t ios_index = 0, seq_index = 0;
+    for (size_t b = 0; b < result->schedule.blocks.size(); ++b) {
+      const ScheduleBlock& ios = result->schedule.blocks[b];
+      const size_t ios_first = ios_index, seq_first = seq_index;
+      ios_index += ios.stages.size();
+      seq_index += sequential.blocks[b].stages.size();
+      if (!HasConcurrentStage(ios) || SameBlock(ios, sequential.blocks[b])) continue;
+      for (size_t i = seq_first; i < seq_index; ++i) check.unchecked_gain_ms += sequential_stages[i];
+      for (size_t i = ios_first; i < ios_index; ++i)
+        check.unchecked_gain_ms -= result->stage_latency_ms[i];
+    }
+    return check;
+  }
+  std::vector<ScheduleBlock> blocks;
+  std::vector<double> latencies;
+  std::vector<Piece> kept;  // measured, and faster as searched
   size_t ios_index = 0, seq_index = 0;
   for (size_t b = 0; b < result->schedule.blocks.size(); ++b) {
     const ScheduleBlock& ios = result->schedule.blocks[b];
-    const size_t ios_first = ios_index, seq_first = seq_index;
+    const ScheduleBlock& seq = sequential.blocks[b];
+    auto ios_ms = result->stage_latency_ms.begin() + static_cast<std::ptrdiff_t>(ios_index);
+    auto seq_ms = sequential_stages.begin() + static_cast<std::ptrdiff_t>(seq_index);
     ios_index += ios.stages.size();
-    seq_index += sequential.blocks[b].stages.size();
-    if (SameBlock(ios, sequential.blocks[b])) continue;
-    // The same ops on one stream in another order: nothing to gain that a measurement could
-    // tell from noise, so the model's own order stays (and nothing is measured).
-    if (source.MeasuresBlocks() && !HasConcurrentStage(ios) && !HasMergeStage(ios)) {
-      replace[b] = true;
-      ++check.reordered_only;
-      continue;
-    }
-    IOS_ASSIGN_OR_RETURN(std::optional<BlockTimes> times,
-                         MeasureBothWays(graph, ios, sequential.blocks[b], source, 0));
-    if (!times) {
-      if (HasConcurrentStage(ios)) {
-        for (size_t i = seq_first; i < seq_index; ++i)
-          check.unchecked_gain_ms += sequential_stages[i];
-        for (size_t i = ios_first; i < ios_index; ++i)
-          check.unchecked_gain_ms -= result->stage_latency_ms[i];
+    seq_index += seq.stages.size();
+    auto piece_of = [&](const Segment& segment) {
+      Piece piece;
+      piece.ios = Slice(ios, segment.ios_begin, segment.ios_end);
+      piece.sequential = Slice(seq, segment.seq_begin, segment.seq_end);
+      piece.ios_ms.assign(ios_ms + static_cast<std::ptrdiff_t>(segment.ios_begin),
+                          ios_ms + static_cast<std::ptrdiff_t>(segment.ios_end));
+      piece.sequential_ms.assign(seq_ms + static_cast<std::ptrdiff_t>(segment.seq_begin),
+                                 seq_ms + static_cast<std::ptrdiff_t>(segment.seq_end));
+      return piece;
+    };
+    // Decides a piece: unchanged, reordered only, measured both ways, or unmeasurable
+    // (Unsupported: a merge stage, too many bytes). False when it could not be measured.
+    auto decide = [&](Piece& piece, bool count_unchecked) -> StatusOr<bool> {
+      if (SameBlock(piece.ios, piece.sequential)) return true;
+      // The same ops on one stream in another order: nothing to gain that a measurement could
+      // tell from noise, so the model's own order stays (and nothing is measured).
+      if (!HasConcurrentStage(piece.ios) && !HasMergeStage(piece.ios)) {
+        piece.use_sequential = true;
+        ++check.reordered_only;
+        ++check.replaced;
+        return true;
       }
-      continue;
+      IOS_ASSIGN_OR_RETURN(std::optional<BlockTimes> times,
+                           MeasureBothWays(graph, piece.ios, piece.sequential, source, 0));
+      if (!times) {
+        if (count_unchecked && HasConcurrentStage(piece.ios)) {
+          for (double ms : piece.sequential_ms) check.unchecked_gain_ms += ms;
+          for (double ms : piece.ios_ms) check.unchecked_gain_ms -= ms;
+        }
+        return false;
+      }
+      ++check.checked;
+      check.ios_ms += times->ios_ms;
+      check.sequential_ms += times->sequential_ms;
+      piece.use_sequential = times->sequential_ms < times->ios_ms;
+      if (piece.use_sequential) {
+        ++check.replaced;
+      } else {
+        kept.push_back(piece);
+      }
+      return true;
+    };
+    std::vector<Piece> pieces;
+    Piece whole = piece_of(Segment{0, ios.stages.size(), 0, seq.stages.size()});
+    IOS_ASSIGN_OR_RETURN(bool measured, decide(whole, /*count_unchecked=*/false));
+    if (measured) {
+      pieces.push_back(std::move(whole));
+    } else {
+      // Too large to run whole, or a merge stage in it: its segments one by one.
+      for (const Segment& segment : CommonSegments(ios, seq)) {
+        Piece piece = piece_of(segment);
+        IOS_RETURN_IF_ERROR(decide(piece, /*count_unchecked=*/true).status());
+        pieces.push_back(std::move(piece));
+      }
     }
-    ++check.checked;
-    check.ios_ms += times->ios_ms;
-    check.sequential_ms += times->sequential_ms;
-    replace[b] = times->sequential_ms < times->ios_ms;
-    if (!replace[b]) kept.push_back(b);
+    ScheduleBlock block;
+    for (const Piece& piece : pieces) {
+      const ScheduleBlock& chosen = piece.use_sequential ? piece.sequential : piece.ios;
+      const std::vector<double>& ms = piece.use_sequential ? piece.sequential_ms : piece.ios_ms;
+      block.stages.insert(block.stages.end(), chosen.stages.begin(), chosen.stages.end());
+      latencies.insert(latencies.end(), ms.begin(), ms.end());
+    }
+    blocks.push_back(std::move(block));
   }
-  check.replaced = ReplaceBlocks(sequential, sequential_stages, replace, result);
-  // What the kept blocks save, measured afresh: the measurements that chose them favour them
+  result->schedule.blocks = std::move(blocks);
+  result->stage_latency_ms = std::move(latencies);
+  result->predicted_latency_ms = 0;
+  for (double ms : result->stage_latency_ms) result->predicted_latency_ms += ms;
+  // What the kept pieces save, measured afresh: the measurements that chose them favour them
   // (of two noisy figures, the lower was kept).
-  for (size_t b : kept) {
-    IOS_ASSIGN_OR_RETURN(
-        std::optional<BlockTimes> times,
-        MeasureBothWays(graph, result->schedule.blocks[b], sequential.blocks[b], source, 2));
+  for (const Piece& piece : kept) {
+    IOS_ASSIGN_OR_RETURN(std::optional<BlockTimes> times,
+                         MeasureBothWays(graph, piece.ios, piece.sequential, source, 2));
     if (times) check.kept_gain_ms += times->sequential_ms - times->ios_ms;
   }
   return check;

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -34,6 +36,20 @@
 #endif
 
 namespace ios {
+namespace {
+
+// Hands the heap's free pages back to the system: the import and the passes free the model's
+// parsed bytes and the weights they replace (folded BatchNorms), mostly in pieces small enough
+// that glibc keeps them, and profiling's peak comes on top (NasNet: 754 MiB resident after
+// import, 1.1 GiB at the profiler's peak).
+void ReleaseFreedMemory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
+}  // namespace
+
 namespace {
 
 // The plan's batch: dimension 0 of the first input (--input-shape may set it), else --batch.
@@ -202,6 +218,7 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
       options.strip_weights ? ModelConstantDigests(graph) : std::map<std::string, std::string>{};
   CanonicalizeStats stats;
   IOS_RETURN_IF_ERROR(Canonicalize(graph, passes, &stats));
+  ReleaseFreedMemory();
   Report(options, "model %s (opset %lld), batch %lld\n", options.model_path.c_str(),
               static_cast<long long>(graph.opset),
               static_cast<long long>(PlanBatch(graph, options.batch)));

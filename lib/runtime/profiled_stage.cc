@@ -1,6 +1,9 @@
 #include "runtime/profiled_stage.h"
 
+#include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "sched/merge_convs.h"
 
@@ -65,6 +68,65 @@ std::vector<StageBuffer> StageBuffers(const Graph& graph, const ScheduleStage& s
     for (NodeId n : group.nodes) {
       for (ValueId in : graph.nodes[n].inputs) add(in);
       for (ValueId out : graph.nodes[n].outputs) add(out);
+    }
+  }
+  return buffers;
+}
+
+std::vector<StageBuffer> BlockBuffers(const Graph& graph, const ScheduleBlock& block) {
+  ScheduleStage all;
+  std::vector<int> stage_of(graph.nodes.size(), -1);
+  for (size_t s = 0; s < block.stages.size(); ++s) {
+    for (const ScheduleGroup& group : block.stages[s].groups) {
+      all.groups.push_back(group);
+      for (NodeId n : group.nodes) stage_of[static_cast<size_t>(n)] = static_cast<int>(s);
+    }
+  }
+  std::vector<StageBuffer> buffers = StageBuffers(graph, all);
+  if (block.stages.size() < 2) return buffers;
+  // Each produced value's stages: produced in `first`, last read in `last` (within the block).
+  struct Life {
+    size_t buffer;
+    int first = 0, last = 0;
+  };
+  std::vector<Life> lives;
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    if (!buffers[b].produced) continue;
+    const Value& value = graph.values[buffers[b].value];
+    Life life{b, stage_of[static_cast<size_t>(value.producer)], 0};
+    life.last = life.first;
+    for (NodeId reader : value.consumers)
+      if (stage_of[static_cast<size_t>(reader)] >= 0)
+        life.last = std::max(life.last, stage_of[static_cast<size_t>(reader)]);
+    lives.push_back(life);
+  }
+  std::stable_sort(lives.begin(), lives.end(),
+                   [](const Life& a, const Life& b) { return a.first < b.first; });
+  std::map<size_t, std::vector<int>> free_slots;  // per byte size
+  std::map<size_t, int> slots;                    // per byte size: slots made so far
+  std::vector<std::pair<int, const Life*>> busy;  // (last stage, life) of buffers in use
+  size_t next = 0;
+  for (int s = 0; s < static_cast<int>(block.stages.size()); ++s) {
+    // Buffers whose last reader ran in an earlier stage are free again.
+    for (auto it = busy.begin(); it != busy.end();) {
+      if (it->first < s) {
+        const StageBuffer& done = buffers[it->second->buffer];
+        free_slots[done.bytes].push_back(done.pool_index);
+        it = busy.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (; next < lives.size() && lives[next].first == s; ++next) {
+      StageBuffer& buffer = buffers[lives[next].buffer];
+      std::vector<int>& free = free_slots[buffer.bytes];
+      if (free.empty()) {
+        buffer.pool_index = slots[buffer.bytes]++;
+      } else {
+        buffer.pool_index = free.back();
+        free.pop_back();
+      }
+      busy.emplace_back(lives[next].last, &lives[next]);
     }
   }
   return buffers;

@@ -47,6 +47,14 @@ struct StageBuffer {
 // each node's inputs then outputs).
 std::vector<StageBuffer> StageBuffers(const Graph& graph, const ScheduleStage& stage);
 
+// The buffers of a block's stages run back to back, as StageBuffers gives them for all the
+// stages' nodes, but with produced buffers reused by liveness as a plan's arena reuses bytes:
+// a produced value's buffer (its pool_index among those of its byte size) goes back to the pool
+// once the stage of its last reader in the block has run, and a value produced by a later stage
+// takes a free one of its size. Values of one stage never share (their groups run at once).
+// For one stage, the same as StageBuffers.
+std::vector<StageBuffer> BlockBuffers(const Graph& graph, const ScheduleBlock& block);
+
 // Fills a stage input buffer with float-shaped random data in [-1, 1): every supported
 // activation is fp32, and the integer inputs of index ops are constants, never pool buffers.
 void FillRandomStageInput(float* data, size_t count, std::mt19937& rng);

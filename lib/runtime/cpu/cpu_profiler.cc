@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <thread>
+#include <tuple>
 
 #include "runtime/profiled_stage.h"
 #include "plan/fingerprint_proto.h"
@@ -73,6 +75,7 @@ void* CpuProfilerCostSource::BufferPool::Get(size_t bytes, int index, CpuProfile
     list.emplace_back(data);
     ++counters.buffers_allocated;
     counters.pool_bytes += static_cast<int64_t>(rounded);
+    bytes_ += static_cast<int64_t>(rounded);
   }
   return list[index].get();
 }
@@ -225,11 +228,13 @@ StatusOr<double> CpuProfilerCostSource::BlockLatencyMs(const Graph& graph,
     nodes.groups.insert(nodes.groups.end(), stage.groups.begin(), stage.groups.end());
   }
   IOS_RETURN_IF_ERROR(CheckStageNodesLive(graph, nodes));
-  // Every value of the block gets a buffer of its own (the pools do not reuse them by liveness
-  // as a plan's arena does): a block too large for that is not measured whole.
+  // The block's buffers, produced ones reused by liveness as a plan's arena reuses bytes
+  // (BlockBuffers): a block whose buffers still take too much is not measured whole.
   int64_t bytes = 0;
-  for (const StageBuffer& buffer : StageBuffers(graph, nodes))
-    bytes += static_cast<int64_t>(buffer.bytes);
+  std::set<std::tuple<bool, size_t, int>> slots;
+  for (const StageBuffer& buffer : BlockBuffers(graph, block))
+    if (slots.insert({buffer.produced, buffer.bytes, buffer.pool_index}).second)
+      bytes += static_cast<int64_t>(buffer.bytes);
   if (bytes > options_.max_block_bytes)
     return Unsupported("the block's tensors take " + std::to_string(bytes >> 20) +
                        " MiB, more than a block is measured whole with");
@@ -285,12 +290,21 @@ StatusOr<double> CpuProfilerCostSource::TimeSchedule(const Graph& graph, const S
                                                      const Sampling& sampling) {
   // Buffers: values produced inside the stage come from the work pool, the others (the stage's
   // inputs) from the random-filled input pool; constants are read in place.
+  if (work_pool_.bytes() + input_pool_.bytes() > options_.max_pool_bytes) {
+    work_pool_.Clear();
+    input_pool_.Clear();
+    ++counters_.pools_emptied;
+  }
   std::vector<void*> value_ptr(graph.values.size(), nullptr);
   for (size_t v = 0; v < graph.values.size(); ++v) {
     if (graph.values[v].constant)
       value_ptr[v] = const_cast<uint8_t*>(graph.values[v].constant->raw());
   }
-  for (const StageBuffer& buffer : StageBuffers(graph, stage)) {
+  // One block of stages (one for a stage): produced buffers reused by liveness across them.
+  const std::vector<StageBuffer> buffers = schedule.blocks.size() == 1
+                                               ? BlockBuffers(graph, schedule.blocks[0])
+                                               : StageBuffers(graph, stage);
+  for (const StageBuffer& buffer : buffers) {
     void* data = (buffer.produced ? work_pool_ : input_pool_)
                      .Get(buffer.bytes, buffer.pool_index, counters_, rng_);
     if (data == nullptr)

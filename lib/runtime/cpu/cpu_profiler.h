@@ -88,6 +88,10 @@ struct CpuProfilerOptions {
   bool compose_one_group_stages = true;
   // BlockLatencyMs: blocks whose tensors take more are not measured whole (Unsupported).
   int64_t max_block_bytes = int64_t{128} << 20;
+  // The buffer pools keep a buffer per size and slot that any stage asked for; past this many
+  // bytes they are emptied before the next measurement (NasNet's many shapes otherwise hold
+  // hundreds of MiB, on top of the weights and their prepacked copies).
+  int64_t max_pool_bytes = int64_t{96} << 20;
 };
 
 inline constexpr double kMinStageLatencyMs = 1e-3;
@@ -99,7 +103,8 @@ struct CpuProfilerCounters {
   int64_t kernels_created = 0;     // CreateCpuKernel calls (graph ops and merged scratch ops)
   int64_t kernel_cache_hits = 0;   // ops whose cached kernel was reused
   int64_t buffers_allocated = 0;   // both pools
-  int64_t pool_bytes = 0;          // bytes held by both pools
+  int64_t pool_bytes = 0;          // bytes allocated by both pools, freed ones included
+  int64_t pools_emptied = 0;       // times the pools passed max_pool_bytes and were emptied
   int64_t executor_runs = 0;       // timed and untimed, baseline included
   int64_t samples_taken = 0;       // timed samples of stages (not of the baseline)
   int64_t stages_composed = 0;     // one-group stages costed as the sum of their units
@@ -140,12 +145,18 @@ class CpuProfilerCostSource : public StageCostSource {
    public:
     explicit BufferPool(bool randomize) : randomize_(randomize) {}
     void* Get(size_t bytes, int index, CpuProfilerCounters& counters, std::mt19937& rng);
+    int64_t bytes() const { return bytes_; }
+    void Clear() {
+      buffers_.clear();
+      bytes_ = 0;
+    }
 
    private:
     struct Deleter {
       void operator()(void* p) const;
     };
     bool randomize_;
+    int64_t bytes_ = 0;
     std::map<size_t, std::vector<std::unique_ptr<uint8_t, Deleter>>> buffers_;
   };
 
