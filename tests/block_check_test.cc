@@ -124,6 +124,33 @@ TEST(BlockCheckTest, ABlockTooLargeToMeasureWholeIsCheckedSegmentBySegment) {
   EXPECT_DOUBLE_EQ(c.result.predicted_latency_ms, 11);
 }
 
+// A merge stage cannot be run as a block: its segment keeps the searched stages only when
+// predicted to save enough.
+TEST(BlockCheckTest, AnUnmeasurableSegmentNeedsAPredictedMargin) {
+  for (double merged_ms : {4.9, 4.0}) {
+    SCOPED_TRACE(merged_ms);
+    Case c;
+    c.sequential.kind = "sequential";
+    c.sequential.blocks = {Block({{{0}}, {{1}}})};
+    c.sequential_stages = {2, 3};
+    c.result.schedule.kind = "ios";
+    c.result.schedule.blocks = {Block({{{0}, {1}}})};
+    c.result.schedule.blocks[0].stages[0].strategy = StageStrategy::kMerge;
+    c.result.stage_latency_ms = {merged_ms};
+    c.result.predicted_latency_ms = merged_ms;
+    FakeBlockSource source({7}, {5}, true);
+    source.max_nodes = 1;  // nothing runs as a block
+    Graph graph;
+    StatusOr<BlockCheck> check = KeepSequentialWhereMeasuredFaster(
+        graph, c.sequential, c.sequential_stages, source, &c.result, 0.05);
+    ASSERT_TRUE(check.ok()) << check.status().message();
+    const bool kept = merged_ms < 5 * 0.95;  // 4.0 saves 20%, 4.9 saves 2%
+    EXPECT_EQ(check->unmeasured_replaced, kept ? 0 : 1);
+    EXPECT_EQ(c.result.schedule.blocks[0].stages.size(), kept ? 1u : 2u);
+    EXPECT_DOUBLE_EQ(c.result.predicted_latency_ms, kept ? merged_ms : 5.0);
+  }
+}
+
 TEST(BlockCheckTest, DroppingConcurrencyRunsEveryConcurrentBlockSequentially) {
   Case c = ThreeBlocks();
   EXPECT_EQ(DropConcurrentBlocks(c.sequential, c.sequential_stages, &c.result), 2);

@@ -157,8 +157,15 @@ TEST(CpuProfilerTest, MeasuresAWholeBlock) {
   ASSERT_TRUE(profiler.MeasureStage(g, block.stages[0]).ok());
   EXPECT_EQ(profiler.counters().kernels_created, 3);  // the block's kernels serve the stages
 
+  // A lone merge stage runs as a stage does (on its merged scratch graph); a longer block with
+  // one cannot run before the merge.
   ScheduleBlock merged;
   merged.stages = {StageOf({{0}, {1}}, StageStrategy::kMerge)};
+  const int64_t merges_before = profiler.counters().merge_stages_measured;
+  StatusOr<double> lone = profiler.BlockLatencyMs(g, merged);
+  ASSERT_TRUE(lone.ok()) << lone.status().message();
+  EXPECT_EQ(profiler.counters().merge_stages_measured, merges_before + 1);
+  merged.stages.push_back(StageOf({{2}}));
   StatusOr<double> refused = profiler.BlockLatencyMs(g, merged);
   EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported);
 

@@ -138,7 +138,7 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
   if (options.check_blocks) {
     IOS_ASSIGN_OR_RETURN(block_check, KeepSequentialWhereMeasuredFaster(
                                           graph, sequential_schedule, sequential_stages,
-                                          cost, &result));
+                                          cost, &result, options.min_concurrency_gain));
     if (block_check.checked > 0 &&
         block_check.kept_gain_ms + block_check.unchecked_gain_ms <
             options.min_concurrency_gain * sequential)
@@ -199,7 +199,13 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
            "block check (%s): %d block(s) measured whole, %.3f ms as searched against %.3f ms "
            "sequential; %d keep the sequential stages, faster there\n",
            cost.Name().c_str(), block_check.checked, block_check.ios_ms,
-           block_check.sequential_ms, block_check.replaced - block_check.reordered_only);
+           block_check.sequential_ms,
+           block_check.replaced - block_check.reordered_only - block_check.unmeasured_replaced);
+  if (block_check.unmeasured_replaced > 0)
+    Report(options,
+           "block check: %d segment(s) that cannot run whole (a merge stage) were predicted to "
+           "save under %.0f%%; they keep the sequential stages\n",
+           block_check.unmeasured_replaced, 100 * options.min_concurrency_gain);
   if (block_check.reordered_only > 0)
     Report(options,
            "block check: %d block(s) only reorder ops on one stream; they keep the model's "

@@ -112,7 +112,8 @@ StatusOr<double> CachedStageCost::BlockLatencyMs(const Graph& graph, const Sched
     const Value& value = graph.values[id];
     std::string dims;
     for (int64_t d : value.dims) dims += std::to_string(d) + "x";
-    return value.name + ":" + dims;
+    // The layout too: the same block over channels-last tensors runs other kernels.
+    return value.name + ":" + dims + (value.layout == Layout::kChannelsLast ? "cl" : "");
   };
   for (const ScheduleStage& stage : block.stages) {
     text += stage.strategy == StageStrategy::kMerge ? "\nmerge" : "\nstage";

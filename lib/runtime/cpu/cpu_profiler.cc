@@ -221,6 +221,10 @@ StatusOr<double> CpuProfilerCostSource::MeasureStage(const Graph& graph,
 
 StatusOr<double> CpuProfilerCostSource::BlockLatencyMs(const Graph& graph,
                                                        const ScheduleBlock& block, int) {
+  // A lone merge stage runs as the stage profiler runs it, on its merged scratch graph (the
+  // block check's segments isolate them; a longer block with one cannot run before the merge).
+  if (block.stages.size() == 1 && block.stages[0].strategy == StageStrategy::kMerge)
+    return MeasureStage(graph, block.stages[0]);
   ScheduleStage nodes;
   for (const ScheduleStage& stage : block.stages) {
     if (stage.strategy == StageStrategy::kMerge)

@@ -128,8 +128,9 @@ class CpuProfilerCostSource : public StageCostSource {
   StatusOr<double> MeasureStage(const Graph& graph, const ScheduleStage& stage);
 
   // The block's stages lowered together, as CpuSession runs them, sampled with at least three
-  // samples (a choice between schedules rests on it). Unsupported for a block with a merge stage
-  // or one whose tensors take more than `max_block_bytes` (each gets a buffer of its own).
+  // samples (a choice between schedules rests on it); a block of one merge stage as
+  // MeasureStage measures it. Unsupported for a longer block with a merge stage, or one whose
+  // buffers take more than `max_block_bytes` (produced ones reused by liveness, BlockBuffers).
   StatusOr<double> BlockLatencyMs(const Graph& graph, const ScheduleBlock& block,
                                   int round = 0) override;
   bool MeasuresBlocks() const override { return true; }
