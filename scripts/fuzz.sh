@@ -45,14 +45,16 @@ for target in ${targets//,/ }; do
   "$binary" "$work" "${seeds[@]}" -max_total_time="$seconds" -timeout="$timeout" \
     -rss_limit_mb="$rss_mb" -malloc_limit_mb="$rss_mb" -print_final_stats=1 \
     -artifact_prefix="$findings/" >"$log" 2>&1 || status=$?
-  runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo 0)
-  rate=$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo 0)
-  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || echo 0)
+  # -a: libFuzzer's recommended dictionary puts raw bytes in the log, which grep would otherwise
+  # answer with "binary file matches" (the timing-cache target's row read 0 executions).
+  runs=$(grep -aoE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo 0)
+  rate=$(grep -aoE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo 0)
+  cov=$(grep -aoE 'cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || echo 0)
   corpus=$(find "$work" -type f | wc -l)
   if ((status == 0)); then result=clean; else result="FINDING (exit $status)"; failed=1; fi
   printf '%-20s %10s %8s %8s %8s  %s\n' "$target" "$runs" "$rate" "$corpus" "$cov" "$result"
   if ((status != 0)); then
-    grep -E 'ERROR: |runtime error|SUMMARY|==[0-9]+==|Test unit written' "$log" | head -20 >&2
+    grep -aE 'ERROR: |runtime error|SUMMARY|==[0-9]+==|Test unit written' "$log" | head -20 >&2
   fi
 done
 exit $failed
