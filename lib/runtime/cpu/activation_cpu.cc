@@ -1,9 +1,10 @@
 // Standalone activations on float32: one pass of ApplyActivation (kernels/math/activation_math.h,
 // the math the CUDA kernels and the reference share), instantiated per kind so that the switch
-// folds away and the simple kinds vectorise. The kinds built on exp, log or tanh (Sigmoid, Tanh,
-// Elu, Mish) do not vectorise with libm: they run oneDNN's eltwise primitive instead
-// (SingleEltwiseAlgorithm, the algorithms conv fusion uses), vectorised with its own exp. Measured
-// on EfficientNet-B0's SiLU sigmoids (1.2M elements, 2 threads): 2.4 ms with the loop.
+// folds away and the simple kinds vectorise. Sigmoid and SiLU run the vectorised loops of
+// sigmoid_loops_cpu.h (ExpPoly). The other kinds built on exp, log or tanh (Tanh, Elu, Mish) do
+// not vectorise with libm: they run oneDNN's eltwise primitive instead (SingleEltwiseAlgorithm,
+// the algorithms conv fusion uses), vectorised with its own exp. Measured on EfficientNet-B0's
+// SiLU sigmoids (1.2M elements, 2 threads): 2.4 ms with the libm loop.
 #include <algorithm>
 #include <limits>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "runtime/cpu/cpu_kernel_factories.h"
 #include "runtime/cpu/cpu_threading.h"
 #include "runtime/cpu/dnnl_common.h"
+#include "runtime/cpu/sigmoid_loops_cpu.h"
 
 namespace ios {
 namespace {
@@ -38,7 +40,7 @@ void MapActivationKind(const Activation& act, const float* in, float* out, int64
     case ActivationKind::kClip:
       return MapActivation<ActivationKind::kClip>(a, b, in, out, count);
     case ActivationKind::kSigmoid:
-      return MapActivation<ActivationKind::kSigmoid>(a, b, in, out, count);
+      return SigmoidLoop(in, out, count);
     case ActivationKind::kTanh:
       return MapActivation<ActivationKind::kTanh>(a, b, in, out, count);
     case ActivationKind::kHardSigmoid:
@@ -52,7 +54,7 @@ void MapActivationKind(const Activation& act, const float* in, float* out, int64
     case ActivationKind::kMish:
       return MapActivation<ActivationKind::kMish>(a, b, in, out, count);
     case ActivationKind::kSilu:
-      return MapActivation<ActivationKind::kSilu>(a, b, in, out, count);
+      return SiluLoop(in, out, count);
     case ActivationKind::kSelu:
       return MapActivation<ActivationKind::kSelu>(a, b, in, out, count);
     case ActivationKind::kCelu:
@@ -148,9 +150,8 @@ class EltwiseActivationCpuKernel : public CpuKernel {
 // Softplus stays with the loop: oneDNN 2.6's soft_relu gives -1.9e-6 for large negative x, where
 // log(1 + exp(x)) is a tiny positive number.
 bool IsTranscendental(ActivationKind kind) {
-  return kind == ActivationKind::kSigmoid || kind == ActivationKind::kTanh ||
-         kind == ActivationKind::kElu || kind == ActivationKind::kMish ||
-         kind == ActivationKind::kSilu;
+  return kind == ActivationKind::kTanh || kind == ActivationKind::kElu ||
+         kind == ActivationKind::kMish;
 }
 
 // Clip since opset 11: the bounds are optional scalar inputs, read at every run.

@@ -49,6 +49,10 @@ dnnl::memory::desc PlainF32(const Dims& dims) {
 bool ActivationHasPostOps(const Activation& act) {
   // Only the kinds a conv may carry (ConvFusesActivation) map to an eltwise algorithm.
   if (!ConvFusesActivation(act.kind)) return false;
+  // oneDNN 2.6's logistic and swish cost 2-3x a memory-bound pass (1.2-1.6 ms as post-ops on
+  // EfficientNet-B0's batch-8 depthwise outputs on an AVX-512 EPYC): SigmoidLoop and SiluLoop
+  // (sigmoid_loops_cpu.h) run after the primitive instead.
+  if (act.kind == ActivationKind::kSigmoid || act.kind == ActivationKind::kSilu) return false;
   // ApplyActivation returns alpha below alpha even when alpha > beta; oneDNN's clip would
   // return beta there, so that (degenerate) case stays with ApplyActivation.
   return !(act.kind == ActivationKind::kClip && !(act.alpha <= act.beta));
