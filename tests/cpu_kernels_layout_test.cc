@@ -199,6 +199,7 @@ TEST(CpuLayoutKernelTest, ElementwiseOnAnyLayouts) {
       {full, full, kRM, kCL, kCL},
       {full, full, kRM, kRM, kCL},
       {{1, 64, 28, 28}, {1, 64, 28, 28}, kCL, kCL, kCL},  // several threads
+      {{2, 40, 30, 30}, {2, 40, 1, 1}, kCL, kRM, kCL},    // threads over short rows of C
   };
   for (const char* op : {"Add", "Mul", "Div", "Max"}) {
     for (const Case& spec : cases) {

@@ -416,6 +416,7 @@ TEST(CpuKernelTest, BinaryBroadcasting) {
       {{3, 1}, {1, 4}},
       {{1, 100000}, {1, 100000}},  // large enough for several threads
       {{64, 3000}, {64, 1}},
+      {{2, 6, 75, 101}, {2, 1, 75, 101}},  // two threads, each over rows of two outer dims
   };
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
     for (const auto& [a, b] : shapes) {

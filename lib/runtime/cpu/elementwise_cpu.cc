@@ -139,27 +139,43 @@ void RunPlan(const BroadcastPlan& plan, const float* a, const float* b, float* o
   // Work units are (row, part of the row): whole rows when there are enough of them.
   const int64_t parts = rows >= team ? 1 : (team + rows - 1) / rows;
   const int64_t part_size = (inner + parts - 1) / parts;
+  const int64_t a_step = plan.a_strides[rank - 1];
+  const int64_t b_step = plan.b_strides[rank - 1];
   ParallelFor(rows * parts, team, [&](int64_t begin, int64_t end) {
+    // The first unit's row index over the outer dims, then advanced like an odometer: a division
+    // per row cost more than the row itself where rows are short (a [N,C,1,1] scale of a
+    // channels-last tensor is N*H*W rows of C elements).
+    Dims index(rank, 0);
+    int64_t a_offset = 0;
+    int64_t b_offset = 0;
+    int64_t out_offset = 0;
+    int64_t rest = begin / parts;
+    for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
+      index[d] = rest % plan.dims[d];
+      rest /= plan.dims[d];
+      a_offset += index[d] * plan.a_strides[d];
+      b_offset += index[d] * plan.b_strides[d];
+      out_offset += index[d] * plan.out_strides[d];
+    }
+    int64_t part = begin % parts;
     for (int64_t unit = begin; unit < end; ++unit) {
-      const int64_t row = unit / parts;
-      const int64_t from = (unit % parts) * part_size;
+      const int64_t from = part * part_size;
       const int64_t count = std::min(inner, from + part_size) - from;
-      if (count <= 0) continue;
-      int64_t a_offset = 0;
-      int64_t b_offset = 0;
-      int64_t out_offset = 0;
-      int64_t rest = row;
+      if (count > 0)
+        InnerLoop<kOp>(a + a_offset + from * a_step, a_step, b + b_offset + from * b_step, b_step,
+                       out + out_offset + from, count);
+      if (++part < parts) continue;
+      part = 0;
       for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
-        const int64_t index = rest % plan.dims[d];
-        rest /= plan.dims[d];
-        a_offset += index * plan.a_strides[d];
-        b_offset += index * plan.b_strides[d];
-        out_offset += index * plan.out_strides[d];
+        a_offset += plan.a_strides[d];
+        b_offset += plan.b_strides[d];
+        out_offset += plan.out_strides[d];
+        if (++index[d] < plan.dims[d]) break;
+        a_offset -= plan.a_strides[d] * plan.dims[d];
+        b_offset -= plan.b_strides[d] * plan.dims[d];
+        out_offset -= plan.out_strides[d] * plan.dims[d];
+        index[d] = 0;
       }
-      const int64_t a_step = plan.a_strides[rank - 1];
-      const int64_t b_step = plan.b_strides[rank - 1];
-      InnerLoop<kOp>(a + a_offset + from * a_step, a_step, b + b_offset + from * b_step, b_step,
-                     out + out_offset + from, count);
     }
   });
 }
