@@ -145,6 +145,7 @@ TEST(CpuLayoutKernelTest, WindowPoolsOnChannelsLast) {
       {"2x3 asymmetric pads ceil", {1, 33, 13, 11}, {2, 3}, {2, 3}, {0, 1, 1, 2}, 1},
       {"1-D", {2, 5, 23}, {4}, {3}, {1, 2}, 1},
       {"3-D", {1, 4, 7, 8, 9}, {2, 3, 3}, {2, 2, 1}, {0, 1, 1, 1, 1, 0}},
+      {"150 channels: two full blocks and a tail", {2, 150, 9, 8}, {3, 3}, {2, 2}, {1, 1, 1, 1}},
   };
   for (const PoolCase& spec : cases) {
     for (const char* op : {"MaxPool", "AveragePool"}) {

@@ -15,6 +15,7 @@
 #include "kernels/reference/reference_util.h"
 #include "runtime/cpu/cpu_kernel_factories.h"
 #include "runtime/cpu/cpu_threading.h"
+#include "runtime/cpu/cpu_vector_clones.h"
 #include "runtime/cpu/dnnl_common.h"
 #include "runtime/cpu/sigmoid_loops_cpu.h"
 
@@ -22,11 +23,13 @@ namespace ios {
 namespace {
 
 template <ActivationKind kKind>
-void MapActivation(float alpha, float beta, const float* in, float* out, int64_t count) {
+IOS_ALWAYS_INLINE void MapActivation(float alpha, float beta, const float* in, float* out,
+                                     int64_t count) {
   for (int64_t i = 0; i < count; ++i) out[i] = ApplyActivation(kKind, alpha, beta, in[i]);
 }
 
-void MapActivationKind(const Activation& act, const float* in, float* out, int64_t count) {
+// One thread's share, cloned per vector width (cpu_vector_clones.h).
+IOS_VECTOR_CLONES void MapActivationKind(const Activation& act, const float* in, float* out, int64_t count) {
   const float a = act.alpha;
   const float b = act.beta;
   switch (act.kind) {

@@ -24,12 +24,13 @@
 #include "ops/op_params.h"
 #include "runtime/cpu/cpu_kernel_factories.h"
 #include "runtime/cpu/cpu_threading.h"
+#include "runtime/cpu/cpu_vector_clones.h"
 
 namespace ios {
 namespace {
 
 template <BinaryOpKind kOp>
-inline float Apply(float x, float y) {
+IOS_ALWAYS_INLINE float Apply(float x, float y) {
   if constexpr (kOp == BinaryOpKind::kAdd) return x + y;
   if constexpr (kOp == BinaryOpKind::kSub) return x - y;
   if constexpr (kOp == BinaryOpKind::kMul) return x * y;
@@ -42,7 +43,7 @@ inline float Apply(float x, float y) {
 // out[i] = op(a[i * a_step], b[i * b_step]) for i < count. Steps are 0 or 1 but for operands
 // stored in another layout than the output, which take the last, general loop.
 template <BinaryOpKind kOp>
-void InnerLoop(const float* a, int64_t a_step, const float* b, int64_t b_step, float* out,
+IOS_ALWAYS_INLINE void InnerLoop(const float* a, int64_t a_step, const float* b, int64_t b_step, float* out,
                int64_t count) {
   if ((a_step != 0 && a_step != 1) || (b_step != 0 && b_step != 1)) {
     for (int64_t i = 0; i < count; ++i) out[i] = Apply<kOp>(a[i * a_step], b[i * b_step]);
@@ -129,8 +130,85 @@ BroadcastPlan PlanBroadcast(const StridedDims& out, const StridedDims& a, const 
   return plan;
 }
 
+// The units [begin, end) of one step: rows of the plan, each in `parts` parts of `part_size`.
+struct PlanUnits {
+  const BroadcastPlan* plan;
+  int64_t parts;
+  int64_t part_size;
+};
+
 template <BinaryOpKind kOp>
-void RunPlan(const BroadcastPlan& plan, const float* a, const float* b, float* out, int threads) {
+IOS_ALWAYS_INLINE void RunUnits(const PlanUnits& units, const float* a, const float* b, float* out,
+                                int64_t begin, int64_t end) {
+  const BroadcastPlan& plan = *units.plan;
+  const int64_t parts = units.parts;
+  const int64_t part_size = units.part_size;
+  const size_t rank = plan.dims.size();
+  const int64_t inner = plan.dims[rank - 1];
+  const int64_t a_step = plan.a_strides[rank - 1];
+  const int64_t b_step = plan.b_strides[rank - 1];
+  // The first unit's row index over the outer dims, then advanced like an odometer: a division
+  // per row cost more than the row itself where rows are short (a [N,C,1,1] scale of a
+  // channels-last tensor is N*H*W rows of C elements).
+  Dims index(rank, 0);
+  int64_t a_offset = 0;
+  int64_t b_offset = 0;
+  int64_t out_offset = 0;
+  int64_t rest = begin / parts;
+  for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
+    index[d] = rest % plan.dims[d];
+    rest /= plan.dims[d];
+    a_offset += index[d] * plan.a_strides[d];
+    b_offset += index[d] * plan.b_strides[d];
+    out_offset += index[d] * plan.out_strides[d];
+  }
+  int64_t part = begin % parts;
+  for (int64_t unit = begin; unit < end; ++unit) {
+    const int64_t from = part * part_size;
+    const int64_t count = std::min(inner, from + part_size) - from;
+    if (count > 0)
+      InnerLoop<kOp>(a + a_offset + from * a_step, a_step, b + b_offset + from * b_step, b_step,
+                     out + out_offset + from, count);
+    if (++part < parts) continue;
+    part = 0;
+    for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
+      a_offset += plan.a_strides[d];
+      b_offset += plan.b_strides[d];
+      out_offset += plan.out_strides[d];
+      if (++index[d] < plan.dims[d]) break;
+      a_offset -= plan.a_strides[d] * plan.dims[d];
+      b_offset -= plan.b_strides[d] * plan.dims[d];
+      out_offset -= plan.out_strides[d] * plan.dims[d];
+      index[d] = 0;
+    }
+  }
+}
+
+// One thread's share of a step, cloned per vector width (cpu_vector_clones.h).
+IOS_VECTOR_CLONES void RunUnitsOf(BinaryOpKind op, const PlanUnits& units, const float* a,
+                                  const float* b, float* out, int64_t begin, int64_t end) {
+  switch (op) {
+    case BinaryOpKind::kAdd:
+      return RunUnits<BinaryOpKind::kAdd>(units, a, b, out, begin, end);
+    case BinaryOpKind::kSub:
+      return RunUnits<BinaryOpKind::kSub>(units, a, b, out, begin, end);
+    case BinaryOpKind::kMul:
+      return RunUnits<BinaryOpKind::kMul>(units, a, b, out, begin, end);
+    case BinaryOpKind::kDiv:
+      return RunUnits<BinaryOpKind::kDiv>(units, a, b, out, begin, end);
+    case BinaryOpKind::kMax:
+      return RunUnits<BinaryOpKind::kMax>(units, a, b, out, begin, end);
+    case BinaryOpKind::kMin:
+      return RunUnits<BinaryOpKind::kMin>(units, a, b, out, begin, end);
+    case BinaryOpKind::kPRelu:
+      return RunUnits<BinaryOpKind::kPRelu>(units, a, b, out, begin, end);
+    case BinaryOpKind::kPow:
+      break;  // never planned: the reference runs Pow
+  }
+}
+
+void RunStep(BinaryOpKind op, const BroadcastPlan& plan, const float* a, const float* b, float* out,
+             int threads) {
   const size_t rank = plan.dims.size();
   const int64_t inner = plan.dims[rank - 1];
   int64_t rows = 1;
@@ -138,68 +216,10 @@ void RunPlan(const BroadcastPlan& plan, const float* a, const float* b, float* o
   const int team = ThreadsForWork(threads, rows * inner);
   // Work units are (row, part of the row): whole rows when there are enough of them.
   const int64_t parts = rows >= team ? 1 : (team + rows - 1) / rows;
-  const int64_t part_size = (inner + parts - 1) / parts;
-  const int64_t a_step = plan.a_strides[rank - 1];
-  const int64_t b_step = plan.b_strides[rank - 1];
+  const PlanUnits units{&plan, parts, (inner + parts - 1) / parts};
   ParallelFor(rows * parts, team, [&](int64_t begin, int64_t end) {
-    // The first unit's row index over the outer dims, then advanced like an odometer: a division
-    // per row cost more than the row itself where rows are short (a [N,C,1,1] scale of a
-    // channels-last tensor is N*H*W rows of C elements).
-    Dims index(rank, 0);
-    int64_t a_offset = 0;
-    int64_t b_offset = 0;
-    int64_t out_offset = 0;
-    int64_t rest = begin / parts;
-    for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
-      index[d] = rest % plan.dims[d];
-      rest /= plan.dims[d];
-      a_offset += index[d] * plan.a_strides[d];
-      b_offset += index[d] * plan.b_strides[d];
-      out_offset += index[d] * plan.out_strides[d];
-    }
-    int64_t part = begin % parts;
-    for (int64_t unit = begin; unit < end; ++unit) {
-      const int64_t from = part * part_size;
-      const int64_t count = std::min(inner, from + part_size) - from;
-      if (count > 0)
-        InnerLoop<kOp>(a + a_offset + from * a_step, a_step, b + b_offset + from * b_step, b_step,
-                       out + out_offset + from, count);
-      if (++part < parts) continue;
-      part = 0;
-      for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
-        a_offset += plan.a_strides[d];
-        b_offset += plan.b_strides[d];
-        out_offset += plan.out_strides[d];
-        if (++index[d] < plan.dims[d]) break;
-        a_offset -= plan.a_strides[d] * plan.dims[d];
-        b_offset -= plan.b_strides[d] * plan.dims[d];
-        out_offset -= plan.out_strides[d] * plan.dims[d];
-        index[d] = 0;
-      }
-    }
+    RunUnitsOf(op, units, a, b, out, begin, end);
   });
-}
-
-void RunStep(BinaryOpKind op, const BroadcastPlan& plan, const float* a, const float* b, float* out,
-             int threads) {
-  switch (op) {
-    case BinaryOpKind::kAdd:
-      return RunPlan<BinaryOpKind::kAdd>(plan, a, b, out, threads);
-    case BinaryOpKind::kSub:
-      return RunPlan<BinaryOpKind::kSub>(plan, a, b, out, threads);
-    case BinaryOpKind::kMul:
-      return RunPlan<BinaryOpKind::kMul>(plan, a, b, out, threads);
-    case BinaryOpKind::kDiv:
-      return RunPlan<BinaryOpKind::kDiv>(plan, a, b, out, threads);
-    case BinaryOpKind::kMax:
-      return RunPlan<BinaryOpKind::kMax>(plan, a, b, out, threads);
-    case BinaryOpKind::kMin:
-      return RunPlan<BinaryOpKind::kMin>(plan, a, b, out, threads);
-    case BinaryOpKind::kPRelu:
-      return RunPlan<BinaryOpKind::kPRelu>(plan, a, b, out, threads);
-    case BinaryOpKind::kPow:
-      break;  // never planned: the reference runs Pow
-  }
 }
 
 class ElementwiseCpuKernel : public CpuKernel {

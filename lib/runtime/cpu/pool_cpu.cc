@@ -18,6 +18,7 @@
 #include "kernels/reference/reference_util.h"
 #include "runtime/cpu/cpu_kernel_factories.h"
 #include "runtime/cpu/cpu_threading.h"
+#include "runtime/cpu/cpu_vector_clones.h"
 
 namespace ios {
 namespace {
@@ -152,6 +153,60 @@ class PoolCpuKernel : public CpuKernel {
 };
 
 // The same pools on channels-last X and Y: [N, D, H, W, C] with unit axes as above.
+struct ChannelsLastPool {
+  PoolKind kind;
+  int64_t channels;
+  const AxisWindows* axes;  // D, H, W
+};
+
+// Output pixels [begin, end) of all batch items, counted from the first item's first pixel.
+// One clone per x86 vector width (cpu_vector_clones.h): the channel loops are the work.
+IOS_VECTOR_CLONES void ChannelsLastPoolPixels(const ChannelsLastPool& pool, const float* x,
+                                              float* y, int64_t begin, int64_t end) {
+  const PoolKind kind = pool.kind;
+  const AxisWindows& ad = pool.axes[0];
+  const AxisWindows& ah = pool.axes[1];
+  const AxisWindows& aw = pool.axes[2];
+  const int64_t out_pixels = ad.out * ah.out * aw.out;
+  const int64_t in_pixels = ad.in * ah.in * aw.in;
+  const int64_t c_count = pool.channels;
+  for (int64_t p = begin; p < end; ++p) {
+    const int64_t n = p / out_pixels;
+    int64_t rest = p % out_pixels;
+    const int64_t ow = rest % aw.out;
+    rest /= aw.out;
+    const int64_t oh = rest % ah.out;
+    const int64_t od = rest / ah.out;
+    float* __restrict yp = y + p * c_count;
+    const float* xn = x + n * in_pixels * c_count;
+    const float init = kind == PoolKind::kMax ? std::numeric_limits<float>::lowest() : 0.f;
+    for (int64_t c = 0; c < c_count; ++c) yp[c] = init;
+    for (int64_t kd = ad.k_begin[od]; kd < ad.k_end[od]; ++kd) {
+      const int64_t d = ad.start[od] + kd * ad.dilation;
+      for (int64_t kh = ah.k_begin[oh]; kh < ah.k_end[oh]; ++kh) {
+        const int64_t h = ah.start[oh] + kh * ah.dilation;
+        for (int64_t kw = aw.k_begin[ow]; kw < aw.k_end[ow]; ++kw) {
+          const int64_t w = aw.start[ow] + kw * aw.dilation;
+          const float* __restrict xp = xn + ((d * ah.in + h) * aw.in + w) * c_count;
+          if (kind == PoolKind::kMax) {
+            for (int64_t c = 0; c < c_count; ++c) yp[c] = xp[c] > yp[c] ? xp[c] : yp[c];
+          } else {
+            for (int64_t c = 0; c < c_count; ++c) yp[c] += xp[c];
+          }
+        }
+      }
+    }
+    if (kind == PoolKind::kMax) continue;
+    const int64_t divisor =
+        kind == PoolKind::kAverageIncludePad
+            ? ad.padded_taps[od] * ah.padded_taps[oh] * aw.padded_taps[ow]
+            : (ad.k_end[od] - ad.k_begin[od]) * (ah.k_end[oh] - ah.k_begin[oh]) *
+                  (aw.k_end[ow] - aw.k_begin[ow]);
+    const float scale = divisor > 0 ? 1.f / static_cast<float>(divisor) : 0.f;
+    for (int64_t c = 0; c < c_count; ++c) yp[c] = divisor > 0 ? yp[c] * scale : 0.f;
+  }
+}
+
 class ChannelsLastPoolCpuKernel : public CpuKernel {
  public:
   ChannelsLastPoolCpuKernel(PoolKind kind, int64_t batch, int64_t channels,
@@ -162,50 +217,12 @@ class ChannelsLastPoolCpuKernel : public CpuKernel {
              int threads) override {
     const float* x = static_cast<const float*>(inputs[0]);
     float* y = static_cast<float*>(outputs[0]);
-    const AxisWindows& ad = axes_[0];
-    const AxisWindows& ah = axes_[1];
-    const AxisWindows& aw = axes_[2];
-    const int64_t out_pixels = ad.out * ah.out * aw.out;
-    const int64_t in_pixels = ad.in * ah.in * aw.in;
-    const int64_t c_count = channels_;
-    const int team =
-        ThreadsForWork(threads, batch_ * (in_pixels + out_pixels) * c_count);
+    const int64_t out_pixels = axes_[0].out * axes_[1].out * axes_[2].out;
+    const int64_t in_pixels = axes_[0].in * axes_[1].in * axes_[2].in;
+    const int team = ThreadsForWork(threads, batch_ * (in_pixels + out_pixels) * channels_);
+    const ChannelsLastPool pool{kind_, channels_, axes_.data()};
     ParallelFor(batch_ * out_pixels, team, [&](int64_t begin, int64_t end) {
-      for (int64_t p = begin; p < end; ++p) {
-        const int64_t n = p / out_pixels;
-        int64_t rest = p % out_pixels;
-        const int64_t ow = rest % aw.out;
-        rest /= aw.out;
-        const int64_t oh = rest % ah.out;
-        const int64_t od = rest / ah.out;
-        float* yp = y + p * c_count;
-        const float* xn = x + n * in_pixels * c_count;
-        const float init = kind_ == PoolKind::kMax ? std::numeric_limits<float>::lowest() : 0.f;
-        for (int64_t c = 0; c < c_count; ++c) yp[c] = init;
-        for (int64_t kd = ad.k_begin[od]; kd < ad.k_end[od]; ++kd) {
-          const int64_t d = ad.start[od] + kd * ad.dilation;
-          for (int64_t kh = ah.k_begin[oh]; kh < ah.k_end[oh]; ++kh) {
-            const int64_t h = ah.start[oh] + kh * ah.dilation;
-            for (int64_t kw = aw.k_begin[ow]; kw < aw.k_end[ow]; ++kw) {
-              const int64_t w = aw.start[ow] + kw * aw.dilation;
-              const float* xp = xn + ((d * ah.in + h) * aw.in + w) * c_count;
-              if (kind_ == PoolKind::kMax) {
-                for (int64_t c = 0; c < c_count; ++c) yp[c] = xp[c] > yp[c] ? xp[c] : yp[c];
-              } else {
-                for (int64_t c = 0; c < c_count; ++c) yp[c] += xp[c];
-              }
-            }
-          }
-        }
-        if (kind_ == PoolKind::kMax) continue;
-        const int64_t divisor =
-            kind_ == PoolKind::kAverageIncludePad
-                ? ad.padded_taps[od] * ah.padded_taps[oh] * aw.padded_taps[ow]
-                : (ad.k_end[od] - ad.k_begin[od]) * (ah.k_end[oh] - ah.k_begin[oh]) *
-                      (aw.k_end[ow] - aw.k_begin[ow]);
-        const float scale = divisor > 0 ? 1.f / static_cast<float>(divisor) : 0.f;
-        for (int64_t c = 0; c < c_count; ++c) yp[c] = divisor > 0 ? yp[c] * scale : 0.f;
-      }
+      ChannelsLastPoolPixels(pool, x, y, begin, end);
     });
     return Status::Ok();
   }

@@ -1,17 +1,11 @@
-// One clone per x86 vector width (GCC's target_clones, picked once at load by the CPU's
-// features), since the build targets baseline x86-64. This file is compiled without trapping
+// One clone per x86 vector width (cpu_vector_clones.h). This file is compiled without trapping
 // math and signed zeros (lib/CMakeLists.txt): with them GCC masks every operation of the
 // vectorised ExpPoly, about 1.3x slower; nothing here reads FP exceptions, and -0 only changes
 // SiLU(-0)'s sign.
 #include "runtime/cpu/sigmoid_loops_cpu.h"
 
 #include "kernels/math/exp_math.h"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#define IOS_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define IOS_VECTOR_CLONES
-#endif
+#include "runtime/cpu/cpu_vector_clones.h"
 
 namespace ios {
 
