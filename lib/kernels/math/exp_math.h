@@ -28,7 +28,8 @@ IOS_HD float ExpPoly(float x) {
   const float kLo = -103.972084f;
   float clamped = x < kLo ? kLo : x;  // NaN stays
   clamped = clamped > kHi ? kHi : clamped;
-  const float n = (clamped * kLog2e + kRound) - kRound;
+  const float shifted = clamped * kLog2e + kRound;
+  const float n = shifted - kRound;
   const float r = (clamped - n * kLn2Hi) - n * kLn2Lo;
   float p = 1.f / 5040.f;
   p = p * r + 1.f / 720.f;
@@ -38,10 +39,14 @@ IOS_HD float ExpPoly(float x) {
   p = p * r + 0.5f;
   p = p * r + 1.f;
   p = p * r + 1.f;
-  const int32_t whole = static_cast<int32_t>(n);
-  const int32_t half = whole >> 1;
-  const int32_t bits_a = (half + 127) << 23;
-  const int32_t bits_b = (whole - half + 127) << 23;
+  // n as an integer from `shifted`'s low mantissa bits (a float to int conversion would be
+  // undefined for NaN, whose p is NaN anyway), in unsigned arithmetic.
+  uint32_t shifted_bits;
+  std::memcpy(&shifted_bits, &shifted, sizeof(shifted_bits));
+  const uint32_t whole = shifted_bits - 0x4B400000u;  // kRound's bits
+  const uint32_t half = static_cast<uint32_t>(static_cast<int32_t>(whole) >> 1);
+  const uint32_t bits_a = (half + 127u) << 23;
+  const uint32_t bits_b = (whole - half + 127u) << 23;
   float scale_a, scale_b;
   std::memcpy(&scale_a, &bits_a, sizeof(scale_a));
   std::memcpy(&scale_b, &bits_b, sizeof(scale_b));

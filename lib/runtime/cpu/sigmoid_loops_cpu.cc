@@ -10,12 +10,10 @@
 namespace ios {
 
 IOS_VECTOR_CLONES void SigmoidLoop(const float* in, float* out, int64_t count) {
-#pragma omp simd
   for (int64_t i = 0; i < count; ++i) out[i] = SigmoidPoly(in[i]);
 }
 
 IOS_VECTOR_CLONES void SiluLoop(const float* in, float* out, int64_t count) {
-#pragma omp simd
   for (int64_t i = 0; i < count; ++i) out[i] = SiluPoly(in[i]);
 }
 
