@@ -5,7 +5,18 @@
 // helper: each call goes through the dispatch), and keep the function non-template.
 #pragma once
 
-#if defined(__x86_64__) && defined(__GNUC__)
+// Not under ThreadSanitizer: the clones' resolver runs while the program is relocated, before
+// TSan's runtime starts, and its instrumentation then crashes the program.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define IOS_NO_VECTOR_CLONES 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define IOS_NO_VECTOR_CLONES 1
+#endif
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(IOS_NO_VECTOR_CLONES)
 #define IOS_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define IOS_VECTOR_CLONES
