@@ -29,7 +29,8 @@ IOS_ALWAYS_INLINE void MapActivation(float alpha, float beta, const float* in, f
 }
 
 // One thread's share, cloned per vector width (cpu_vector_clones.h).
-IOS_VECTOR_CLONES void MapActivationKind(const Activation& act, const float* in, float* out, int64_t count) {
+IOS_VECTOR_CLONES void MapActivationKind(const Activation& act, const float* in, float* out,
+                                         int64_t count) {
   const float a = act.alpha;
   const float b = act.beta;
   switch (act.kind) {

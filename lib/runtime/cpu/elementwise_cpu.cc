@@ -43,8 +43,8 @@ IOS_ALWAYS_INLINE float Apply(float x, float y) {
 // out[i] = op(a[i * a_step], b[i * b_step]) for i < count. Steps are 0 or 1 but for operands
 // stored in another layout than the output, which take the last, general loop.
 template <BinaryOpKind kOp>
-IOS_ALWAYS_INLINE void InnerLoop(const float* a, int64_t a_step, const float* b, int64_t b_step, float* out,
-               int64_t count) {
+IOS_ALWAYS_INLINE void InnerLoop(const float* a, int64_t a_step, const float* b, int64_t b_step,
+                                 float* out, int64_t count) {
   if ((a_step != 0 && a_step != 1) || (b_step != 0 && b_step != 1)) {
     for (int64_t i = 0; i < count; ++i) out[i] = Apply<kOp>(a[i * a_step], b[i * b_step]);
   } else if (a_step == 1 && b_step == 1) {
