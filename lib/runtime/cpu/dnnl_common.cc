@@ -69,8 +69,6 @@ std::optional<EltwiseAlgorithm> SingleEltwiseAlgorithm(const Activation& act) {
       return EltwiseAlgorithm{alg::eltwise_relu, act.alpha};
     case ActivationKind::kClip:
       return EltwiseAlgorithm{alg::eltwise_clip, act.alpha, act.beta};
-    case ActivationKind::kSigmoid:
-      return EltwiseAlgorithm{alg::eltwise_logistic};
     case ActivationKind::kTanh:
       return EltwiseAlgorithm{alg::eltwise_tanh};
     case ActivationKind::kHardSwish:
@@ -83,10 +81,10 @@ std::optional<EltwiseAlgorithm> SingleEltwiseAlgorithm(const Activation& act) {
       return EltwiseAlgorithm{alg::eltwise_soft_relu};
     case ActivationKind::kMish:
       return EltwiseAlgorithm{alg::eltwise_mish};
-    case ActivationKind::kSilu:
-      return EltwiseAlgorithm{alg::eltwise_swish, 1.f};  // x * sigmoid(alpha * x)
     default:
-      return std::nullopt;  // none, or a chain (HardSigmoid), or no exact algorithm
+      // None, a chain (HardSigmoid), no exact algorithm, or Sigmoid and SiLU, which
+      // ActivationHasPostOps keeps off oneDNN.
+      return std::nullopt;
   }
 }
 

@@ -60,7 +60,8 @@ dnnl::memory::desc PlainF32(const Dims& dims);
 // HardSigmoid is linear + clip (2.6 has no hardsigmoid); LeakyRelu is relu with a slope;
 // Softplus is soft_relu. False for the kinds ConvFusesActivation refuses.
 bool AppendActivationPostOps(const Activation& act, dnnl::post_ops* ops);
-// Whether AppendActivationPostOps handles `act` (without touching oneDNN).
+// Whether AppendActivationPostOps handles `act` (without touching oneDNN). False for Sigmoid and
+// SiLU: their own pass (sigmoid_loops_cpu.h) beats oneDNN 2.6's logistic and swish.
 bool ActivationHasPostOps(const Activation& act);
 
 // The one oneDNN eltwise algorithm (with its alpha and beta) that computes `act` as
