@@ -27,8 +27,8 @@ apart can be off by that much, a paired ratio cannot.
         [--batches 1,8] [--threads N] [--rounds 3] [--duration 3] [--build-dir build]
         [--schedules sequential,ios] [--no-ort] [--no-bound] [--fresh-profile] [--json FILE]
 
-`CNNS` in --models stands for the six CNNs of scripts/models (MobileNetV2, EfficientNet-B0,
-ResNet-50, DenseNet-121, GoogLeNet, ShuffleNetV2).
+`CNNS` in --models stands for the CNNs of scripts/models (MobileNetV2, MobileNetV3-Large,
+EfficientNet-B0, ResNet-50, DenseNet-121, GoogLeNet, ShuffleNetV2).
 """
 import argparse
 import json
@@ -47,7 +47,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 
 def cnn_names():
-    from models import CNNS  # noqa: E402 (scripts/models, once the six generators exist)
+    from models import CNNS  # noqa: E402 (scripts/models)
     return list(CNNS)
 
 

@@ -360,7 +360,7 @@ class OnnxBuilder:
 
     def conv_act(self, x, out_channels, kernel, stride=1, pad=None, group=1, act="relu", name=None):
         """Conv with bias followed by ``act``: "relu", "relu6" (Clip 0..6), "silu"
-        (x * Sigmoid(x), two nodes) or "identity".  ``pad`` defaults to kernel // 2
+        (x * Sigmoid(x), two nodes), "hardswish", "hardsigmoid", "sigmoid" or "identity".  ``pad`` defaults to kernel // 2
         ("same" for odd kernels at stride 1).  With an activation the Conv node is
         "<name>/conv" and the activation's output "<name>/<act>"; without, the Conv
         is "<name>"."""
@@ -375,10 +375,12 @@ class OnnxBuilder:
         return self.activation(y, act, name + "/" + act)
 
     def activation(self, x, act, name):
-        """One of "relu", "relu6", "silu", "sigmoid" or "identity" (returns ``x``)."""
+        """One of "relu", "relu6", "silu", "sigmoid", "hardswish", "hardsigmoid" or "identity"
+        (returns ``x``)."""
         if act == "identity":
             return x
-        return {"relu": self.relu, "relu6": self.relu6, "silu": self.silu, "sigmoid": self.sigmoid}[act](x, name)
+        return {"relu": self.relu, "relu6": self.relu6, "silu": self.silu, "sigmoid": self.sigmoid,
+                "hardswish": self.hardswish, "hardsigmoid": self.hardsigmoid}[act](x, name)
 
     def clip(self, x, lo, hi, name):
         """Clip with constant bounds (opset 11+: min and max are inputs)."""
@@ -397,6 +399,23 @@ class OnnxBuilder:
         value = None
         if x.value is not None:
             value = (1.0 / (1.0 + np.exp(-x.value.astype(np.float64)))).astype(np.float32)
+        return Tensor(name, x.shape, value)
+
+    def hardsigmoid(self, x, name):
+        """HardSigmoid as PyTorch exports F.hardsigmoid: alpha 1/6, beta 0.5."""
+        alpha = 1.0 / 6.0
+        self._add_node("HardSigmoid", [x.name], name, alpha=alpha, beta=0.5)
+        value = None
+        if x.value is not None:
+            value = np.clip(x.value * np.float32(alpha) + np.float32(0.5), 0, 1).astype(np.float32)
+        return Tensor(name, x.shape, value)
+
+    def hardswish(self, x, name):
+        """HardSwish (opset 14), as PyTorch exports nn.Hardswish: x * relu6(x + 3) / 6."""
+        self._add_node("HardSwish", [x.name], name)
+        value = None
+        if x.value is not None:
+            value = (x.value * np.clip(x.value + np.float32(3), 0, 6) / np.float32(6)).astype(np.float32)
         return Tensor(name, x.shape, value)
 
     def silu(self, x, name):
@@ -539,25 +558,28 @@ class OnnxBuilder:
         return self.gemm(self.flatten(p, name + "/flatten"), classes, name)
 
     def inverted_residual(self, x, expansion, out_channels, kernel, stride, act, name,
-                          squeeze=0):
+                          squeeze=0, hidden=None, se_act=None, se_gate="sigmoid"):
         """MobileNetV2's inverted residual, EfficientNet's MBConv when ``squeeze`` > 0: an
         expansion conv 1x1 to ``expansion`` * C_in with ``act`` ("<name>/expand", absent when
         the expansion is 1), a depthwise conv ``kernel`` x ``kernel`` with ``act``
         ("<name>/dw"), squeeze-and-excitation to ``squeeze`` channels ("<name>/se/...": global
         average pool, conv 1x1 with ``act``, conv 1x1 back with Sigmoid, Mul), a linear
         projection conv 1x1 ("<name>/project"), and the input added ("<name>/add") when the
-        stride is 1 and the channels match."""
-        hidden = x.channels * expansion
+        stride is 1 and the channels match.  MobileNetV3's blocks give ``hidden`` (the expanded
+        channels, in place of ``expansion``), and their squeeze-and-excitation's activation
+        ``se_act`` (default ``act``) and gate ``se_gate``."""
+        if hidden is None:
+            hidden = x.channels * expansion
         y = x
-        if expansion != 1:
+        if hidden != x.channels:
             y = self.conv_act(y, hidden, 1, act=act, name=name + "/expand")
         y = self.conv_act(y, hidden, kernel, stride=stride, group=hidden, act=act,
                           name=name + "/dw")
         if squeeze > 0:
             se = name + "/se"
             s = self.global_avgpool(y, se + "/avgpool")
-            s = self.conv_act(s, squeeze, 1, act=act, name=se + "/reduce")
-            s = self.conv_act(s, y.channels, 1, act="sigmoid", name=se + "/expand")
+            s = self.conv_act(s, squeeze, 1, act=se_act or act, name=se + "/reduce")
+            s = self.conv_act(s, y.channels, 1, act=se_gate, name=se + "/expand")
             y = self.mul(y, s, se + "/scale")
         y = self.conv_act(y, out_channels, 1, act="identity", name=name + "/project")
         if stride == 1 and x.channels == out_channels:
