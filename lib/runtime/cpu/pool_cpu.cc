@@ -321,6 +321,21 @@ class GlobalPoolCpuKernel : public CpuKernel {
   int64_t plane_size_;
 };
 
+// Reduces `count` >= 1 contiguous pixel rows of `c_count` channels into `acc` (sum or max): a
+// thread's share of a channels-last global pool.
+IOS_VECTOR_CLONES void ReducePixelRows(bool is_max, const float* rows, int64_t count,
+                                       int64_t c_count, float* __restrict acc) {
+  std::copy(rows, rows + c_count, acc);
+  for (int64_t p = 1; p < count; ++p) {
+    const float* __restrict row = rows + p * c_count;
+    if (is_max) {
+      for (int64_t c = 0; c < c_count; ++c) acc[c] = row[c] > acc[c] ? row[c] : acc[c];
+    } else {
+      for (int64_t c = 0; c < c_count; ++c) acc[c] += row[c];
+    }
+  }
+}
+
 // GlobalAveragePool / GlobalMaxPool of a channels-last X: per batch item, the pixel rows
 // reduced into one row of C (the [N, C, 1, ...] output is the same bytes in both layouts).
 // Each thread streams through a contiguous run of pixel rows into a row of its own, the rows
@@ -338,7 +353,8 @@ class ChannelsLastGlobalPoolCpuKernel : public CpuKernel {
     const int64_t c_count = channels_;
     const int team = ThreadsForWork(threads, batch_ * pixels_ * c_count);
     // Per batch item, `parts` runs of pixels; each (item, part) reduces into its own row.
-    const int64_t parts = std::min<int64_t>(pixels_, std::max<int64_t>(1, team / batch_ + (team % batch_ != 0)));
+    const int64_t parts =
+        std::min<int64_t>(pixels_, std::max<int64_t>(1, team / batch_ + (team % batch_ != 0)));
     std::vector<float> rows(static_cast<size_t>(batch_ * parts * c_count));
     ParallelFor(batch_ * parts, team, [&](int64_t begin, int64_t end) {
       for (int64_t unit = begin; unit < end; ++unit) {
@@ -346,17 +362,8 @@ class ChannelsLastGlobalPoolCpuKernel : public CpuKernel {
         const int64_t part = unit % parts;
         const int64_t p0 = pixels_ * part / parts;
         const int64_t p1 = pixels_ * (part + 1) / parts;
-        float* acc = rows.data() + unit * c_count;
-        const float* xn = x + n * pixels_ * c_count;
-        std::copy(xn + p0 * c_count, xn + (p0 + 1) * c_count, acc);
-        for (int64_t p = p0 + 1; p < p1; ++p) {
-          const float* row = xn + p * c_count;
-          if (is_max_) {
-            for (int64_t c = 0; c < c_count; ++c) acc[c] = row[c] > acc[c] ? row[c] : acc[c];
-          } else {
-            for (int64_t c = 0; c < c_count; ++c) acc[c] += row[c];
-          }
-        }
+        ReducePixelRows(is_max_, x + (n * pixels_ + p0) * c_count, p1 - p0, c_count,
+                        rows.data() + unit * c_count);
       }
     });
     const float scale = 1.f / static_cast<float>(pixels_);
