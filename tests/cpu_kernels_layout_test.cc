@@ -170,8 +170,10 @@ TEST(CpuLayoutKernelTest, WindowPoolsOnChannelsLast) {
 
 TEST(CpuLayoutKernelTest, GlobalPoolsReadChannelsLast) {
   std::mt19937 rng(13);
-  for (const Dims& x : {Ints({1, 2048, 8, 8}), Ints({2, 5, 7, 3}), Ints({2, 37, 17}),
-                        Ints({1, 2, 3, 4, 5})}) {
+  // [1, 20, 64, 64]: two threads each reduce half the pixels into a row of their own, 20
+  // channels in a 32-float (cache-line) stride.
+  for (const Dims& x : {Ints({1, 2048, 8, 8}), Ints({1, 20, 64, 64}), Ints({2, 5, 7, 3}),
+                        Ints({2, 37, 17}), Ints({1, 2, 3, 4, 5})}) {
     for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
       SCOPED_TRACE(std::string(op) + " " + DimsToString(x));
       OneNodeCase c(op, 13);
