@@ -46,7 +46,12 @@ TEST(CpuProfilerTest, BigConvCostsMoreThanSmallConv) {
   ValueId big = b.Conv(x, 192, 3, 1);   // 135 M multiply-adds
   ValueId small = b.Conv(x, 16, 1, 0);  // 1.3 M
   Graph g = b.Finish({big, small});
-  CpuProfilerCostSource profiler;
+  // One thread: the small conv would take two (ThreadsForMacs), and ctest runs two tests at
+  // once; a team of two that waits on a descheduled thread took 7.7 ms for it under ASan, more
+  // than half the big conv's 12 ms. The ordering is what this test checks.
+  CpuProfilerOptions options;
+  options.total_threads = 1;
+  CpuProfilerCostSource profiler(options);
   StatusOr<double> big_ms = profiler.MeasureStage(g, StageOf({{0}}));
   StatusOr<double> small_ms = profiler.MeasureStage(g, StageOf({{1}}));
   ASSERT_TRUE(big_ms.ok()) << big_ms.status().message();
