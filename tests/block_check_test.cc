@@ -126,28 +126,54 @@ TEST(BlockCheckTest, ABlockTooLargeToMeasureWholeIsCheckedSegmentBySegment) {
 
 // A merge stage cannot be run as a block: its segment keeps the searched stages only when
 // predicted to save enough.
-TEST(BlockCheckTest, AnUnmeasurableSegmentNeedsAPredictedMargin) {
+// Two units in one stage, predicted at `searched_ms` against the sequential 2 + 3, as a merge
+// or as two concurrent groups, where nothing can run as a block.
+struct UnmeasurableCase {
+  Case c;
+  StatusOr<BlockCheck> check = Internal("not run");
+};
+UnmeasurableCase CheckUnmeasurable(double searched_ms, bool merge) {
+  UnmeasurableCase u;
+  Case& c = u.c;
+  c.sequential.kind = "sequential";
+  c.sequential.blocks = {Block({{{0}}, {{1}}})};
+  c.sequential_stages = {2, 3};
+  c.result.schedule.kind = "ios";
+  c.result.schedule.blocks = {Block({{{0}, {1}}})};
+  if (merge) c.result.schedule.blocks[0].stages[0].strategy = StageStrategy::kMerge;
+  c.result.stage_latency_ms = {searched_ms};
+  c.result.predicted_latency_ms = searched_ms;
+  FakeBlockSource source({7}, {5}, true);
+  source.max_nodes = 1;  // nothing runs as a block
+  Graph graph;
+  u.check = KeepSequentialWhereMeasuredFaster(graph, c.sequential, c.sequential_stages, source,
+                                              &c.result, 0.05);
+  return u;
+}
+
+TEST(BlockCheckTest, AnUnmeasurableConcurrentSegmentNeedsAPredictedMargin) {
+  for (double searched_ms : {4.9, 4.0}) {
+    SCOPED_TRACE(searched_ms);
+    UnmeasurableCase u = CheckUnmeasurable(searched_ms, /*merge=*/false);
+    ASSERT_TRUE(u.check.ok()) << u.check.status().message();
+    const bool kept = searched_ms < 5 * 0.95;  // 4.0 saves 20%, 4.9 saves 2%
+    EXPECT_EQ(u.check->unmeasured_replaced, kept ? 0 : 1);
+    EXPECT_DOUBLE_EQ(u.check->unchecked_gain_ms, kept ? 1.0 : 0.0);
+    EXPECT_EQ(u.c.result.schedule.blocks[0].stages.size(), kept ? 1u : 2u);
+    EXPECT_DOUBLE_EQ(u.c.result.predicted_latency_ms, kept ? searched_ms : 5.0);
+  }
+}
+
+TEST(BlockCheckTest, AnUnmeasurableMergeSegmentKeepsTheSequentialStages) {
+  // Even at a predicted 20% gain: merges are kept on a measurement only.
   for (double merged_ms : {4.9, 4.0}) {
     SCOPED_TRACE(merged_ms);
-    Case c;
-    c.sequential.kind = "sequential";
-    c.sequential.blocks = {Block({{{0}}, {{1}}})};
-    c.sequential_stages = {2, 3};
-    c.result.schedule.kind = "ios";
-    c.result.schedule.blocks = {Block({{{0}, {1}}})};
-    c.result.schedule.blocks[0].stages[0].strategy = StageStrategy::kMerge;
-    c.result.stage_latency_ms = {merged_ms};
-    c.result.predicted_latency_ms = merged_ms;
-    FakeBlockSource source({7}, {5}, true);
-    source.max_nodes = 1;  // nothing runs as a block
-    Graph graph;
-    StatusOr<BlockCheck> check = KeepSequentialWhereMeasuredFaster(
-        graph, c.sequential, c.sequential_stages, source, &c.result, 0.05);
-    ASSERT_TRUE(check.ok()) << check.status().message();
-    const bool kept = merged_ms < 5 * 0.95;  // 4.0 saves 20%, 4.9 saves 2%
-    EXPECT_EQ(check->unmeasured_replaced, kept ? 0 : 1);
-    EXPECT_EQ(c.result.schedule.blocks[0].stages.size(), kept ? 1u : 2u);
-    EXPECT_DOUBLE_EQ(c.result.predicted_latency_ms, kept ? merged_ms : 5.0);
+    UnmeasurableCase u = CheckUnmeasurable(merged_ms, /*merge=*/true);
+    ASSERT_TRUE(u.check.ok()) << u.check.status().message();
+    EXPECT_EQ(u.check->unmeasured_replaced, 1);
+    EXPECT_DOUBLE_EQ(u.check->unchecked_gain_ms, 0.0);
+    EXPECT_EQ(u.c.result.schedule.blocks[0].stages.size(), 2u);
+    EXPECT_DOUBLE_EQ(u.c.result.predicted_latency_ms, 5.0);
   }
 }
 

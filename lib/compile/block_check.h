@@ -31,7 +31,7 @@ struct BlockCheck {
   // What the blocks with a concurrent stage that could not be measured whole (a merge stage,
   // too many bytes) are predicted to save, stage by stage.
   double unchecked_gain_ms = 0;
-  // Segments that could not be measured and were predicted to save under
+  // Segments that could not be measured and hold a merge stage or were predicted to save under
   // `min_unmeasured_gain`: they keep the sequential stages. Counted in `replaced` too.
   int unmeasured_replaced = 0;
 };
@@ -39,8 +39,8 @@ struct BlockCheck {
 // `sequential` is SequentialSchedule of the same blocks, `sequential_stages` its predicted
 // stage latencies. Replaces blocks (or segments of blocks that cannot run whole) of `result`'s
 // schedule, with their stage latencies and the predicted total. A segment that cannot run
-// either keeps its searched stages only where they are predicted to save at least
-// `min_unmeasured_gain` of its sequential latency.
+// either keeps its searched stages only where they are concurrent (no merge stage) and
+// predicted to save at least `min_unmeasured_gain` of its sequential latency.
 StatusOr<BlockCheck> KeepSequentialWhereMeasuredFaster(const Graph& graph,
                                                        const Schedule& sequential,
                                                        const std::vector<double>& sequential_stages,

@@ -203,8 +203,9 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
            block_check.replaced - block_check.reordered_only - block_check.unmeasured_replaced);
   if (block_check.unmeasured_replaced > 0)
     Report(options,
-           "block check: %d segment(s) that cannot run whole (a merge stage) were predicted to "
-           "save under %.0f%%; they keep the sequential stages\n",
+           "block check: %d segment(s) that cannot run whole keep the sequential stages (a "
+           "merge stage is kept only when measured faster, concurrent stages where predicted "
+           "to save %.0f%% or more)\n",
            block_check.unmeasured_replaced, 100 * options.min_concurrency_gain);
   if (block_check.reordered_only > 0)
     Report(options,
