@@ -322,21 +322,23 @@ class GlobalPoolCpuKernel : public CpuKernel {
   int64_t plane_size_;
 };
 
-constexpr int64_t kFloatsPerLine = 64 / sizeof(float);  // a 64-byte cache line
+constexpr uintptr_t kCacheLineBytes = 64;
+constexpr int64_t kFloatsPerLine = kCacheLineBytes / sizeof(float);
 
 // The first cache-line boundary at or after `p` (a buffer with kFloatsPerLine spare floats).
 float* AlignToLine(float* p) {
   const uintptr_t address = reinterpret_cast<uintptr_t>(p);
-  return reinterpret_cast<float*>((address + 63) & ~uintptr_t{63});
+  return reinterpret_cast<float*>((address + kCacheLineBytes - 1) & ~(kCacheLineBytes - 1));
 }
 
-// Reduces `count` >= 1 contiguous pixel rows of `c_count` channels into `acc` (sum or max): a
-// thread's share of a channels-last global pool.
-IOS_VECTOR_CLONES void ReducePixelRows(bool is_max, const float* rows, int64_t count,
-                                       int64_t c_count, float* __restrict acc) {
+// Reduces `count` >= 1 rows of `c_count` channels, `row_stride` floats apart, into `acc` (sum or
+// max): a thread's share of a channels-last global pool's pixel rows, and the threads' partial
+// rows combined.
+IOS_VECTOR_CLONES void ReduceRows(bool is_max, const float* rows, int64_t count,
+                                  int64_t row_stride, int64_t c_count, float* __restrict acc) {
   std::copy(rows, rows + c_count, acc);
   for (int64_t p = 1; p < count; ++p) {
-    const float* __restrict row = rows + p * c_count;
+    const float* __restrict row = rows + p * row_stride;
     if (is_max) {
       for (int64_t c = 0; c < c_count; ++c) acc[c] = row[c] > acc[c] ? row[c] : acc[c];
     } else {
@@ -376,20 +378,14 @@ class ChannelsLastGlobalPoolCpuKernel : public CpuKernel {
         const int64_t part = unit % parts;
         const int64_t p0 = pixels_ * part / parts;
         const int64_t p1 = pixels_ * (part + 1) / parts;
-        ReducePixelRows(is_max_, x + (n * pixels_ + p0) * c_count, p1 - p0, c_count,
-                        rows + unit * stride);
+        ReduceRows(is_max_, x + (n * pixels_ + p0) * c_count, p1 - p0, c_count, c_count,
+                   rows + unit * stride);
       }
     });
     const float scale = 1.f / static_cast<float>(pixels_);
     for (int64_t n = 0; n < batch_; ++n) {
       float* yn = y + n * c_count;
-      const float* first = rows + n * parts * stride;
-      std::copy(first, first + c_count, yn);
-      for (int64_t part = 1; part < parts; ++part) {
-        const float* row = first + part * stride;
-        for (int64_t c = 0; c < c_count; ++c)
-          yn[c] = is_max_ ? (row[c] > yn[c] ? row[c] : yn[c]) : yn[c] + row[c];
-      }
+      ReduceRows(is_max_, rows + n * parts * stride, parts, stride, c_count, yn);
       if (!is_max_)
         for (int64_t c = 0; c < c_count; ++c) yn[c] *= scale;
     }
