@@ -19,6 +19,7 @@
 #include "passes/canonicalize.h"
 #include "sched/units.h"
 #include "test_graph_builder.h"
+#include "timing_cache.pb.h"
 #include "util/file_util.h"
 
 namespace ios {
@@ -653,7 +654,9 @@ TEST(AnalyticModelTest, OpCacheFollowsGraphChanges) {
 // Counts its calls; the latency is 1 ms per group plus 0.1 ms per unit.
 class CountingSource : public StageCostSource {
  public:
-  explicit CountingSource(std::string cpu_model = "Test CPU") : cpu_model_(std::move(cpu_model)) {}
+  explicit CountingSource(std::string cpu_model = "Test CPU",
+                          std::string kernels = "TestDNN 1.0")
+      : cpu_model_(std::move(cpu_model)), kernels_(std::move(kernels)) {}
   StatusOr<double> StageLatencyMs(const Graph&, const UnitGraph&,
                                   const StageCandidate& stage) override {
     ++calls;
@@ -670,6 +673,7 @@ class CountingSource : public StageCostSource {
     device.cpu_cores = 2;
     return device;
   }
+  std::string KernelVersions() const override { return kernels_; }
   // Blocks: 10 ms per stage plus the round, so that rounds are told apart.
   StatusOr<double> BlockLatencyMs(const Graph&, const ScheduleBlock& block, int round) override {
     ++block_calls;
@@ -680,6 +684,7 @@ class CountingSource : public StageCostSource {
 
  private:
   std::string cpu_model_;
+  std::string kernels_;
 };
 
 std::string TempPath(const std::string& name) {
@@ -832,6 +837,69 @@ TEST(TimingCacheTest, RefusesACacheFromAnotherDevice) {
   EXPECT_NE(cpu_refused.message().find("Intel Xeon A"), std::string::npos) << cpu_refused.message();
   CachedStageCost sim_cost(*a100);
   EXPECT_FALSE(sim_cost.LoadTimingCache(cpu_path).ok());
+}
+
+// Same device, other kernel library or ios version: the timings are stale. They are skipped with
+// a warning naming both versions (not an error: the file is the right one, only old), measured
+// again, and the saved cache replaces them.
+TEST(TimingCacheTest, SkipsAndReplacesACacheFromOtherVersions) {
+  Built g = TwoConvs(ConvSpec().Out(8), ConvSpec().Out(8));
+  const std::string path = TempPath("stage_cost_versions.iostc");
+  std::filesystem::remove(path);
+  {
+    CountingSource old_kernels("Test CPU", "TestDNN 1.0");
+    CachedStageCost cost(old_kernels);
+    Latency(cost, g, g.Stage({{"a"}, {"b"}}));
+    ASSERT_TRUE(cost.SaveTimingCache(path).ok());
+  }
+  proto::TimingCache saved;
+  ASSERT_TRUE(saved.ParseFromString(ReadFileToString(path).value()));
+  EXPECT_EQ(saved.ios_version(), IOS_VERSION);
+  EXPECT_EQ(saved.kernel_versions(), "TestDNN 1.0");
+
+  CountingSource new_kernels("Test CPU", "TestDNN 1.1");
+  CachedStageCost cost(new_kernels);
+  Status loaded = cost.LoadTimingCache(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
+  EXPECT_EQ(cost.size(), 0u);
+  ASSERT_EQ(cost.warnings().size(), 1u);
+  EXPECT_NE(cost.warnings()[0].find("TestDNN 1.0"), std::string::npos) << cost.warnings()[0];
+  EXPECT_NE(cost.warnings()[0].find("TestDNN 1.1"), std::string::npos) << cost.warnings()[0];
+  EXPECT_NE(cost.warnings()[0].find(path), std::string::npos) << cost.warnings()[0];
+  Latency(cost, g, g.Stage({{"a"}, {"b"}}));
+  EXPECT_EQ(new_kernels.calls, 1);  // measured again
+  ASSERT_TRUE(cost.SaveTimingCache(path).ok());
+  {
+    CountingSource same("Test CPU", "TestDNN 1.1");
+    CachedStageCost reloaded(same);
+    ASSERT_TRUE(reloaded.LoadTimingCache(path).ok());
+    EXPECT_TRUE(reloaded.warnings().empty());
+    EXPECT_EQ(reloaded.size(), 1u);
+    Latency(reloaded, g, g.Stage({{"b"}, {"a"}}));
+    EXPECT_EQ(same.calls, 0);
+  }
+
+  // Another ios version, and a cache from before versions were recorded (format 1.0), are
+  // stale too, whatever the kernels.
+  for (const std::string& ios_version : {std::string("0.0.1-old"), std::string()}) {
+    proto::TimingCache cache;
+    ASSERT_TRUE(cache.ParseFromString(ReadFileToString(path).value()));
+    cache.set_ios_version(ios_version);
+    if (ios_version.empty()) {
+      cache.set_format_minor(0);
+      cache.clear_kernel_versions();
+    }
+    const std::string other = TempPath("stage_cost_other_ios.iostc");
+    ASSERT_TRUE(WriteFileAtomically(other, cache.SerializeAsString()).ok());
+    CountingSource source("Test CPU", "TestDNN 1.1");
+    CachedStageCost stale(source);
+    ASSERT_TRUE(stale.LoadTimingCache(other).ok());
+    EXPECT_EQ(stale.size(), 0u) << ios_version;
+    ASSERT_EQ(stale.warnings().size(), 1u);
+    const std::string expected =
+        ios_version.empty() ? "did not record its version" : "ios " + ios_version;
+    EXPECT_NE(stale.warnings()[0].find(expected), std::string::npos) << stale.warnings()[0];
+  }
 }
 
 TEST(TimingCacheTest, ReportsACorruptedFile) {

@@ -17,7 +17,7 @@ namespace {
 
 constexpr const char* kMagic = "ios-timing-cache";
 constexpr int kFormatMajor = 1;
-constexpr int kFormatMinor = 0;
+constexpr int kFormatMinor = 1;
 
 bool IsSha256Hex(const std::string& s) {
   if (s.size() != 64) return false;
@@ -187,6 +187,21 @@ Status CachedStageCost::LoadTimingCache(const std::string& path, bool ignore_mis
     }
     loaded[stage.signature_sha256()] = stage.latency_ms();
   }
+  // Right device, other versions: the timings are stale, not wrong. They are not used, and the
+  // saved cache replaces them. A cache from before format 1.1 names no versions: stale too.
+  const auto version_text = [](const std::string& ios, const std::string& kernels) {
+    if (ios.empty()) return std::string("an ios that did not record its version");
+    return "ios " + ios + (kernels.empty() ? std::string() : " with " + kernels);
+  };
+  const std::string made_by = version_text(cache.ios_version(), cache.kernel_versions());
+  const std::string this_one = version_text(IOS_VERSION, inner_.KernelVersions());
+  if (made_by != this_one) {
+    warnings_.push_back(path + ": this timing cache was made by " + made_by + ", and this is " +
+                        this_one + "; its timings are not used, and the stages are measured " +
+                        "again (saving the cache replaces them)");
+    spdlog::warn("{}", warnings_.back());
+    return Status::Ok();
+  }
   // Timings measured in this process win over older ones from the file.
   for (const auto& [key, latency] : loaded) latency_ms_.emplace(key, latency);
   return Status::Ok();
@@ -199,6 +214,8 @@ Status CachedStageCost::SaveTimingCache(const std::string& path) const {
   cache.set_format_minor(kFormatMinor);
   cache.set_source(inner_.Name());
   *cache.mutable_device() = FingerprintToMessage<proto::DeviceFingerprint>(inner_.Fingerprint());
+  cache.set_ios_version(IOS_VERSION);
+  cache.set_kernel_versions(inner_.KernelVersions());
   std::map<std::string, double> all = latency_ms_;
   all.insert(blocks_measured_.begin(), blocks_measured_.end());
   for (size_t key = 0; key < by_key_.size(); ++key) {

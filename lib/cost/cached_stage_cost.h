@@ -11,7 +11,10 @@
 // model) is an InvalidInput error that names the device it was made for, unless the caller asks
 // to ignore mismatches, in which case the file is skipped with a warning (never used).
 // A missing file is an empty cache; an unreadable, corrupted or newer-major file is an error
-// naming the file. Saving writes every known timing (loaded and measured) atomically.
+// naming the file. A cache made by another ios version or with other kernel library versions
+// (KernelVersions()) is stale rather than wrong: it is skipped with a warning, the stages are
+// measured again, and saving replaces it. Saving writes every known timing (loaded and
+// measured) atomically, with this ios's and the kernels' versions.
 //
 // Errors of the inner source are passed through and not cached. Not thread-safe.
 #pragma once
@@ -40,6 +43,7 @@ class CachedStageCost : public StageCostSource {
   bool MeasuresBlocks() const override { return inner_.MeasuresBlocks(); }
   std::string Name() const override { return inner_.Name(); }
   DeviceFingerprint Fingerprint() const override { return inner_.Fingerprint(); }
+  std::string KernelVersions() const override { return inner_.KernelVersions(); }
 
   // Every StageLatencyMs call.
   int64_t requests() const { return requests_; }

@@ -41,6 +41,10 @@ class StageCostSource {
   // "cpu-profiler", "sim:V100", "cuda-profiler", ... (recorded in plans and timing caches).
   virtual std::string Name() const = 0;
   virtual DeviceFingerprint Fingerprint() const = 0;
+  // The kernel libraries whose speed the timings measure, with their versions ("oneDNN 3.5.3"):
+  // a timing cache made with other versions is not reused. Empty where ios's own code is all
+  // (the analytic models), which the ios version in the cache covers.
+  virtual std::string KernelVersions() const { return ""; }
 };
 
 }  // namespace ios

@@ -1,5 +1,7 @@
 #include "runtime/cpu/cpu_device.h"
 
+#include <oneapi/dnnl/dnnl.hpp>
+
 #include <fstream>
 #include <thread>
 
@@ -84,6 +86,12 @@ Status CheckCpuFingerprint(const plan::DeviceFingerprint& planned, bool force,
     warnings->push_back("plan made for " + std::to_string(planned.cpu_cores()) +
                         " cores, this machine has " + std::to_string(here.cpu_cores()));
   return Status::Ok();
+}
+
+std::string CpuKernelVersions() {
+  const dnnl::version_t* version = dnnl::version();
+  return "oneDNN " + std::to_string(version->major) + "." + std::to_string(version->minor) + "." +
+         std::to_string(version->patch);
 }
 
 }  // namespace ios

@@ -11,6 +11,10 @@ namespace ios {
 
 plan::DeviceFingerprint CpuFingerprint();
 
+// "oneDNN 2.6.3": the version of the oneDNN library loaded at run time, whose kernels the CPU
+// profiler's timings measure (a timing cache from another version is not reused).
+std::string CpuKernelVersions();
+
 // Whether a plan made for `planned` may run on this CPU. Refuses another device kind, and an
 // instruction set this CPU lacks (unless `force`); differences that only affect speed (model
 // name, core count) come back as warnings.

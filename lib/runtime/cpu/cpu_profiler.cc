@@ -101,6 +101,8 @@ DeviceFingerprint CpuProfilerCostSource::Fingerprint() const {
   return FromPlanFingerprint(CpuFingerprint());
 }
 
+std::string CpuProfilerCostSource::KernelVersions() const { return CpuKernelVersions(); }
+
 // Caches belong to one graph: another graph drops them. Within a graph, a cached kernel is
 // re-checked against its node's signature before every use.
 void CpuProfilerCostSource::ResetForGraph(const Graph& graph) {

@@ -122,6 +122,7 @@ class CpuProfilerCostSource : public StageCostSource {
                                   const StageCandidate& stage) override;
   std::string Name() const override { return "cpu-profiler"; }
   DeviceFingerprint Fingerprint() const override;
+  std::string KernelVersions() const override;
 
   // Measures an arbitrary stage of `graph` (nodes rather than units). kMerge stages must consist
   // of single-Conv groups that ApplyMergeStages accepts.

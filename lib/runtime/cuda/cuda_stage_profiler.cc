@@ -141,6 +141,11 @@ DeviceFingerprint CudaStageProfiler::Fingerprint() const {
   return FromPlanFingerprint(CudaFingerprint(device_));
 }
 
+std::string CudaStageProfiler::KernelVersions() const {
+  return "CUDA runtime " + FormatCudaVersion(device_.runtime_version) + ", cuDNN " +
+         FormatCudnnVersion(static_cast<int64_t>(device_.cudnn_version));
+}
+
 // Caches belong to one graph: another graph drops them. Within a graph, cached kernels and
 // constants are re-checked against their node or tensor before every use.
 void CudaStageProfiler::ResetForGraph(const Graph& graph) {

@@ -122,6 +122,8 @@ class CudaStageProfiler : public StageCostSource {
                                   const StageCandidate& stage) override;
   std::string Name() const override { return "cuda-profiler"; }
   DeviceFingerprint Fingerprint() const override;
+  // "CUDA runtime 13.0, cuDNN 9.10.2" (cuBLAS ships with the runtime).
+  std::string KernelVersions() const override;
 
   // Checks the graph (CheckCudaSupportsGraph, cuda_session.h) and creates the kernel of every
   // live node now: any node the CUDA backend refuses, for its op, attributes or dtype, is an
