@@ -334,5 +334,143 @@ TEST(MemoryPlanTest, OutputsStayLiveToTheEnd) {
   }
 }
 
+// ---- In-place elementwise ops --------------------------------------------------------------
+
+// A squeeze-excite block: x -> conv c -> GAP -> conv -> Sigmoid -> Mul(c, gate) -> conv. The Mul
+// is c's last reader, after the pool in an earlier stage.
+Graph SqueezeExcite() {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 8, 16, 16});
+  ValueId c = b.Conv(x, 8, 3, 1);
+  ValueId gate = b.Op("Sigmoid", {b.Conv(b.Op("GlobalAveragePool", {c}), 8, 1)});
+  ValueId scaled = b.Op("Mul", {c, gate});
+  return b.Finish({b.Conv(scaled, 8, 1)});
+}
+
+const TensorPlacement& PlacementOf(const MemoryPlan& plan, ValueId value) {
+  for (const TensorPlacement& p : plan.placements)
+    if (p.value == value) return p;
+  ADD_FAILURE() << "value " << value << " has no placement";
+  return plan.placements.front();
+}
+
+// The value that node `op_type` writes, and its input `index`.
+std::pair<ValueId, ValueId> OutputAndInput(const Graph& graph, const std::string& op_type,
+                                           size_t index) {
+  for (const Node& node : graph.nodes)
+    if (!node.dead && node.op_type == op_type) return {node.outputs[0], node.inputs[index]};
+  ADD_FAILURE() << "no " << op_type;
+  return {kNoValue, kNoValue};
+}
+
+TEST(MemoryPlanTest, AnElementwiseOpWritesOverTheInputItsStageKills) {
+  Scheduled s = Prepare(SqueezeExcite());
+  const Schedule schedule = SequentialSchedule(s.blocks);
+  const auto [scaled, c] = OutputAndInput(s.graph, "Mul", 0);
+  auto in_place = PlanMemory(s.graph, schedule, 256, true, /*in_place=*/true);
+  ASSERT_TRUE(in_place.ok()) << in_place.status().message();
+  Status check = CheckMemoryPlan(s.graph, schedule, *in_place);
+  ASSERT_TRUE(check.ok()) << check.message();
+  EXPECT_EQ(PlacementOf(*in_place, scaled).offset, PlacementOf(*in_place, c).offset);
+  EXPECT_EQ(PlacementOf(*in_place, scaled).bytes, PlacementOf(*in_place, c).bytes);
+  // Off, the two tensors, live together in the Mul's stage, are apart.
+  MemoryPlan apart = PlanOrFail(s.graph, schedule);
+  EXPECT_NE(PlacementOf(apart, scaled).offset, PlacementOf(apart, c).offset);
+  EXPECT_LE(in_place->arena_bytes, apart.arena_bytes);
+  // The gate ([1,8,1,1], broadcast) is never written over: its dims are not the output's.
+  const auto [scaled_again, gate] = OutputAndInput(s.graph, "Mul", 1);
+  EXPECT_NE(PlacementOf(*in_place, gate).offset, PlacementOf(*in_place, scaled_again).offset);
+}
+
+// The Mul's input is also read, in the Mul's own stage, by a conv in another group: writing over
+// it there would race with that read. The planner keeps them apart, and the checker refuses a
+// plan that shares their bytes.
+TEST(MemoryPlanTest, NoInPlaceWriteOverAnInputStillReadInTheSameStage) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 8, 16, 16});
+  ValueId c = b.Conv(x, 8, 3, 1);
+  ValueId d = b.Conv(x, 8, 1);
+  ValueId product = b.Op("Mul", {c, d});
+  ValueId side = b.Conv(c, 8, 1);
+  ValueId joined = b.Op("Concat", {b.Conv(product, 8, 1), side}, Axis1());
+  Scheduled s = Prepare(b.Finish({b.Conv(joined, 8, 1)}));
+  const auto [mul_out, mul_in] = OutputAndInput(s.graph, "Mul", 0);
+  // Stage 0: both convs of x; stage 1: the Mul beside the conv of c; then the rest in order.
+  NodeId mul = -1, side_conv = -1;
+  std::vector<NodeId> first, rest;
+  for (size_t n = 0; n < s.graph.nodes.size(); ++n) {
+    const Node& node = s.graph.nodes[n];
+    if (node.dead) continue;
+    const NodeId id = static_cast<NodeId>(n);
+    if (node.op_type == "Mul") {
+      mul = id;
+    } else if (node.op_type == "Conv" && node.inputs[0] == s.graph.inputs[0]) {
+      first.push_back(id);
+    } else if (node.op_type == "Conv" && node.inputs[0] == mul_in) {
+      side_conv = id;
+    } else {
+      rest.push_back(id);
+    }
+  }
+  ASSERT_GE(mul, 0);
+  ASSERT_GE(side_conv, 0);
+  ASSERT_EQ(first.size(), 2u);
+  Schedule schedule;
+  schedule.kind = "hand";
+  ScheduleBlock block;
+  ScheduleStage stage0, stage1;
+  for (NodeId n : first) stage0.groups.push_back(ScheduleGroup{{n}});
+  stage1.groups = {ScheduleGroup{{mul}}, ScheduleGroup{{side_conv}}};
+  block.stages = {stage0, stage1};
+  for (NodeId n : rest) {
+    ScheduleStage one;
+    one.groups = {ScheduleGroup{{n}}};
+    block.stages.push_back(one);
+  }
+  schedule.blocks = {block};
+  ASSERT_TRUE(ValidateSchedule(s.graph, schedule).ok());
+
+  auto plan = PlanMemory(s.graph, schedule, 256, true, /*in_place=*/true);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  ASSERT_TRUE(CheckMemoryPlan(s.graph, schedule, *plan).ok());
+  EXPECT_FALSE(Intersect(PlacementOf(*plan, mul_out), PlacementOf(*plan, mul_in)));
+
+  MemoryPlan shared = *plan;
+  for (TensorPlacement& p : shared.placements)
+    if (p.value == mul_out) p.offset = PlacementOf(*plan, mul_in).offset;
+  Status refused = CheckMemoryPlan(s.graph, schedule, shared);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("overlaps"), std::string::npos) << refused.message();
+
+  // Sequentially, the conv of c runs in an earlier stage or a later one; in place or not, every
+  // plan passes the checker.
+  for (const Schedule& other : {SequentialSchedule(s.blocks), GreedySchedule(s.blocks, 0)}) {
+    auto in_place = PlanMemory(s.graph, other, 256, true, /*in_place=*/true);
+    ASSERT_TRUE(in_place.ok());
+    Status check = CheckMemoryPlan(s.graph, other, *in_place);
+    EXPECT_TRUE(check.ok()) << other.kind << ": " << check.message();
+  }
+}
+
+// In place everywhere it is allowed, the plans of the test graphs still pass the checker and
+// keep concurrent groups apart.
+TEST(MemoryPlanTest, InPlacePlansPassTheChecker) {
+  std::vector<std::pair<std::string, Graph>> graphs = {
+      {"diamond", Diamond()}, {"ladder", Ladder()}, {"squeeze-excite", SqueezeExcite()}};
+  for (auto& [name, graph] : graphs) {
+    SCOPED_TRACE(name);
+    Scheduled s = Prepare(std::move(graph));
+    for (const Schedule& schedule :
+         {SequentialSchedule(s.blocks), GreedySchedule(s.blocks, 0), GreedySchedule(s.blocks, 2)}) {
+      SCOPED_TRACE(schedule.kind);
+      auto plan = PlanMemory(s.graph, schedule, 256, true, /*in_place=*/true);
+      ASSERT_TRUE(plan.ok()) << plan.status().message();
+      Status check = CheckMemoryPlan(s.graph, schedule, *plan);
+      EXPECT_TRUE(check.ok()) << check.message();
+      ExpectConcurrentGroupsDisjoint(s.graph, schedule, *plan);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ios

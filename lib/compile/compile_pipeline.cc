@@ -103,8 +103,12 @@ Status WritePlan(const PipelineOptions& options, Graph& graph, const BlockStruct
   result->search_stats = outcome.search_stats;
   const Schedule& schedule = outcome.schedule;
   IOS_RETURN_IF_ERROR(ValidateSchedule(graph, schedule));
+  // In-place elementwise ops on the CPU only, for now: the CUDA kernels allow it too
+  // (plan/in_place.h), but no GPU has run such a plan yet.
+  const bool in_place = options.device == "cpu" && options.in_place == "on";
   IOS_ASSIGN_OR_RETURN(MemoryPlan memory,
-                       PlanMemory(graph, schedule, /*alignment=*/256, options.slice_views == "on"));
+                       PlanMemory(graph, schedule, /*alignment=*/256, options.slice_views == "on",
+                                  in_place));
   IOS_RETURN_IF_ERROR(CheckMemoryPlan(graph, schedule, memory));
   // The plan records every option that shapes it, and not the command line: its paths would make
   // the same compilation give different bytes (plans/ keeps plans byte-reproducible).
@@ -128,7 +132,10 @@ Status WritePlan(const PipelineOptions& options, Graph& graph, const BlockStruct
     meta.options["input_shapes"] = Joined(shapes, ";");
   }
   if (IsCudaDevice(options.device)) meta.options["tf32"] = options.tf32;
-  if (options.device == "cpu") meta.options["layout"] = options.layout;
+  if (options.device == "cpu") {
+    meta.options["layout"] = options.layout;
+    meta.options["in_place"] = options.in_place;
+  }
   meta.stage_latencies = outcome.stage_latencies;
   meta.model_sha256 = model_sha256;
   meta.batch = PlanBatch(graph, options.batch);

@@ -39,6 +39,7 @@ struct PipelineOptions {
   // sequential latency, or the plan runs sequentially (block_check.h, DropConcurrentBlocks).
   double min_concurrency_gain = 0.05;
   std::string slice_views = "on";  // zero-copy Concat/Split slices in the memory plan
+  std::string in_place = "on";  // CPU plans: elementwise outputs over dying inputs (plan/in_place.h)
   // Tensor layouts: "auto" stores a CPU plan's conv outputs channels-last where this CPU's
   // oneDNN prefers it (runtime/cpu/cpu_layout.h); "row-major" keeps every tensor row-major.
   // GPU plans are row-major either way.

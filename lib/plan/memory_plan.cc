@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <utility>
 
+#include "plan/in_place.h"
 #include "plan/tensor_views.h"
 
 namespace ios {
@@ -66,6 +68,51 @@ int64_t FindOffset(const std::vector<Interval>& busy, int64_t bytes, int64_t ali
   return best_offset >= 0 ? best_offset : AlignUp(cursor, alignment);
 }
 
+// The global stage of every scheduled node (-1 for the others).
+std::vector<int> NodeStages(const Graph& graph, const Schedule& schedule) {
+  std::vector<int> stage_of(graph.nodes.size(), -1);
+  int stage_index = 0;
+  for (const ScheduleBlock& block : schedule.blocks) {
+    for (const ScheduleStage& stage : block.stages) {
+      for (const ScheduleGroup& group : stage.groups)
+        for (NodeId n : group.nodes)
+          if (n >= 0 && n < static_cast<NodeId>(graph.nodes.size())) stage_of[n] = stage_index;
+      ++stage_index;
+    }
+  }
+  return stage_of;
+}
+
+// Per value, the nodes that read it in the last stage it is live in (`last`), each once.
+std::vector<std::vector<NodeId>> LastStageReaders(const Graph& graph,
+                                                  const std::vector<int>& node_stage,
+                                                  const std::vector<int>& last) {
+  std::vector<std::vector<NodeId>> readers(graph.values.size());
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    if (node.dead || node_stage[n] < 0) continue;
+    for (ValueId in : node.inputs) {
+      if (in == kNoValue || node_stage[n] != last[in]) continue;
+      std::vector<NodeId>& mine = readers[in];
+      if (mine.empty() || mine.back() != static_cast<NodeId>(n))
+        mine.push_back(static_cast<NodeId>(n));
+    }
+  }
+  return readers;
+}
+
+// Whether node `n` (in stage `stage`) may write its output over input `in`'s bytes: the op
+// allows it (plan/in_place.h), and `in` dies with this node, no other node reading it in the
+// same stage, where a concurrent group or a later node of the group could still read it.
+bool InPlacePair(const Graph& graph, NodeId n, ValueId in, int stage, int in_last,
+                 const std::vector<NodeId>& in_last_readers) {
+  const Node& node = graph.nodes[n];
+  bool allowed = false;
+  for (size_t i = 0; i < node.inputs.size(); ++i)
+    allowed = allowed || (node.inputs[i] == in && MayRunInPlace(graph, node, i));
+  return allowed && in_last == stage && in_last_readers.size() == 1 && in_last_readers[0] == n;
+}
+
 }  // namespace
 
 std::vector<ByteRange> PlacedRanges(const TensorPlacement& placement, const Value& value) {
@@ -118,7 +165,7 @@ std::vector<LiveInterval> ComputeLiveIntervals(const Graph& graph, const Schedul
 }
 
 StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, int64_t alignment,
-                                bool slice_views) {
+                                bool slice_views, bool in_place) {
   if (alignment <= 0 || (alignment & (alignment - 1)) != 0)
     return Internal("memory alignment " + std::to_string(alignment) + " is not a power of two");
   IOS_RETURN_IF_ERROR(ValidateSchedule(graph, schedule));
@@ -144,6 +191,61 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
     live[view.base].last = std::max(live[view.base].last, live[view.value].last);
   }
 
+  // In-place outputs (plan/in_place.h): such an output takes its input's bytes, and the two
+  // are placed as one item live from the input's first stage to the output's last. A chain of
+  // them shares one item, but only across stages: a value that is itself in place and read in
+  // place in the stage that made it would leave three values on the same bytes in one stage.
+  std::vector<ValueId> shares_with(graph.values.size(), kNoValue);  // the input it overwrites
+  if (in_place) {
+    std::vector<bool> in_a_view(graph.values.size(), false);
+    for (const TensorView& view : views) in_a_view[view.value] = in_a_view[view.base] = true;
+    std::vector<bool> interface(graph.values.size(), false);
+    for (ValueId id : graph.inputs) interface[id] = true;
+    for (ValueId id : graph.outputs) interface[id] = true;
+    const std::vector<int> node_stage = NodeStages(graph, schedule);
+    std::vector<int> last(graph.values.size());
+    for (size_t v = 0; v < graph.values.size(); ++v) last[v] = live[v].last;
+    const std::vector<std::vector<NodeId>> last_readers =
+        LastStageReaders(graph, node_stage, last);
+    std::vector<bool> taken(graph.values.size(), false);  // an input already overwritten
+    for (const ScheduleBlock& block : schedule.blocks) {
+      for (const ScheduleStage& stage : block.stages) {
+        for (const ScheduleGroup& group : stage.groups) {
+          for (NodeId n : group.nodes) {
+            const Node& node = graph.nodes[n];
+            if (node.outputs.size() != 1) continue;
+            const ValueId out = node.outputs[0];
+            if (out == kNoValue || live[out].first < 0 || in_a_view[out] || interface[out])
+              continue;
+            for (ValueId in : node.inputs) {
+              if (in == kNoValue || graph.values[in].constant || live[in].first < 0 ||
+                  in_a_view[in] || interface[in] || taken[in] || in == out)
+                continue;
+              if (shares_with[in] != kNoValue && live[in].first == node_stage[n]) continue;
+              if (!InPlacePair(graph, n, in, node_stage[n], live[in].last, last_readers[in]))
+                continue;
+              shares_with[out] = in;
+              taken[in] = true;
+              break;
+            }
+          }
+        }
+      }
+    }
+  }
+  // Each in-place chain's root (the value that owns the bytes) and the stages it spans.
+  std::vector<ValueId> root(graph.values.size(), kNoValue);
+  std::vector<LiveInterval> span = live;
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    ValueId r = static_cast<ValueId>(v);
+    while (shares_with[r] != kNoValue) r = shares_with[r];
+    root[v] = r;
+    if (r != static_cast<ValueId>(v) && live[v].first >= 0) {
+      span[r].first = std::min(span[r].first, live[v].first);
+      span[r].last = std::max(span[r].last, live[v].last);
+    }
+  }
+
   struct Item {
     ValueId value;
     int64_t bytes;
@@ -161,23 +263,23 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
                                  view_of[v]->base, view_of[v]->pitch});
       continue;
     }
-    items.push_back({static_cast<ValueId>(v), bytes});
+    if (root[v] == static_cast<ValueId>(v)) items.push_back({static_cast<ValueId>(v), bytes});
   }
   // Largest first; ties by when they become live, then by id, so that the plan is deterministic.
   std::sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
-    if (live[a.value].first != live[b.value].first)
-      return live[a.value].first < live[b.value].first;
+    if (span[a.value].first != span[b.value].first)
+      return span[a.value].first < span[b.value].first;
     return a.value < b.value;
   });
 
   std::vector<TensorPlacement> placed;
   std::vector<Interval> busy;
   for (const Item& item : items) {
-    const LiveInterval& mine = live[item.value];
+    const LiveInterval& mine = span[item.value];
     busy.clear();
     for (const TensorPlacement& other : placed) {
-      const LiveInterval& theirs = live[other.value];
+      const LiveInterval& theirs = span[other.value];
       bool overlap = mine.first <= theirs.last && theirs.first <= mine.last;
       if (overlap && other.bytes > 0) busy.push_back({other.offset, other.offset + other.bytes});
     }
@@ -189,6 +291,12 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
   }
   std::vector<int64_t> offset_of(graph.values.size(), -1);
   for (const TensorPlacement& p : placed) offset_of[p.value] = p.offset;
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    if (root[v] == static_cast<ValueId>(v) || live[v].first < 0) continue;
+    offset_of[v] = offset_of[root[v]];
+    placed.push_back({static_cast<ValueId>(v), offset_of[v], ValueBytes(graph.values[v]),
+                      kNoValue, 0});
+  }
   for (TensorPlacement& view : view_placements) {
     view.offset += offset_of[view.view_of];  // the base is never a view itself
     placed.push_back(view);
@@ -340,6 +448,26 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
                     std::to_string(plan.total_tensor_bytes) + " but its placements add up to " +
                     std::to_string(total));
 
+  // An in-place output (plan/in_place.h) may share its input's bytes, exactly, in the stage of
+  // the node that writes it, when that node is the input's only reader there and the last one.
+  std::vector<NodeId> producer(num_values, -1);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (graph.nodes[n].dead) continue;
+    for (ValueId v : graph.nodes[n].outputs)
+      if (v != kNoValue) producer[v] = static_cast<NodeId>(n);
+  }
+  const std::vector<std::vector<NodeId>> last_readers = LastStageReaders(graph, node_stage, last);
+  auto in_place = [&](const TensorPlacement& a, const TensorPlacement& b, int stage) {
+    if (a.offset != b.offset || a.bytes != b.bytes) return false;
+    for (const auto& [out, in] : {std::make_pair(a.value, b.value), std::make_pair(b.value, a.value)}) {
+      const NodeId n = producer[out];
+      if (n >= 0 && node_stage[n] == stage && first[out] == stage && views_of[static_cast<size_t>(in)].empty() &&
+          InPlacePair(graph, n, in, stage, last[in], last_readers[in]))
+        return true;
+    }
+    return false;
+  };
+
   // Per stage, the placed values live in it must not share a byte.
   for (int stage = 0; stage < num_stages; ++stage) {
     std::vector<const TensorPlacement*> live;
@@ -352,7 +480,8 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
     });
     const TensorPlacement* reach = nullptr;  // the live range ending highest so far
     for (const TensorPlacement* p : live) {
-      if (reach != nullptr && p->offset < reach->offset + reach->bytes) {
+      if (reach != nullptr && p->offset < reach->offset + reach->bytes &&
+          !in_place(*p, *reach, stage)) {
         return Internal("value " + std::to_string(p->value) + " ('" + graph.values[p->value].name +
                         "') at bytes [" + std::to_string(p->offset) + ", " +
                         std::to_string(p->offset + p->bytes) + ") overlaps value " +

@@ -110,6 +110,13 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
                  "and Split copies, for comparison)")
       ->capture_default_str()
       ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--in-place", options->in_place,
+                 "Memory plan of a --device cpu plan: an elementwise Add, Sub, Mul, Div, Max or "
+                 "Min writes its output over an input that no later op reads, as onnxruntime "
+                 "does, so the output stays in the cache (off: every output has bytes of its own, "
+                 "for comparison). CUDA plans do not do it yet")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--layout", options->layout,
                  "Tensor layouts of a --device cpu plan: auto stores conv outputs channels-last "
                  "(NHWC) and keeps them so between the ops that take it, where this CPU's oneDNN "
