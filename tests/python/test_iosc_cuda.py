@@ -53,9 +53,11 @@ def check_with_device(args, tally, model, tmp):
         with open(info) as f:
             p = json.load(f)
         device = p["device"]
+        # Protobuf's JSON mapping writes 64-bit integers (cudnn_version) as strings.
         tally.check(f"tf32 {tf32}: CUDA fingerprint", device["kind"] == "cuda" and
                     device["gpu_name"] and device["compute_major"] >= 7 and
-                    device["multiprocessors"] > 0 and device["cudnn_version"] > 0, str(device))
+                    device["multiprocessors"] > 0 and int(device["cudnn_version"]) > 0,
+                    str(device))
         tally.check(f"tf32 {tf32}: stage latencies from the CUDA profiler",
                     p["stage_latencies"] and
                     all(s["source"] == "cuda-profiler" for s in p["stage_latencies"]),

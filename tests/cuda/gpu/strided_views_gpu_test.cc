@@ -2,8 +2,9 @@
 // a Concat's output in place, and two convs and a Sum read their slices of a Split's input in
 // place (cuDNN descriptors with the wider batch stride, plan/tensor_views.h); the outputs equal
 // the reference evaluator's, with a CUDA Graph and with replayed streams, with cuDNN's heuristic
-// algorithms and with the algorithms iosc measures on the same layout (7 channels of 9x9 put
-// the second and third slices 4 bytes past a 16-byte boundary).
+// algorithms and with the algorithms iosc measures on the same layout (channels of 9x9 put the
+// second and third slices 32 and 64 bytes past a 256-byte boundary, on the 16-byte one that
+// views need). The plan's views are checked before the GPU skip, so the CPU build checks them too.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -23,12 +24,12 @@
 namespace ios {
 namespace {
 
-// x -> {conv 7ch + Relu, conv 8ch + Sigmoid (epilogue kernel), MaxPool 4ch} -> Concat -> conv
+// x -> {conv 8ch + Relu, conv 8ch + Sigmoid (epilogue kernel), MaxPool 4ch} -> Concat -> conv
 // 16ch -> Split [8, 8] -> a conv on each slice, and a Sum of the slices.
 Graph StridedGraph() {
   testing::GraphBuilder b;
   ValueId x = b.Input("x", {3, 4, 9, 9});
-  ValueId left = b.Conv(x, 7, 3, 1, 1, 1, "left");
+  ValueId left = b.Conv(x, 8, 3, 1, 1, 1, "left");
   ValueId right = b.Conv(x, 8, 1, 0, 1, 1, "right");
   // Producers are linked only by Finish: find the branch convs by name.
   for (Node& node : b.graph().nodes) {
@@ -49,7 +50,6 @@ Graph StridedGraph() {
 }
 
 TEST(StridedViewsGpuTest, PlanWithStridedViewsMatchesTheReference) {
-  IOS_SKIP_WITHOUT_GPU();
   Graph graph = StridedGraph();
   auto blocks = PartitionIntoBlocks(graph, BlockOptions{});
   ASSERT_TRUE(blocks.ok()) << blocks.status().message();
@@ -59,6 +59,9 @@ TEST(StridedViewsGpuTest, PlanWithStridedViewsMatchesTheReference) {
   int strided = 0;
   for (const TensorPlacement& p : memory->placements) strided += p.pitch != 0;
   ASSERT_EQ(strided, 5) << "the three branches of the Concat and both slices of the Split";
+  const Status checked = CheckMemoryPlan(graph, schedule, *memory);
+  ASSERT_TRUE(checked.ok()) << checked.message();
+  IOS_SKIP_WITHOUT_GPU();
 
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
