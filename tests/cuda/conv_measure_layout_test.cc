@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <map>
+#include <set>
 #include <string>
 
 #include "../benchmark_network.h"
@@ -119,6 +121,63 @@ TEST(ConvMeasureLayoutTest, NetworkConvsAreMeasuredWhereTheSessionPlacesThem) {
             << off_boundary << " off-boundary conv inputs and outputs\n";
   EXPECT_GT(strided, 0);
   EXPECT_GT(off_boundary, 0);
+}
+
+// The measurement key: convs alike in shape, window and layout share one measurement; a change
+// in any of them, or in where the conv's output lies, makes another key.
+TEST(ConvMeasureLayoutTest, ConvsAlikeInShapeWindowAndLayoutShareAKey) {
+  testing::GraphBuilder b;
+  ValueId x = b.Input("x", {1, 8, 6, 6});
+  ValueId a = b.Conv(x, 8, 3, 1, 1, 1, "a");
+  ValueId same = b.Conv(a, 8, 3, 1, 1, 1, "same");
+  ValueId unpadded = b.Conv(same, 8, 3, 0, 1, 1, "unpadded");
+  ValueId wider = b.Conv(unpadded, 16, 1, 0, 1, 1, "wider");
+  Graph graph = b.Finish({wider});
+  auto memory = GreedyMemoryPlan(graph);
+  ASSERT_TRUE(memory.ok()) << memory.status().message();
+  std::map<std::string, std::string> keys;
+  for (NodeId n : ConvNodesToMeasure(graph)) {
+    auto layout = ConvMeasureLayoutInPlan(graph, *memory, n);
+    ASSERT_TRUE(layout.ok()) << layout.status().message();
+    auto key = ConvMeasureKey(graph, n, *layout);
+    ASSERT_TRUE(key.ok()) << key.status().message();
+    keys[graph.nodes[static_cast<size_t>(n)].name] = *key;
+  }
+  ASSERT_EQ(keys.size(), 4u);
+  EXPECT_EQ(keys["a"], keys["same"]);
+  EXPECT_NE(keys["a"], keys["unpadded"]);
+  EXPECT_NE(keys["unpadded"], keys["wider"]);
+
+  // The same conv with its output 64 bytes past the boundary, or with a batch stride.
+  const NodeId conv = ConvNodesToMeasure(graph)[0];
+  auto layout = ConvMeasureLayoutInPlan(graph, *memory, conv);
+  ASSERT_TRUE(layout.ok());
+  ConvMeasureLayout shifted = *layout;
+  shifted.y_offset += 64;
+  ConvMeasureLayout strided = *layout;
+  strided.batch_strides.x = 8 * 36 * 2;
+  EXPECT_NE(*ConvMeasureKey(graph, conv, shifted), keys["a"]);
+  EXPECT_NE(*ConvMeasureKey(graph, conv, strided), keys["a"]);
+}
+
+// NasNet's separable convs repeat shapes: far fewer keys than convs (what iosc measures).
+TEST(ConvMeasureLayoutTest, NasNetHasFewerMeasurementKeysThanConvs) {
+  StatusOr<Graph> graph = testing::LoadBenchmarkNetwork("nasnet", 1);
+  ASSERT_TRUE(graph.ok()) << graph.status().message();
+  auto memory = GreedyMemoryPlan(*graph);
+  ASSERT_TRUE(memory.ok()) << memory.status().message();
+  std::set<std::string> keys;
+  const std::vector<NodeId> convs = ConvNodesToMeasure(*graph);
+  for (NodeId n : convs) {
+    auto layout = ConvMeasureLayoutInPlan(*graph, *memory, n);
+    ASSERT_TRUE(layout.ok()) << layout.status().message();
+    auto key = ConvMeasureKey(*graph, n, *layout);
+    ASSERT_TRUE(key.ok()) << key.status().message();
+    keys.insert(*key);
+  }
+  std::cout << "[ keys     ] nasnet batch 1: " << convs.size() << " convs, " << keys.size()
+            << " measurement keys\n";
+  EXPECT_LT(keys.size() * 2, convs.size());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "runtime/cuda/conv_algorithm_selection.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <random>
 
@@ -101,6 +102,39 @@ StatusOr<ConvMeasureLayout> ConvMeasureLayoutInPlan(const Graph& graph, const Me
   return layout;
 }
 
+StatusOr<std::string> ConvMeasureKey(const Graph& graph, NodeId conv,
+                                     const ConvMeasureLayout& layout) {
+  const Node& node = graph.nodes[static_cast<size_t>(conv)];
+  if (node.inputs.size() < 2 || node.inputs[0] == kNoValue || node.inputs[1] == kNoValue ||
+      node.outputs.empty() || node.outputs[0] == kNoValue)
+    return Internal(graph.Describe(conv) + " lacks its input, weights or output");
+  const Dims& x = graph.values[static_cast<size_t>(node.inputs[0])].dims;
+  const Dims& w = graph.values[static_cast<size_t>(node.inputs[1])].dims;
+  const Dims& y = graph.values[static_cast<size_t>(node.outputs[0])].dims;
+  IOS_ASSIGN_OR_RETURN(CudnnWindowGeometry g, PlanConvWindow(node, x, w, y));
+  auto group = node.attrs.GetInt("group", 1);
+  if (!group.ok()) return group.status().WithContext(graph.Describe(conv));
+  std::string key;
+  auto add = [&key](const char* name, const auto& values) {
+    key += name;
+    for (auto v : values) key += " " + std::to_string(v);
+    key += ";";
+  };
+  add("x", x);
+  add("w", w);
+  add("y", y);
+  add("k", g.kernel);
+  add("p", g.pads);
+  add("s", g.strides);
+  add("d", g.dilations);
+  add("full", g.full_output);
+  add("crop", g.crop_begin);
+  add("layout", std::vector<int64_t>{*group, layout.batch_strides.x, layout.batch_strides.y,
+                                     layout.x_offset, layout.y_offset, layout.x_bytes,
+                                     layout.y_bytes});
+  return key;
+}
+
 std::vector<NodeId> ConvNodesToMeasure(const Graph& graph) {
   std::vector<NodeId> convs;
   for (size_t n = 0; n < graph.nodes.size(); ++n)
@@ -128,6 +162,7 @@ StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph, const Memor
   const size_t workspace_limit = std::min(options.workspace_limit_bytes, free_bytes / 2);
   std::mt19937 rng(20210405);
   GrowingBuffer input(true), output(false), workspace(false);
+  std::map<std::string, plan::ConvAlgorithm> measured;  // by ConvMeasureKey
 
   for (NodeId n : convs) {
     const Node& node = graph.nodes[static_cast<size_t>(n)];
@@ -141,6 +176,13 @@ StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph, const Memor
       return Unsupported(graph.Describe(n) +
                          ": its weights are not a constant; the CUDA backend needs them folded");
     IOS_ASSIGN_OR_RETURN(ConvMeasureLayout layout, ConvMeasureLayoutInPlan(graph, memory, n));
+    IOS_ASSIGN_OR_RETURN(const std::string key, ConvMeasureKey(graph, n, layout));
+    if (auto same = measured.find(key); same != measured.end()) {
+      plan::ConvAlgorithm copy = same->second;
+      copy.set_op(static_cast<int32_t>(n));
+      *cuda.add_conv_algorithms() = copy;
+      continue;
+    }
     IOS_ASSIGN_OR_RETURN(
         ConvDescriptors descriptors,
         BuildConvDescriptors(node, x.dims, w.dims, y.dims, ConvMathType(options.allow_tf32),
@@ -178,6 +220,7 @@ StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph, const Memor
     if (!algorithm.ok()) return algorithm.status().WithContext("measuring " + graph.Describe(n));
     algorithm->set_op(static_cast<int32_t>(n));
     *cuda.add_conv_algorithms() = *algorithm;
+    measured.emplace(key, *algorithm);
     // The measurement ran on the stream: drained before `weights` and `constant_x` are freed.
     IOS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(context.stream));
   }

@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "iosplan.pb.h"
@@ -57,6 +58,16 @@ struct ConvAlgorithmSelectionOptions {
   bool allow_tf32 = true;
   size_t workspace_limit_bytes = size_t{64} << 20;
 };
+
+// What a conv's measurement depends on: its input, weight and output dims, its window (pads,
+// strides, dilations, crop), its groups, and where x and y lie (ConvMeasureLayout: batch strides
+// and offsets past a 256-byte boundary). SelectConvAlgorithms measures each key once and gives
+// every conv with that key the same algorithm: cuDNN's candidates and their speed do not depend
+// on the values, which the key leaves out, as onnxruntime's and PyTorch's algorithm caches key on
+// shapes. RandWire's and NasNet's repeated separable convs then cost one measurement per shape.
+// Host-only.
+StatusOr<std::string> ConvMeasureKey(const Graph& graph, NodeId conv,
+                                     const ConvMeasureLayout& layout);
 
 // The live Conv nodes of `graph`, in node order: what SelectConvAlgorithms measures.
 std::vector<NodeId> ConvNodesToMeasure(const Graph& graph);
