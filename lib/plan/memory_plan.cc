@@ -113,6 +113,49 @@ bool InPlacePair(const Graph& graph, NodeId n, ValueId in, int stage, int in_las
   return allowed && in_last == stage && in_last_readers.size() == 1 && in_last_readers[0] == n;
 }
 
+// Per value: the input whose bytes this in-place output takes, or kNoValue (see PlanMemory).
+std::vector<ValueId> FindInPlaceOutputs(const Graph& graph, const Schedule& schedule,
+                                        const std::vector<LiveInterval>& live,
+                                        const std::vector<TensorView>& views) {
+  std::vector<ValueId> shares_with(graph.values.size(), kNoValue);
+  std::vector<bool> in_a_view(graph.values.size(), false);
+  for (const TensorView& view : views) in_a_view[view.value] = in_a_view[view.base] = true;
+  std::vector<bool> interface(graph.values.size(), false);
+  for (ValueId id : graph.inputs) interface[id] = true;
+  for (ValueId id : graph.outputs) interface[id] = true;
+  const std::vector<int> node_stage = NodeStages(graph, schedule);
+  std::vector<int> last(graph.values.size());
+  for (size_t v = 0; v < graph.values.size(); ++v) last[v] = live[v].last;
+  const std::vector<std::vector<NodeId>> last_readers =
+      LastStageReaders(graph, node_stage, last);
+  std::vector<bool> taken(graph.values.size(), false);  // an input already overwritten
+  for (const ScheduleBlock& block : schedule.blocks) {
+    for (const ScheduleStage& stage : block.stages) {
+      for (const ScheduleGroup& group : stage.groups) {
+        for (NodeId n : group.nodes) {
+          const Node& node = graph.nodes[n];
+          if (node.outputs.size() != 1) continue;
+          const ValueId out = node.outputs[0];
+          if (out == kNoValue || live[out].first < 0 || in_a_view[out] || interface[out])
+            continue;
+          for (ValueId in : node.inputs) {
+            if (in == kNoValue || graph.values[in].constant || live[in].first < 0 ||
+                in_a_view[in] || interface[in] || taken[in] || in == out)
+              continue;
+            if (shares_with[in] != kNoValue && live[in].first == node_stage[n]) continue;
+            if (!InPlacePair(graph, n, in, node_stage[n], live[in].last, last_readers[in]))
+              continue;
+            shares_with[out] = in;
+            taken[in] = true;
+            break;
+          }
+        }
+      }
+    }
+  }
+  return shares_with;
+}
+
 }  // namespace
 
 std::vector<ByteRange> PlacedRanges(const TensorPlacement& placement, const Value& value) {
@@ -195,44 +238,9 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
   // are placed as one item live from the input's first stage to the output's last. A chain of
   // them shares one item, but only across stages: a value that is itself in place and read in
   // place in the stage that made it would leave three values on the same bytes in one stage.
-  std::vector<ValueId> shares_with(graph.values.size(), kNoValue);  // the input it overwrites
-  if (in_place) {
-    std::vector<bool> in_a_view(graph.values.size(), false);
-    for (const TensorView& view : views) in_a_view[view.value] = in_a_view[view.base] = true;
-    std::vector<bool> interface(graph.values.size(), false);
-    for (ValueId id : graph.inputs) interface[id] = true;
-    for (ValueId id : graph.outputs) interface[id] = true;
-    const std::vector<int> node_stage = NodeStages(graph, schedule);
-    std::vector<int> last(graph.values.size());
-    for (size_t v = 0; v < graph.values.size(); ++v) last[v] = live[v].last;
-    const std::vector<std::vector<NodeId>> last_readers =
-        LastStageReaders(graph, node_stage, last);
-    std::vector<bool> taken(graph.values.size(), false);  // an input already overwritten
-    for (const ScheduleBlock& block : schedule.blocks) {
-      for (const ScheduleStage& stage : block.stages) {
-        for (const ScheduleGroup& group : stage.groups) {
-          for (NodeId n : group.nodes) {
-            const Node& node = graph.nodes[n];
-            if (node.outputs.size() != 1) continue;
-            const ValueId out = node.outputs[0];
-            if (out == kNoValue || live[out].first < 0 || in_a_view[out] || interface[out])
-              continue;
-            for (ValueId in : node.inputs) {
-              if (in == kNoValue || graph.values[in].constant || live[in].first < 0 ||
-                  in_a_view[in] || interface[in] || taken[in] || in == out)
-                continue;
-              if (shares_with[in] != kNoValue && live[in].first == node_stage[n]) continue;
-              if (!InPlacePair(graph, n, in, node_stage[n], live[in].last, last_readers[in]))
-                continue;
-              shares_with[out] = in;
-              taken[in] = true;
-              break;
-            }
-          }
-        }
-      }
-    }
-  }
+  const std::vector<ValueId> shares_with =
+      in_place ? FindInPlaceOutputs(graph, schedule, live, views)
+               : std::vector<ValueId>(graph.values.size(), kNoValue);
   // Each in-place chain's root (the value that owns the bytes) and the stages it spans.
   std::vector<ValueId> root(graph.values.size(), kNoValue);
   std::vector<LiveInterval> span = live;
