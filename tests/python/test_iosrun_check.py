@@ -6,6 +6,7 @@ with every tensor row-major (iosc --layout row-major; CPU plans otherwise keep c
 channels-last where this CPU's oneDNN prefers it). In row-major plans at batch 2 the concats and
 merged convs become strided views (plan/tensor_views.h): the test also checks that the plans
 have them."""
+import concurrent.futures
 import os
 import re
 import sys
@@ -30,37 +31,57 @@ BATCHES = ["1", "2"]
 ATOL, RTOL = "1e-5", "1e-4"
 
 
+def check_network(args, model, name, batch, tmp):
+    """One network at one batch: the reference, then every schedule's plan against it. Returns
+    the checks as (label, passed, detail) and the lines to print, for the caller to tally."""
+    checks, lines = [], []
+    ref = os.path.join(tmp, f"{name}_b{batch}")
+    result = run([sys.executable, os.path.join(args.source_dir, "scripts", "ort_reference.py"),
+                  model, "--out", ref, "--batch", batch])
+    checks.append((f"{name} b{batch}: onnxruntime reference", result.returncode == 0,
+                   result.stderr))
+    if result.returncode != 0:
+        return checks, lines
+    for kind, schedule, iosc_flags, iosrun_flags, row_major in SCHEDULES:
+        plan = os.path.join(tmp, f"{name}_b{batch}.iosplan")
+        label = f"{name} b{batch} {kind}"
+        result = run([args.iosc, model, "--batch", batch, "--schedule", schedule, "-o", plan]
+                     + iosc_flags)
+        checks.append((f"{label}: iosc", result.returncode == 0, result.stderr))
+        if result.returncode != 0:
+            continue
+        if row_major and batch != "1" and name in STRIDED_VIEWS_EXPECTED:
+            info = run([args.iosrun, plan, "--info"]).stdout
+            strided = re.search(r"\((\d+) strided;", info)
+            checks.append((f"{label}: the plan has strided views",
+                           strided is not None and int(strided.group(1)) > 0, info))
+        result = run([args.iosrun, plan, "--check", ref, "--atol", ATOL, "--rtol", RTOL]
+                     + iosrun_flags)
+        checks.append((f"{label}: matches onnxruntime", result.returncode == 0,
+                       result.stdout + result.stderr))
+        lines.append("    " + (result.stdout.strip().splitlines()[0] if result.stdout else ""))
+        os.remove(plan)
+    return checks, lines
+
+
 def main():
     args = parse_args()
     tally = Tally()
     models = ensure_models(args, NETWORKS)
-    with tempfile.TemporaryDirectory() as tmp:
-        for name in NETWORKS:
-            for batch in BATCHES:
-                ref = os.path.join(tmp, f"{name}_b{batch}")
-                result = run([sys.executable, os.path.join(args.source_dir, "scripts", "ort_reference.py"),
-                              models[name], "--out", ref, "--batch", batch])
-                if not tally.check(f"{name} b{batch}: onnxruntime reference", result.returncode == 0,
-                                   result.stderr):
-                    continue
-                for kind, schedule, iosc_flags, iosrun_flags, row_major in SCHEDULES:
-                    plan = os.path.join(tmp, "model.iosplan")
-                    label = f"{name} b{batch} {kind}"
-                    result = run([args.iosc, models[name], "--batch", batch, "--schedule", schedule,
-                                  "-o", plan] + iosc_flags)
-                    if not tally.check(f"{label}: iosc", result.returncode == 0, result.stderr):
-                        continue
-                    if row_major and batch != "1" and name in STRIDED_VIEWS_EXPECTED:
-                        info = run([args.iosrun, plan, "--info"]).stdout
-                        strided = re.search(r"\((\d+) strided;", info)
-                        tally.check(f"{label}: the plan has strided views",
-                                    strided is not None and int(strided.group(1)) > 0, info)
-                    result = run([args.iosrun, plan, "--check", ref, "--atol", ATOL, "--rtol", RTOL]
-                                 + iosrun_flags)
-                    tally.check(f"{label}: matches onnxruntime", result.returncode == 0,
-                                result.stdout + result.stderr)
-                    print("   ", result.stdout.strip().splitlines()[0] if result.stdout else "")
-                    os.remove(plan)
+    jobs = [(name, batch) for name in NETWORKS for batch in BATCHES]
+    # The 40 compile-and-check runs are independent processes: two at a time halve the wall
+    # time of the longest CLI test (most of it is single-threaded compilation and reference
+    # evaluation), and the results are tallied in order.
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(check_network, args, models[name], name, batch, tmp)
+                   for name, batch in jobs]
+        for future in futures:
+            checks, lines = future.result()
+            for label, passed, detail in checks:
+                tally.check(label, passed, detail)
+            for line in lines:
+                print(line)
     tally.finish()
 
 
