@@ -149,6 +149,9 @@ PREDICTED = re.compile(r"predicted latency \(([^)]*)\): ios ([\d.]+) ms, greedy 
 SEARCH = re.compile(r"IOS search \(([^)]*)\): (\d+) parts, (\d+) states, (\d+) transitions, "
                     r"(\d+) distinct stages measured[^,]*, ([\d.]+) s")
 
+GREEDY_NOTE = re.compile(r"note: (\d+) part\(s\) were scheduled greedily")
+GREEDY_WARNING = re.compile(r"IOS: block \d+ part \d+ .* scheduled greedily")
+
 
 def parse_iosc(result):
     """What iosc printed about the IOS search: predicted latencies, search size, fallbacks."""
@@ -167,10 +170,24 @@ def parse_iosc(result):
         info["search"] = {"parts": int(m.group(2)), "states": int(m.group(3)),
                           "transitions": int(m.group(4)), "stages_measured": int(m.group(5)),
                           "seconds": float(m.group(6))}
-    fallbacks = text.count("scheduled greedily")
+    # iosc's closing note counts them; a warning names each (without the note: older iosc).
+    note = GREEDY_NOTE.search(text)
+    fallbacks = int(note.group(1)) if note else len(GREEDY_WARNING.findall(text))
     if fallbacks:
         info["parts_scheduled_greedily"] = fallbacks
     return info
+
+
+def greedy_parts_note(info):
+    """' (N of M parts scheduled greedily)' for a plan whose IOS search fell back in some parts
+    (its time budget or transition guard), else '': such a plan's IOS and greedy figures are
+    those of the same stages, so greedy/IOS near 1 says nothing about the search."""
+    greedy = info.get("parts_scheduled_greedily", 0)
+    if not greedy:
+        return ""
+    parts = info.get("search", {}).get("parts")
+    return f" ({greedy} of {parts} parts scheduled greedily)" if parts else \
+        f" ({greedy} parts scheduled greedily)"
 
 
 def read_key_values(path):
@@ -893,7 +910,7 @@ class Runner:
                 lines += ["", "iosc's prediction for the IOS plans (from its profiler): " +
                           "; ".join(f"{k}: seq/IOS {v['predicted_speedup_over_sequential']:.2f},"
                                     f" greedy/IOS {v['predicted_speedup_over_greedy']:.2f}"
-                                    for k, v in predicted)]
+                                    f"{greedy_parts_note(v)}" for k, v in predicted)]
         if failures:
             lines += ["", "## Failures (first error of each)", ""]
             for where, error in failures:

@@ -1,0 +1,58 @@
+"""The GPU runner's reading of iosc (scripts/gpu/run_gpu_checks.py, parse_iosc) on the lines an
+H100 printed on 2026-11-26 for NasNet, whose IOS search ran out of its time budget: the report
+must say how many parts fell back to greedy, since such a plan's greedy/IOS ratio is then near 1
+by construction. Needs no GPU."""
+import os
+import subprocess
+import sys
+
+from ios_test_util import Tally, parse_args
+
+NASNET = """\
+[2026-11-26 10:44:58.324] [warning] IOS: block 1 part 4 (16 units) scheduled greedily: time budget
+[2026-11-26 10:44:58.662] [warning] IOS: block 2 part 0 (2 units) scheduled greedily: time budget
+IOS search (cuda-profiler, r=3, s=8, paper endings): 28 parts, 6440 states, 271369 transitions, \
+11108 distinct stages measured (11514 requests), 60.340 s
+predicted latency (cuda-profiler): ios 3.729 ms, greedy 3.729 ms, sequential 5.970 ms \
+(1.60x over sequential, 1.00x over greedy)
+note: 1 block(s) keep the greedy stages, predicted faster there than the search within the \
+block's parts
+note: 23 part(s) were scheduled greedily (see --stats-json 'fallback')
+"""
+COMPLETE = """\
+IOS search (cuda-profiler, r=3, s=8, paper endings): 13 parts, 1219 states, 25100 transitions, \
+3679 distinct stages measured (3859 requests), 14.894 s
+predicted latency (cuda-profiler): ios 0.833 ms, greedy 0.893 ms, sequential 1.375 ms \
+(1.65x over sequential, 1.07x over greedy)
+"""
+
+
+def main():
+    args = parse_args()
+    tally = Tally()
+    sys.path.insert(0, os.path.join(args.source_dir, "scripts", "gpu"))
+    import run_gpu_checks as runner
+
+    nasnet = runner.parse_iosc(subprocess.CompletedProcess([], 0, NASNET, ""))
+    tally.check("the closing note's count, not the warnings plus the note",
+                nasnet.get("parts_scheduled_greedily") == 23, nasnet)
+    tally.check("search size", nasnet.get("search", {}).get("parts") == 28 and
+                nasnet["search"]["stages_measured"] == 11108, nasnet)
+    tally.check("report says 23 of 28 parts",
+                runner.greedy_parts_note(nasnet) == " (23 of 28 parts scheduled greedily)",
+                runner.greedy_parts_note(nasnet))
+    warnings_only = runner.parse_iosc(subprocess.CompletedProcess(
+        [], 0, "\n".join(NASNET.splitlines()[:2]), ""))
+    tally.check("without the note, each warning counts",
+                warnings_only.get("parts_scheduled_greedily") == 2, warnings_only)
+    complete = runner.parse_iosc(subprocess.CompletedProcess([], 0, "", COMPLETE))
+    tally.check("a complete search: no fallback, nothing added",
+                "parts_scheduled_greedily" not in complete and
+                runner.greedy_parts_note(complete) == "", complete)
+    tally.check("predicted speedups", abs(complete["predicted_speedup_over_sequential"] -
+                                          1.375 / 0.833) < 1e-9, complete)
+    tally.finish()
+
+
+if __name__ == "__main__":
+    main()
