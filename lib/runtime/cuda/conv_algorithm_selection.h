@@ -3,7 +3,8 @@
 // Its result is the plan's CudaOptions (proto/iosplan.proto): allow_tf32 and, per Conv op, the
 // algorithm, its workspace and the math type it was measured with.
 //
-// Every live Conv of the final graph is measured, merged convs included, with
+// Every live Conv of the final graph gets a measured algorithm, merged convs included; convs
+// alike in shape and layout (ConvMeasureKey below) share one measurement, made with
 // MeasureConvAlgorithm (runtime/cuda/conv_algorithm.h: cudnnFindConvolutionForwardAlgorithmEx)
 // on device buffers this pass owns: the conv's input filled once with random data in [-1, 1),
 // its weights uploaded, cuDNN's full output, and a workspace that bounds the algorithms
@@ -72,9 +73,9 @@ StatusOr<std::string> ConvMeasureKey(const Graph& graph, NodeId conv,
 // The live Conv nodes of `graph`, in node order: what SelectConvAlgorithms measures.
 std::vector<NodeId> ConvNodesToMeasure(const Graph& graph);
 
-// Measures every live Conv of `graph` on the device, laid out as `memory` places it, and
-// returns the plan's CUDA options. ConvAlgorithm::op is the conv's NodeId, which is the plan's op
-// index (BuildPlan numbers op i = node i of the compacted graph). A conv whose weights are not a
+// Measures every live Conv of `graph` (once per ConvMeasureKey) on the device, laid out as
+// `memory` places it, and returns the plan's CUDA options. ConvAlgorithm::op is the conv's
+// NodeId, which is the plan's op index (BuildPlan numbers op i = node i of the compacted graph). A conv whose weights are not a
 // constant is an Unsupported error naming it.
 StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph, const MemoryPlan& memory,
                                                  const ConvAlgorithmSelectionOptions& options);
