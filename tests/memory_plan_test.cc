@@ -98,6 +98,11 @@ struct Scheduled {
   BlockStructure blocks;
 };
 
+// The schedules the whole-graph tests plan: sequential, and greedy with no stream limit and 2.
+std::vector<Schedule> SchedulesOf(const BlockStructure& blocks) {
+  return {SequentialSchedule(blocks), GreedySchedule(blocks, 0), GreedySchedule(blocks, 2)};
+}
+
 Scheduled Prepare(Graph graph) {
   Status status = Canonicalize(graph, CanonicalizeOptions{}, nullptr);
   EXPECT_TRUE(status.ok()) << status.message();
@@ -202,8 +207,7 @@ TEST(MemoryPlanTest, SchedulesOfSeveralGraphsPassTheChecker) {
   for (auto& [name, graph] : graphs) {
     SCOPED_TRACE(name);
     Scheduled s = Prepare(std::move(graph));
-    for (const Schedule& schedule :
-         {SequentialSchedule(s.blocks), GreedySchedule(s.blocks, 0), GreedySchedule(s.blocks, 2)}) {
+    for (const Schedule& schedule : SchedulesOf(s.blocks)) {
       SCOPED_TRACE(schedule.kind);
       ASSERT_TRUE(ValidateSchedule(s.graph, schedule).ok());
       MemoryPlan plan = PlanOrFail(s.graph, schedule);
@@ -460,8 +464,7 @@ TEST(MemoryPlanTest, InPlacePlansPassTheChecker) {
   for (auto& [name, graph] : graphs) {
     SCOPED_TRACE(name);
     Scheduled s = Prepare(std::move(graph));
-    for (const Schedule& schedule :
-         {SequentialSchedule(s.blocks), GreedySchedule(s.blocks, 0), GreedySchedule(s.blocks, 2)}) {
+    for (const Schedule& schedule : SchedulesOf(s.blocks)) {
       SCOPED_TRACE(schedule.kind);
       auto plan = PlanMemory(s.graph, schedule, 256, true, /*in_place=*/true);
       ASSERT_TRUE(plan.ok()) << plan.status().message();

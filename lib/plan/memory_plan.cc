@@ -467,9 +467,11 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
   const std::vector<std::vector<NodeId>> last_readers = LastStageReaders(graph, node_stage, last);
   auto in_place = [&](const TensorPlacement& a, const TensorPlacement& b, int stage) {
     if (a.offset != b.offset || a.bytes != b.bytes) return false;
-    for (const auto& [out, in] : {std::make_pair(a.value, b.value), std::make_pair(b.value, a.value)}) {
+    for (const auto& [out, in] :
+         {std::make_pair(a.value, b.value), std::make_pair(b.value, a.value)}) {
       const NodeId n = producer[out];
-      if (n >= 0 && node_stage[n] == stage && first[out] == stage && views_of[static_cast<size_t>(in)].empty() &&
+      if (n >= 0 && node_stage[n] == stage && first[out] == stage &&
+          views_of[static_cast<size_t>(in)].empty() &&
           InPlacePair(graph, n, in, stage, last[in], last_readers[in]))
         return true;
     }

@@ -63,8 +63,9 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule,
 // The checker the tests run: every non-constant value is placed inside the arena, aligned, and
 // no two values whose live intervals overlap share a byte, except a view and its base, which
 // must hold the view's bytes while the view is live, and an in-place output and its input, which
-// may hold the same bytes in the stage of the node that writes one over the other; a strided view's pitch is the base's bytes
-// per batch item, and its slices of the items lie inside the base.
+// may hold the same bytes in the stage of the node that writes one over the other; a strided
+// view's pitch is the base's bytes per batch item, and its slices of the items lie inside the
+// base.
 Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan);
 
 }  // namespace ios

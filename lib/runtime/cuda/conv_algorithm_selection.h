@@ -75,8 +75,8 @@ std::vector<NodeId> ConvNodesToMeasure(const Graph& graph);
 
 // Measures every live Conv of `graph` (once per ConvMeasureKey) on the device, laid out as
 // `memory` places it, and returns the plan's CUDA options. ConvAlgorithm::op is the conv's
-// NodeId, which is the plan's op index (BuildPlan numbers op i = node i of the compacted graph). A conv whose weights are not a
-// constant is an Unsupported error naming it.
+// NodeId, which is the plan's op index (BuildPlan numbers op i = node i of the compacted graph).
+// A conv whose weights are not a constant is an Unsupported error naming it.
 StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph, const MemoryPlan& memory,
                                                  const ConvAlgorithmSelectionOptions& options);
 
