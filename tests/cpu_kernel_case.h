@@ -86,6 +86,13 @@ class OneNodeCase : public testing::OneNodeBuilder<OneNodeCase> {
     return *this;
   }
 
+  // Output 0 is written over input `input`'s bytes, as an in-place memory plan places it
+  // (plan/in_place.h): Check hands the kernel that input in the output's buffer.
+  OneNodeCase& OutputOver(size_t input) {
+    output_over_ = static_cast<int>(input);
+    return *this;
+  }
+
   // Runs the reference and CreateCpuKernel (threads 1 and 2) and compares every output.
   void Check(const Tolerance& tolerance, bool expect_fast = true) {
     SCOPED_TRACE(Describe());
@@ -148,7 +155,16 @@ class OneNodeCase : public testing::OneNodeBuilder<OneNodeCase> {
         if (got.back().num_bytes() > 0) std::memset(got.back().raw(), 0xff, got.back().num_bytes());
         out_buffers.push_back(got.back().raw());
       }
-      Status run = kernel.value()->Run(buffers, out_buffers, threads);
+      std::vector<const void*> run_inputs = buffers;
+      if (output_over_ >= 0) {
+        const size_t in = static_cast<size_t>(output_over_);
+        ASSERT_LT(in, buffers.size());
+        ASSERT_EQ(context.input_layout(in), context.output_layout(0));
+        ASSERT_EQ(values_[in].num_bytes(), got[0].num_bytes());
+        std::memcpy(got[0].raw(), buffers[in], got[0].num_bytes());
+        run_inputs[in] = got[0].raw();
+      }
+      Status run = kernel.value()->Run(run_inputs, out_buffers, threads);
       ASSERT_TRUE(run.ok()) << run.message();
       for (size_t o = 0; o < got.size(); ++o) {
         const Layout layout = context.output_layout(o);
@@ -228,6 +244,7 @@ class OneNodeCase : public testing::OneNodeBuilder<OneNodeCase> {
   std::vector<Layout> input_layouts_;
   std::vector<Layout> output_layouts_;
   bool adapted_ = false;
+  int output_over_ = -1;  // OutputOver's input, or -1
 };
 
 }  // namespace ios::cpu_testing

@@ -131,6 +131,39 @@ TEST(CpuLayoutKernelTest, ConvAddsItsResidualInEveryLayout) {
   }
 }
 
+// The same conv writing its output over the residual, as an in-place memory plan places it
+// (plan/in_place.h): oneDNN's sum post-op where the primitive writes Y itself, a copy of the
+// residual otherwise (a row-major Y, which oneDNN here wants blocked); every kernel size, with
+// and without a bias and a fused activation.
+TEST(CpuLayoutKernelTest, ConvAddsItsResidualInPlace) {
+  std::mt19937 rng(19);
+  for (Layout layout : {kCL, kRM}) {
+    for (bool bias : {true, false}) {
+      for (int64_t k : {int64_t{1}, int64_t{3}}) {
+        for (bool relu : {true, false}) {
+          SCOPED_TRACE(LayoutName(layout) + ", k " + std::to_string(k) + (bias ? "" : ", no bias") +
+                       (relu ? ", relu" : ""));
+          const int64_t batch = RandomInt(rng, 1, 3);
+          OneNodeCase c("Conv");
+          c.Input(RandomFloats(rng, {batch, 12, 9, 7})).Constant(RandomFloats(rng, {16, 12, k, k}));
+          if (bias) {
+            c.Constant(RandomFloats(rng, {16}));
+          } else {
+            c.Omitted();
+          }
+          c.Input(RandomFloats(rng, {batch, 16, 9, 7}));
+          c.Attr("kernel_shape", Dims{k, k}).Attr("pads", Dims{k / 2, k / 2, k / 2, k / 2});
+          c.Attr(kFusedResidualAttr, int64_t{1});
+          if (relu) c.Fused(ActivationKind::kRelu);
+          c.Layouts({layout, kRM, kRM, layout}, {layout});
+          c.OutputOver(3);
+          c.Check(DotTolerance(12 * k * k));
+        }
+      }
+    }
+  }
+}
+
 TEST(CpuLayoutKernelTest, WindowPoolsOnChannelsLast) {
   std::mt19937 rng(12);
   struct PoolCase {

@@ -4,7 +4,10 @@
 
 #include <random>
 
+#include "ir/fused_activation.h"
 #include "passes/canonicalize.h"
+#include "passes/fuse_residual_add.h"
+#include "plan/in_place.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
 #include "test_graph_builder.h"
@@ -453,6 +456,51 @@ TEST(MemoryPlanTest, NoInPlaceWriteOverAnInputStillReadInTheSameStage) {
     ASSERT_TRUE(in_place.ok());
     Status check = CheckMemoryPlan(s.graph, other, *in_place);
     EXPECT_TRUE(check.ok()) << other.kind << ": " << check.message();
+  }
+}
+
+// Two residual blocks as the CPU lowering fuses them (passes/fuse_residual_add.h): in the first,
+// Add(conv(conv(a)), a) fuses into the second conv with `a` as its residual, which dies there:
+// the conv writes over it. In the second, Add(conv(b), b) fuses with b as both X and residual;
+// a conv reading X while writing over it would be wrong, so that output keeps bytes of its own.
+TEST(MemoryPlanTest, AConvWritesOverItsResidualButNotOverItsInput) {
+  GraphBuilder builder;
+  ValueId x = builder.Input("x", {1, 8, 16, 16});
+  ValueId a = builder.Op("Relu", {builder.Conv(x, 8, 3, 1)});
+  ValueId b =
+      builder.Op("Relu", {builder.Op("Add", {builder.Conv(builder.Conv(a, 8, 1), 8, 3, 1), a})});
+  ValueId c = builder.Op("Add", {builder.Conv(b, 8, 3, 1), b});
+  Graph graph = builder.Finish({builder.Conv(c, 8, 1)});
+  ASSERT_TRUE(Canonicalize(graph, CanonicalizeOptions{}, nullptr).ok());
+  ASSERT_EQ(FuseConvResidualAdds(graph), 2);
+  auto blocks = PartitionIntoBlocks(graph, BlockOptions{});
+  ASSERT_TRUE(blocks.ok()) << blocks.status().message();
+  std::vector<const Node*> fused;
+  for (const Node& node : graph.nodes)
+    if (!node.dead && HasFusedResidual(node)) fused.push_back(&node);
+  ASSERT_EQ(fused.size(), 2u);
+  const Node& over_residual = *fused[0];
+  const Node& reads_it_twice = *fused[1];
+  ASSERT_EQ(reads_it_twice.inputs[0], reads_it_twice.inputs[3]);
+  ASSERT_NE(over_residual.inputs[0], over_residual.inputs[3]);
+  EXPECT_TRUE(MayRunInPlace(graph, over_residual, 3));
+  EXPECT_FALSE(MayRunInPlace(graph, over_residual, 0));
+  EXPECT_FALSE(MayRunInPlace(graph, reads_it_twice, 3));
+
+  for (const Schedule& schedule : SchedulesOf(*blocks)) {
+    SCOPED_TRACE(schedule.kind);
+    auto plan = PlanMemory(graph, schedule, 256, true, /*in_place=*/true);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    Status check = CheckMemoryPlan(graph, schedule, *plan);
+    ASSERT_TRUE(check.ok()) << check.message();
+    EXPECT_EQ(PlacementOf(*plan, over_residual.outputs[0]).offset,
+              PlacementOf(*plan, over_residual.inputs[3]).offset);
+    EXPECT_FALSE(Intersect(PlacementOf(*plan, reads_it_twice.outputs[0]),
+                           PlacementOf(*plan, reads_it_twice.inputs[0])));
+    // Off, the residual and the output are apart.
+    MemoryPlan apart = PlanOrFail(graph, schedule);
+    EXPECT_FALSE(Intersect(PlacementOf(apart, over_residual.outputs[0]),
+                           PlacementOf(apart, over_residual.inputs[3])));
   }
 }
 

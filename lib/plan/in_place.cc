@@ -2,23 +2,43 @@
 
 #include <string>
 
+#include "ir/fused_activation.h"
+
 namespace ios {
 
-bool MayRunInPlace(const Graph& graph, const Node& node, size_t input_index) {
+namespace {
+
+bool IsTwoInputElementwise(const Node& node) {
   static const char* const kOps[] = {"Add", "Sub", "Mul", "Div", "Max", "Min", "Sum"};
   bool elementwise = false;
   for (const char* op : kOps) elementwise = elementwise || node.op_type == op;
-  if (!elementwise || node.inputs.size() != 2 ||
-      node.outputs.size() != 1 || input_index >= node.inputs.size())
+  return elementwise && node.inputs.size() == 2;
+}
+
+// A Conv's fused residual (input 3) that the conv reads nowhere else.
+bool IsOnlyResidual(const Node& node, size_t input_index) {
+  if (node.op_type != "Conv" || !HasFusedResidual(node) || input_index != 3 ||
+      node.inputs.size() != 4)
+    return false;
+  for (size_t i = 0; i < 3; ++i)
+    if (node.inputs[i] == node.inputs[3]) return false;
+  return true;
+}
+
+}  // namespace
+
+bool MayRunInPlace(const Graph& graph, const Node& node, size_t input_index) {
+  if (node.outputs.size() != 1 || input_index >= node.inputs.size() ||
+      (!IsTwoInputElementwise(node) && !IsOnlyResidual(node, input_index)))
     return false;
   const ValueId in = node.inputs[input_index];
   const ValueId out = node.outputs[0];
   if (in == kNoValue || out == kNoValue) return false;
   const Value& input = graph.values[in];
   const Value& output = graph.values[out];
-  return !input.constant && input.has_shape && output.has_shape &&
-         input.dtype == DType::kFloat32 && output.dtype == DType::kFloat32 &&
-         input.dims == output.dims && input.layout == output.layout;
+  return !input.constant && input.has_shape && output.has_shape && input.dtype == DType::kFloat32 &&
+         output.dtype == DType::kFloat32 && input.dims == output.dims &&
+         input.layout == output.layout;
 }
 
 }  // namespace ios

@@ -10,6 +10,12 @@
 // those (runtime/cpu/elementwise_cpu.cc, runtime/cuda/kernels/elementwise_impl.cu) computes
 // element i of the output from element i of that input and writes nothing else, so reading and
 // writing the same bytes gives the same result.
+//
+// A float32 Conv with a fused residual (passes/fuse_residual_add.h) may write its output over
+// the residual (input 3) when no other input of it is that value: the CPU kernel then adds the
+// residual as oneDNN's sum post-op, which reads element i of Y before writing it, as
+// onnxruntime's Conv with a Sum input does (runtime/cpu/conv_cpu.cc). CUDA plans do not use
+// in-place outputs.
 #pragma once
 
 #include <cstddef>
