@@ -160,6 +160,75 @@ struct ChannelsLastPool {
   const AxisWindows* axes;  // D, H, W
 };
 
+// Channels of one output pixel over its window's input pixels (`taps`), the partial results in
+// vector registers: accumulating into Y instead loaded and stored each output element once per
+// tap, which left Inception V3's 3x3 average pools at batch 8 at 2.5x onnxruntime's time. GCC's
+// vector extension is one AVX-512 register, two AVX2 or four SSE ones in each clone.
+// The helpers are inlined into each clone, so no vector crosses a call: GCC's note that the
+// baseline target passes them differently (-Wpsabi) does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef float Floats16 __attribute__((vector_size(64)));
+
+IOS_ALWAYS_INLINE Floats16 Load16(const float* p) {
+  Floats16 v;
+  __builtin_memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+IOS_ALWAYS_INLINE void Store16(float* p, Floats16 v) { __builtin_memcpy(p, &v, sizeof(v)); }
+
+IOS_ALWAYS_INLINE Floats16 Max16(Floats16 a, Floats16 x) { return x > a ? x : a; }
+
+template <bool kIsMax>
+IOS_ALWAYS_INLINE void PoolPixelChannels(const float* const* taps, int64_t tap_count,
+                                         int64_t channels, float scale, float* __restrict yp) {
+  const float init = kIsMax ? std::numeric_limits<float>::lowest() : 0.f;
+  const Floats16 init16 = init - Floats16{};
+  const Floats16 scale16 = scale + Floats16{};
+  int64_t c = 0;
+  for (; c + 64 <= channels; c += 64) {  // four registers' worth: independent chains
+    Floats16 a0 = init16, a1 = init16, a2 = init16, a3 = init16;
+    for (int64_t t = 0; t < tap_count; ++t) {
+      const float* xp = taps[t] + c;
+      if (kIsMax) {
+        a0 = Max16(a0, Load16(xp));
+        a1 = Max16(a1, Load16(xp + 16));
+        a2 = Max16(a2, Load16(xp + 32));
+        a3 = Max16(a3, Load16(xp + 48));
+      } else {
+        a0 += Load16(xp);
+        a1 += Load16(xp + 16);
+        a2 += Load16(xp + 32);
+        a3 += Load16(xp + 48);
+      }
+    }
+    if (!kIsMax) {
+      a0 *= scale16;
+      a1 *= scale16;
+      a2 *= scale16;
+      a3 *= scale16;
+    }
+    Store16(yp + c, a0);
+    Store16(yp + c + 16, a1);
+    Store16(yp + c + 32, a2);
+    Store16(yp + c + 48, a3);
+  }
+  for (; c + 16 <= channels; c += 16) {
+    Floats16 a = init16;
+    for (int64_t t = 0; t < tap_count; ++t)
+      a = kIsMax ? Max16(a, Load16(taps[t] + c)) : a + Load16(taps[t] + c);
+    Store16(yp + c, kIsMax ? a : a * scale16);
+  }
+  for (; c < channels; ++c) {
+    float a = init;
+    for (int64_t t = 0; t < tap_count; ++t) {
+      const float x = taps[t][c];
+      a = kIsMax ? (x > a ? x : a) : a + x;
+    }
+    yp[c] = kIsMax ? a : a * scale;
+  }
+}
+
 // Output pixels [begin, end) of all batch items, counted from the first item's first pixel.
 // One clone per x86 vector width (cpu_vector_clones.h): the channel loops are the work.
 IOS_VECTOR_CLONES void ChannelsLastPoolPixels(const ChannelsLastPool& pool, const float* x,
@@ -171,6 +240,7 @@ IOS_VECTOR_CLONES void ChannelsLastPoolPixels(const ChannelsLastPool& pool, cons
   const int64_t out_pixels = ad.out * ah.out * aw.out;
   const int64_t in_pixels = ad.in * ah.in * aw.in;
   const int64_t c_count = pool.channels;
+  std::vector<const float*> taps;
   for (int64_t p = begin; p < end; ++p) {
     const int64_t n = p / out_pixels;
     int64_t rest = p % out_pixels;
@@ -180,31 +250,30 @@ IOS_VECTOR_CLONES void ChannelsLastPoolPixels(const ChannelsLastPool& pool, cons
     const int64_t od = rest / ah.out;
     float* __restrict yp = y + p * c_count;
     const float* xn = x + n * in_pixels * c_count;
-    const float init = kind == PoolKind::kMax ? std::numeric_limits<float>::lowest() : 0.f;
-    for (int64_t c = 0; c < c_count; ++c) yp[c] = init;
+    taps.clear();
     for (int64_t kd = ad.k_begin[od]; kd < ad.k_end[od]; ++kd) {
       const int64_t d = ad.start[od] + kd * ad.dilation;
       for (int64_t kh = ah.k_begin[oh]; kh < ah.k_end[oh]; ++kh) {
         const int64_t h = ah.start[oh] + kh * ah.dilation;
         for (int64_t kw = aw.k_begin[ow]; kw < aw.k_end[ow]; ++kw) {
           const int64_t w = aw.start[ow] + kw * aw.dilation;
-          const float* __restrict xp = xn + ((d * ah.in + h) * aw.in + w) * c_count;
-          if (kind == PoolKind::kMax) {
-            for (int64_t c = 0; c < c_count; ++c) yp[c] = xp[c] > yp[c] ? xp[c] : yp[c];
-          } else {
-            for (int64_t c = 0; c < c_count; ++c) yp[c] += xp[c];
-          }
+          taps.push_back(xn + ((d * ah.in + h) * aw.in + w) * c_count);
         }
       }
     }
-    if (kind == PoolKind::kMax) continue;
+    const int64_t tap_count = static_cast<int64_t>(taps.size());
+    if (kind == PoolKind::kMax) {
+      PoolPixelChannels<true>(taps.data(), tap_count, c_count, 1.f, yp);
+      continue;
+    }
     const int64_t divisor =
         kind == PoolKind::kAverageIncludePad
             ? ad.padded_taps[od] * ah.padded_taps[oh] * aw.padded_taps[ow]
             : (ad.k_end[od] - ad.k_begin[od]) * (ah.k_end[oh] - ah.k_begin[oh]) *
                   (aw.k_end[ow] - aw.k_begin[ow]);
+    // No tap inside the input (or a zero divisor): the reference's 0.
     const float scale = divisor > 0 ? 1.f / static_cast<float>(divisor) : 0.f;
-    for (int64_t c = 0; c < c_count; ++c) yp[c] = divisor > 0 ? yp[c] * scale : 0.f;
+    PoolPixelChannels<false>(taps.data(), divisor > 0 ? tap_count : 0, c_count, scale, yp);
   }
 }
 
