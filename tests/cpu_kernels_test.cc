@@ -500,6 +500,28 @@ TEST(CpuKernelTest, Activations) {
   }
 }
 
+// Activations writing over their input, as an in-place memory plan places them
+// (plan/in_place.h): the own loops, the vectorised Sigmoid, oneDNN's eltwise primitive (Tanh,
+// Elu, Mish) and Clip with its bounds as inputs; sizes split over one and two threads.
+TEST(CpuKernelTest, ActivationsInPlace) {
+  std::mt19937 rng(1112);
+  for (const Dims& dims : {Dims{2, 5, 33, 17}, Dims{1, 64, 56, 56}}) {
+    for (const char* op : {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSwish", "Elu", "Softplus",
+                           "Mish"}) {
+      SCOPED_TRACE(std::string(op) + " " + DimsToString(dims));
+      OneNodeCase c(op, 18);
+      c.Input(RandomFloats(rng, dims, -6.f, 6.f)).OutputOver(0);
+      c.Check(kElementwise);
+    }
+    OneNodeCase clip("Clip", 13);
+    clip.Input(RandomFloats(rng, dims, -3.f, 3.f))
+        .Constant(Tensor::FromFloat({-1.f}, {}))
+        .Constant(Tensor::FromFloat({2.f}, {}))
+        .OutputOver(0);
+    clip.Check(kExact);
+  }
+}
+
 // ---- Softmax -------------------------------------------------------------------------------
 
 TEST(CpuKernelTest, Softmax) {

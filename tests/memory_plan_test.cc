@@ -504,6 +504,41 @@ TEST(MemoryPlanTest, AConvWritesOverItsResidualButNotOverItsInput) {
   }
 }
 
+// A standalone Relu writes over its input when the Relu is that input's last reader, not when
+// a later op still reads it.
+TEST(MemoryPlanTest, AnActivationWritesOverTheInputItKills) {
+  GraphBuilder builder;
+  ValueId x = builder.Input("x", {1, 8, 16, 16});
+  ValueId sum = builder.Op("Add", {builder.Conv(x, 8, 3, 1), builder.Conv(x, 8, 1)});
+  ValueId relu = builder.Op("Relu", {sum});
+  ValueId c = builder.Conv(relu, 8, 3, 1);
+  ValueId kept = builder.Op("Sigmoid", {c});
+  Graph graph = builder.Finish({builder.Op("Mul", {builder.Conv(kept, 8, 1), c})});
+  Scheduled s = Prepare(std::move(graph));
+  const Node* relu_node = nullptr;
+  const Node* sigmoid_node = nullptr;
+  for (const Node& node : s.graph.nodes) {
+    if (node.dead) continue;
+    if (node.op_type == "Relu") relu_node = &node;
+    if (node.op_type == "Sigmoid") sigmoid_node = &node;
+  }
+  ASSERT_NE(relu_node, nullptr);
+  ASSERT_NE(sigmoid_node, nullptr);
+  EXPECT_TRUE(MayRunInPlace(s.graph, *relu_node, 0));
+  for (const Schedule& schedule : SchedulesOf(s.blocks)) {
+    SCOPED_TRACE(schedule.kind);
+    auto plan = PlanMemory(s.graph, schedule, 256, true, /*in_place=*/true);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    Status check = CheckMemoryPlan(s.graph, schedule, *plan);
+    ASSERT_TRUE(check.ok()) << check.message();
+    EXPECT_EQ(PlacementOf(*plan, relu_node->outputs[0]).offset,
+              PlacementOf(*plan, relu_node->inputs[0]).offset);
+    // The Sigmoid's input is read again by the Mul.
+    EXPECT_FALSE(Intersect(PlacementOf(*plan, sigmoid_node->outputs[0]),
+                           PlacementOf(*plan, sigmoid_node->inputs[0])));
+  }
+}
+
 // In place everywhere it is allowed, the plans of the test graphs still pass the checker and
 // keep concurrent groups apart.
 TEST(MemoryPlanTest, InPlacePlansPassTheChecker) {

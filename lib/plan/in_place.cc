@@ -15,6 +15,15 @@ bool IsTwoInputElementwise(const Node& node) {
   return elementwise && node.inputs.size() == 2;
 }
 
+// A standalone activation's input X (Relu, Clip, Sigmoid, ...: ActivationKindFromOpType), when
+// Clip's bounds are other values.
+bool IsActivationInput(const Node& node, size_t input_index) {
+  if (input_index != 0 || !ActivationKindFromOpType(node.op_type)) return false;
+  for (size_t i = 1; i < node.inputs.size(); ++i)
+    if (node.inputs[i] == node.inputs[0]) return false;
+  return true;
+}
+
 // A Conv's fused residual (input 3) that the conv reads nowhere else.
 bool IsOnlyResidual(const Node& node, size_t input_index) {
   if (node.op_type != "Conv" || !HasFusedResidual(node) || input_index != 3 ||
@@ -29,7 +38,8 @@ bool IsOnlyResidual(const Node& node, size_t input_index) {
 
 bool MayRunInPlace(const Graph& graph, const Node& node, size_t input_index) {
   if (node.outputs.size() != 1 || input_index >= node.inputs.size() ||
-      (!IsTwoInputElementwise(node) && !IsOnlyResidual(node, input_index)))
+      (!IsTwoInputElementwise(node) && !IsActivationInput(node, input_index) &&
+       !IsOnlyResidual(node, input_index)))
     return false;
   const ValueId in = node.inputs[input_index];
   const ValueId out = node.outputs[0];

@@ -9,7 +9,11 @@
 // inputs and that input has the output's dims, dtype and layout: every backend's kernel for
 // those (runtime/cpu/elementwise_cpu.cc, runtime/cuda/kernels/elementwise_impl.cu) computes
 // element i of the output from element i of that input and writes nothing else, so reading and
-// writing the same bytes gives the same result.
+// writing the same bytes gives the same result. So may a float32 standalone activation (Relu,
+// LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu, Softplus, Mish, Selu, Celu,
+// Softsign, ThresholdedRelu) over its input X: the CPU kernels map element i to element i
+// (runtime/cpu/activation_cpu.cc; oneDNN's eltwise primitive, which some kinds run, takes
+// src == dst).
 //
 // A float32 Conv with a fused residual (passes/fuse_residual_add.h) may write its output over
 // the residual (input 3) when no other input of it is that value: the CPU kernel then adds the

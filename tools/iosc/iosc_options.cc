@@ -112,9 +112,9 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
       ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--in-place", options->in_place,
                  "Memory plan of a --device cpu plan: an elementwise Add, Sub, Mul, Div, Max, Min "
-                 "or Sum of two inputs, or a conv's fused residual Add, writes its output over "
-                 "an input of its shape that no later op reads, as onnxruntime does, so the "
-                 "output stays in the cache (off: "
+                 "or Sum of two inputs, a standalone activation (Relu, Clip, Sigmoid, ...), or a "
+                 "conv's fused residual Add writes its output over an input of its shape that "
+                 "no later op reads, as onnxruntime does, so the output stays in the cache (off: "
                  "every output has bytes of its own, for comparison). CUDA plans do not do it "
                  "yet")
       ->capture_default_str()
