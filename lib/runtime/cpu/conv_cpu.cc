@@ -58,6 +58,11 @@ namespace {
 
 using dnnl::memory;
 
+// ThreadScratch slots: 0 src, 1 weights, 2 dst (reorders), 3 oneDNN's scratchpad, and the copy
+// of an in-place residual that no primitive adds itself.
+constexpr int kResidualCopySlot = 4;
+static_assert(kResidualCopySlot < kScratchSlots, "kernels use slots below kScratchSlots");
+
 // Output positions below which a layout choice flips (see the table above).
 constexpr int64_t kSmallOutput = 128;
 
@@ -174,7 +179,7 @@ class ConvCpuKernel : public CpuKernel {
         // No primitive writes Y itself with the sum post-op (it wants another dst layout): the
         // residual is copied aside and added as when it has bytes of its own.
         const size_t bytes = static_cast<size_t>(NumElements(setup_.dst)) * sizeof(float);
-        void* copy = ThreadScratch(4, bytes);
+        void* copy = ThreadScratch(kResidualCopySlot, bytes);
         if (copy == nullptr) return Internal(setup_.label + ": out of memory");
         std::memcpy(copy, residual, bytes);
         residual = copy;

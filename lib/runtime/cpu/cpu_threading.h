@@ -76,7 +76,7 @@ void ParallelFor(int64_t count, int threads, Fn&& fn) {
 // by the next request for slot s on this thread, so a kernel uses each slot once per run.
 // Kernels use slots below kScratchSlots; the layout adapter (layout_adapter_cpu.h), which runs
 // a kernel inside it, those from kScratchSlots on. Null when the memory cannot be had.
-constexpr int kScratchSlots = 4;
+constexpr int kScratchSlots = 5;
 void* ThreadScratch(int slot, size_t bytes);
 
 }  // namespace ios
