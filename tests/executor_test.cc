@@ -281,6 +281,29 @@ TEST(ExecutorTest, ReusesItsWorkersOverManyRunsOfDifferentLists) {
   }
 }
 
+// A run wakes only the workers of its streams: an idle worker woken at every run took a core
+// just as the origin's op forked its OpenMP team (the CPU stage profiler's one-stream stages).
+// Condition variables may wake spuriously, and a worker still finishing the previous run may see
+// the next one published, so a few idle wake-ups are allowed, not one per run.
+TEST(ExecutorTest, ARunWakesOnlyItsStreamsWorkers) {
+  Fan fan = MakeFan();
+  const CommandList one_stream = Lower(fan.graph, FanSchedule(fan), 1);
+  const CommandList two_streams = Lower(fan.graph, FanSchedule(fan), 2);
+  ASSERT_EQ(one_stream.streams.size(), 1u);
+  ASSERT_EQ(two_streams.streams.size(), 2u);
+  StreamExecutor executor(4);
+  RecordingRunner runner(fan.graph);
+  ASSERT_TRUE(executor.Run(two_streams, runner).ok());
+  constexpr int kRuns = 200;
+  for (int run = 0; run < kRuns; ++run) {
+    runner.Reset();
+    ASSERT_TRUE(executor.Run(one_stream, runner).ok());
+  }
+  EXPECT_EQ(executor.IdleWakeups(0), 0);
+  for (int worker = 1; worker < 4; ++worker)
+    EXPECT_LT(executor.IdleWakeups(worker), kRuns / 20) << "worker " << worker;
+}
+
 TEST(ExecutorTest, AFailingOpReturnsItsStatusAndReleasesWaiters) {
   Fan f = MakeFan();
   CommandList list = Lower(f.graph, FanSchedule(f), 4);

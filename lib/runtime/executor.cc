@@ -2,9 +2,9 @@
 //
 // Synchronisation:
 //   - Control (one mutex): Run publishes a run by bumping `generation` (with the list, the
-//     runner and `running` = number of streams) and notifying `work_ready`; each worker whose
-//     index is below the run's stream count executes its stream; the last stream to finish
-//     notifies `run_done`, which Run blocks on.
+//     runner and `running` = number of streams) and notifying the `work_ready` of each worker
+//     whose index is below the run's stream count, which executes its stream (the others sleep
+//     on); the last stream to finish notifies `run_done`, which Run blocks on.
 //   - Events: one mutex + condition variable + flag per event, reset at the start of every run
 //     (before it is published, while every worker is idle). Record sets the flag under the
 //     event's mutex and notifies; wait blocks until the flag is set or the run has failed.
@@ -20,6 +20,7 @@
 // Nothing spins: every wait is a condition-variable wait on a predicate.
 #include "runtime/executor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <string>
@@ -39,7 +40,11 @@ struct Event {
 
 struct StreamExecutor::Impl {
   std::mutex mutex;  // control: everything down to `running`
-  std::condition_variable work_ready;
+  // One per worker, so that a run wakes only the workers of its streams: a worker woken for
+  // nothing took a core just as the origin's op forked its OpenMP team, which then shared one
+  // core for tens of milliseconds (the stage profiler's one-stream stages, on two cores).
+  std::vector<std::unique_ptr<std::condition_variable>> work_ready;
+  std::vector<int64_t> idle_wakeups;  // per worker, under `mutex` (IdleWakeups)
   std::condition_variable run_done;
   bool shutdown = false;
   uint64_t generation = 0;
@@ -136,11 +141,15 @@ void StreamExecutor::Impl::WorkerLoop(int index) {
     std::vector<TraceSpan>* spans = nullptr;
     {
       std::unique_lock<std::mutex> lock(mutex);
-      work_ready.wait(lock, [&] { return shutdown || generation != seen_generation; });
+      work_ready[static_cast<size_t>(index)]->wait(
+          lock, [&] { return shutdown || generation != seen_generation; });
       if (shutdown) return;
       seen_generation = generation;
       // Not in this run (or woke after a run without this stream had already finished).
-      if (commands == nullptr || index >= static_cast<int>(commands->streams.size())) continue;
+      if (commands == nullptr || index >= static_cast<int>(commands->streams.size())) {
+        ++idle_wakeups[static_cast<size_t>(index)];
+        continue;
+      }
       stream = &commands->streams[index];
       op_runner = runner;
       if (trace != nullptr) spans = &trace->streams[index];
@@ -156,6 +165,9 @@ void StreamExecutor::Impl::WorkerLoop(int index) {
 }
 
 StreamExecutor::StreamExecutor(int num_streams) : impl_(std::make_unique<Impl>()) {
+  for (int i = 0; i < num_streams; ++i)
+    impl_->work_ready.push_back(std::make_unique<std::condition_variable>());
+  impl_->idle_wakeups.assign(static_cast<size_t>(std::max(num_streams, 0)), 0);
   for (int i = 0; i < num_streams; ++i) workers_.emplace_back([this, i] { impl_->WorkerLoop(i); });
 }
 
@@ -164,8 +176,14 @@ StreamExecutor::~StreamExecutor() {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->shutdown = true;
   }
-  impl_->work_ready.notify_all();
+  for (const auto& ready : impl_->work_ready) ready->notify_all();
   for (std::thread& worker : workers_) worker.join();
+}
+
+int64_t StreamExecutor::IdleWakeups(int index) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  if (index < 0 || index >= static_cast<int>(impl_->idle_wakeups.size())) return 0;
+  return impl_->idle_wakeups[static_cast<size_t>(index)];
 }
 
 Status StreamExecutor::Run(const CommandList& commands, OpRunner& runner, RunTrace* trace) {
@@ -208,7 +226,7 @@ Status StreamExecutor::Run(const CommandList& commands, OpRunner& runner, RunTra
     impl.running = static_cast<int>(commands.streams.size());
     ++impl.generation;
   }
-  impl.work_ready.notify_all();
+  for (size_t s = 0; s < commands.streams.size(); ++s) impl.work_ready[s]->notify_one();
   {
     std::unique_lock<std::mutex> lock(impl.mutex);
     impl.run_done.wait(lock, [&] { return impl.running == 0; });

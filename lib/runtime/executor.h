@@ -3,6 +3,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -35,6 +36,10 @@ class StreamExecutor {
   // With `trace`, every command's times are recorded into it (each stream's worker appends to
   // its own list, so tracing adds two clock reads per command and no synchronisation).
   Status Run(const CommandList& commands, OpRunner& runner, RunTrace* trace = nullptr);
+
+  // How many times worker `index` woke for a run without a stream of its own (a run wakes only
+  // its streams' workers, so this counts the condition variable's spurious wake-ups).
+  int64_t IdleWakeups(int index) const;
 
  private:
   struct Impl;
