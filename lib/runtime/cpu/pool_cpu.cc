@@ -166,9 +166,8 @@ struct ChannelsLastPool {
 // vector extension is one AVX-512 register, two AVX2 or four SSE ones in each clone.
 // The helpers are inlined into each clone, so no vector crosses a call: GCC's note that the
 // baseline target passes them differently (-Wpsabi) does not apply.
-#if defined(__GNUC__) && !defined(__clang__)
+// (Clang reads the same pragma and has the same warning; the sanitizer builds use it.)
 #pragma GCC diagnostic ignored "-Wpsabi"
-#endif
 typedef float Floats16 __attribute__((vector_size(64)));
 
 IOS_ALWAYS_INLINE Floats16 Load16(const float* p) {
