@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
 namespace ios {
 namespace {
 
@@ -67,6 +71,16 @@ TEST(GraphTest, ReplaceAllUsesRewritesInputsAndOutputs) {
   EXPECT_EQ(g.outputs[0], b);
   g.ReplaceAllUses(a, b);
   EXPECT_EQ(g.nodes[2].inputs[0], b);
+}
+
+// Float tensors read as integers (shape inputs, axes) convert as Cast does: toward zero, and
+// INT64_MIN for NaN and out-of-range values instead of undefined behaviour (a fuzzer finding).
+TEST(TensorTest, IntAtOfFloatsIsDefinedForEveryValue) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor f = Tensor::FromFloat({2.9f, -2.9f, std::nanf(""), inf, -inf, 1e30f}, {6});
+  EXPECT_EQ(f.IntAt(0), 2);
+  EXPECT_EQ(f.IntAt(1), -2);
+  for (int64_t i = 2; i < 6; ++i) EXPECT_EQ(f.IntAt(i), INT64_MIN) << "element " << i;
 }
 
 }  // namespace

@@ -47,10 +47,12 @@ int64_t Tensor::IntAt(int64_t i) const {
       return data<uint8_t>()[i];
     case DType::kBool:
       return data<uint8_t>()[i] != 0;
+    // As Cast converts (kernels/math/cast_math.h): toward zero, and INT64_MIN for NaN and
+    // values outside int64, where a plain cast is undefined (the fuzzer fed a NaN).
     case DType::kFloat32:
-      return static_cast<int64_t>(data<float>()[i]);
+      return CastToWideInteger(CastValue{true, data<float>()[i], 0});
     case DType::kFloat64:
-      return static_cast<int64_t>(data<double>()[i]);
+      return CastToWideInteger(CastValue{true, data<double>()[i], 0});
     default:
       return 0;
   }
