@@ -96,6 +96,22 @@ TEST(CpuLayoutKernelTest, ConvTakesEveryLayoutPair) {
   }
 }
 
+// A 12 -> 16 channel k x k conv (same padding) at 9x7 with a fused residual input
+// (passes/fuse_residual_add.h), with or without a bias.
+OneNodeCase ResidualConv(std::mt19937& rng, int64_t batch, int64_t k, bool bias) {
+  OneNodeCase c("Conv");
+  c.Input(RandomFloats(rng, {batch, 12, 9, 7})).Constant(RandomFloats(rng, {16, 12, k, k}));
+  if (bias) {
+    c.Constant(RandomFloats(rng, {16}));
+  } else {
+    c.Omitted();
+  }
+  c.Input(RandomFloats(rng, {batch, 16, 9, 7}));
+  c.Attr("kernel_shape", Dims{k, k}).Attr("pads", Dims{k / 2, k / 2, k / 2, k / 2});
+  c.Attr(kFusedResidualAttr, int64_t{1});
+  return c;
+}
+
 // A conv with a fused residual (passes/fuse_residual_add.h) in every layout: oneDNN's binary
 // post-op where the primitive takes the residual's layout, the kernel's own add after it
 // otherwise; with and without a bias, with the activation after the sum.
@@ -113,16 +129,7 @@ TEST(CpuLayoutKernelTest, ConvAddsItsResidualInEveryLayout) {
                      " residual, " + LayoutName(layouts.y) + " y, k " + std::to_string(k) +
                      (bias ? "" : ", no bias"));
         const int64_t batch = RandomInt(rng, 1, 2);
-        OneNodeCase c("Conv");
-        c.Input(RandomFloats(rng, {batch, 12, 9, 7})).Constant(RandomFloats(rng, {16, 12, k, k}));
-        if (bias) {
-          c.Constant(RandomFloats(rng, {16}));
-        } else {
-          c.Omitted();
-        }
-        c.Input(RandomFloats(rng, {batch, 16, 9, 7}));
-        c.Attr("kernel_shape", Dims{k, k}).Attr("pads", Dims{k / 2, k / 2, k / 2, k / 2});
-        c.Attr(kFusedResidualAttr, int64_t{1});
+        OneNodeCase c = ResidualConv(rng, batch, k, bias);
         c.Fused(ActivationKind::kRelu);
         c.Layouts({layouts.x, kRM, kRM, layouts.residual}, {layouts.y});
         c.Check(DotTolerance(12 * k * k));
@@ -144,16 +151,7 @@ TEST(CpuLayoutKernelTest, ConvAddsItsResidualInPlace) {
           SCOPED_TRACE(LayoutName(layout) + ", k " + std::to_string(k) + (bias ? "" : ", no bias") +
                        (relu ? ", relu" : ""));
           const int64_t batch = RandomInt(rng, 1, 3);
-          OneNodeCase c("Conv");
-          c.Input(RandomFloats(rng, {batch, 12, 9, 7})).Constant(RandomFloats(rng, {16, 12, k, k}));
-          if (bias) {
-            c.Constant(RandomFloats(rng, {16}));
-          } else {
-            c.Omitted();
-          }
-          c.Input(RandomFloats(rng, {batch, 16, 9, 7}));
-          c.Attr("kernel_shape", Dims{k, k}).Attr("pads", Dims{k / 2, k / 2, k / 2, k / 2});
-          c.Attr(kFusedResidualAttr, int64_t{1});
+          OneNodeCase c = ResidualConv(rng, batch, k, bias);
           if (relu) c.Fused(ActivationKind::kRelu);
           c.Layouts({layout, kRM, kRM, layout}, {layout});
           c.OutputOver(3);
