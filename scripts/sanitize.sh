@@ -31,7 +31,7 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 start=$SECONDS
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS=-O1 -DIOS_ENABLE_CUDA=OFF -DIOS_SANITIZE=address,undefined -DIOS_FUZZ=ON \
+  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DIOS_ENABLE_CUDA=OFF -DIOS_SANITIZE=address,undefined -DIOS_FUZZ=ON \
   -DIOS_WERROR=ON -DIOS_BUILD_TESTS=ON >/dev/null
 cmake --build "$build" --parallel "$(nproc)"
 echo "sanitize: build took $((SECONDS - start)) s"
@@ -50,7 +50,7 @@ echo "sanitize: CLI tests took $((SECONDS - start)) s"
 start=$SECONDS
 tsan_build="$(dirname "$build")/build-tsan"
 CC=clang CXX=clang++ cmake -S "$root" -B "$tsan_build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS=-O1 -DIOS_ENABLE_CUDA=OFF -DIOS_SANITIZE=thread -DIOS_WERROR=ON \
+  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DIOS_ENABLE_CUDA=OFF -DIOS_SANITIZE=thread -DIOS_WERROR=ON \
   -DIOS_BUILD_TESTS=ON >/dev/null
 cmake --build "$tsan_build" --parallel "$(nproc)" --target ios_session_tsan_test
 # The benchmark networks were generated into the ASan build by its CLI tests' fixture.
