@@ -14,6 +14,9 @@ def parse_args():
     parser.add_argument("--iosrun", required=True)
     parser.add_argument("--build-dir", required=True)
     parser.add_argument("--source-dir", required=True)
+    # Set by tests/CMakeLists.txt in a sanitizer build (IOS_SANITIZE), where the CLIs run several
+    # times slower: a test may then check memory safety on a smaller matrix.
+    parser.add_argument("--sanitized", action="store_true")
     return parser.parse_args()
 
 

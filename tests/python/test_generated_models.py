@@ -241,6 +241,7 @@ def main(argv=None):
     parser.add_argument("--source-dir", help="ignored (the source tree is found from this file)")
     parser.add_argument("--iosc", help="ignored")
     parser.add_argument("--iosrun", help="ignored")
+    parser.add_argument("--sanitized", action="store_true", help="ignored")
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated subset")
     parser.add_argument("--force", action="store_true", help="regenerate even if up to date")
     args = parser.parse_args(argv)
