@@ -4,8 +4,8 @@
 #   1. the unit tests (ctest -L unit, which also replays every fuzz reproducer and seed), less
 #      the search's timing printout (IosSchedulerPerfTest: 40 s under ASan, and its figures mean
 #      nothing there; the scheduler's other tests run its paths);
-#   2. the CLI tests on the bundled models (ctest -L python, given --sanitized, with which
-#      test_iosrun_check runs half its matrix), less the three whose time goes to
+#   2. the CLI tests on the bundled models (ctest -L python, given --sanitized, with which a
+#      few of them check a smaller matrix), less the three whose time goes to
 #      float64 reference evaluation, which the unit tests cover, and the installed example (a
 #      plain program cannot load an ASan libios.so) (-E below);
 #   3. ThreadSanitizer over the CPU session with its real kernels on Inception V3's IOS plan
@@ -34,8 +34,8 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 start=$SECONDS
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DIOS_ENABLE_CUDA=OFF -DIOS_SANITIZE=address,undefined -DIOS_FUZZ=ON \
-  -DIOS_WERROR=ON -DIOS_BUILD_TESTS=ON >/dev/null
+  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DIOS_ENABLE_CUDA=OFF -DIOS_SANITIZE=address,undefined \
+  -DIOS_FUZZ=ON -DIOS_WERROR=ON -DIOS_BUILD_TESTS=ON >/dev/null
 cmake --build "$build" --parallel "$(nproc)"
 echo "sanitize: build took $((SECONDS - start)) s"
 
