@@ -201,6 +201,55 @@ TEST(CpuProfilerTest, WarmKernelsGetOneWarmUpRun) {
   EXPECT_EQ(profiler.counters().executor_runs, 3 * (3 + timed) - 2);
 }
 
+// Units alone at a stage's thread share (the search's lower bounds): measured once per unit and
+// share, warming the kernels for such stages; with every thread, the unit's own latency.
+TEST(CpuProfilerTest, UnitsAloneAtAStagesThreadShare) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 16, 24, 24});
+  Graph g = b.Finish({b.Conv(x, 16, 3, 1), b.Conv(x, 16, 1)});
+  StatusOr<UnitGraph> units = FormUnits(g, UnitOptions{});
+  ASSERT_TRUE(units.ok()) << units.status().message();
+  ASSERT_EQ(units->units.size(), 2u);
+  CpuProfilerOptions options = QuickOptions();
+  options.warmup_runs = 3;
+  options.settle_tolerance = 0;  // a fixed number of samples, to count runs
+  options.subtract_launch_overhead = false;
+  options.total_threads = 2;
+  CpuProfilerCostSource profiler(options);
+  if (profiler.total_threads() < 2) GTEST_SKIP() << "OpenMP allows one thread here";
+  EXPECT_TRUE(profiler.BoundsStages());
+  const int64_t timed = options.repeats * options.runs_per_repeat;
+  for (UnitId u : {0, 1}) {
+    StatusOr<double> ms = profiler.UnitAloneLatencyMs(g, *units, u, 2);
+    ASSERT_TRUE(ms.ok()) << ms.status().message();
+    EXPECT_GT(*ms, 0);
+    EXPECT_DOUBLE_EQ(*profiler.UnitAloneLatencyMs(g, *units, u, 2), *ms);  // not measured again
+  }
+  EXPECT_EQ(profiler.counters().units_alone_measured, 2);
+  EXPECT_EQ(profiler.counters().executor_runs, 2 * (3 + timed));
+  // Both units ran with one thread each: the two-group stage needs one warm-up run.
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}, {1}})).ok());
+  EXPECT_EQ(profiler.counters().executor_runs, 2 * (3 + timed) + 1 + timed);
+  // Width 1: the one-unit stage, one measurement for both.
+  StageCandidate first;
+  first.groups = {{0}};
+  StatusOr<double> whole = profiler.UnitAloneLatencyMs(g, *units, 0, 1);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  EXPECT_DOUBLE_EQ(*profiler.StageLatencyMs(g, *units, first), *whole);
+  EXPECT_EQ(profiler.counters().units_alone_measured, 2);
+
+  // With one thread in all, every share is the whole machine.
+  CpuProfilerOptions one = QuickOptions();
+  one.total_threads = 1;
+  one.bound_stages = false;
+  CpuProfilerCostSource single(one);
+  EXPECT_FALSE(single.BoundsStages());
+  StatusOr<double> narrow = single.UnitAloneLatencyMs(g, *units, 0, 2);
+  ASSERT_TRUE(narrow.ok()) << narrow.status().message();
+  EXPECT_DOUBLE_EQ(*single.UnitAloneLatencyMs(g, *units, 0, 1), *narrow);
+  EXPECT_EQ(single.counters().units_alone_measured, 0);
+}
+
 TEST(CpuProfilerTest, ReusesKernelsAndBuffers) {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 16, 24, 24});

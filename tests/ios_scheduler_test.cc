@@ -489,6 +489,148 @@ TEST(IosSchedulerTest, PruningAndReferenceEndingsNeverBeatTheWiderSpace) {
   }
 }
 
+// A source with lower bounds, for the branch and bound (ios_dp.h). Unit u alone at width w costs
+// a(u, w) = base(u) * (1 + 0.6 (w - 1)), base in [0.3, 1) (a narrower share is slower); a stage
+// costs its largest group's sum of a(u, w), times a contention factor drawn from the stage's
+// groups in [1 - undershoot, 1.5). With undershoot 0 the bounds hold; above it a stage can come in
+// up to that fraction below its bound, as a noisy measurement can.
+class BoundedFakeCost : public StageCostSource {
+ public:
+  BoundedFakeCost(uint64_t seed, bool bounds, double undershoot = 0)
+      : seed_(seed), bounds_(bounds), undershoot_(undershoot) {}
+
+  StatusOr<double> StageLatencyMs(const Graph&, const UnitGraph&,
+                                  const StageCandidate& stage) override {
+    ++stage_calls_;
+    const int width = static_cast<int>(stage.groups.size());
+    std::vector<std::vector<UnitId>> groups = stage.groups;
+    std::sort(groups.begin(), groups.end());
+    uint64_t h = Mix(seed_ ^ 0x5eedULL);
+    double slowest = 0;
+    for (const std::vector<UnitId>& group : groups) {
+      double sum = 0;
+      for (UnitId u : group) {
+        sum += Alone(u, width);
+        h = Mix(h ^ static_cast<uint64_t>(u + 1));
+      }
+      h = Mix(h ^ 0xfeedULL);
+      slowest = std::max(slowest, sum);
+    }
+    const double fraction = static_cast<double>(h >> 11) * 0x1.0p-53;
+    return slowest * (1 - undershoot_ + (0.5 + undershoot_) * fraction);
+  }
+  StatusOr<double> UnitAloneLatencyMs(const Graph&, const UnitGraph&, UnitId unit,
+                                      int stage_width) override {
+    ++unit_calls_;
+    return Alone(unit, stage_width);
+  }
+  bool BoundsStages() const override { return bounds_; }
+  std::string Name() const override { return "bounded-fake"; }
+  DeviceFingerprint Fingerprint() const override { return {}; }
+
+  int64_t stage_calls() const { return stage_calls_; }
+  int64_t unit_calls() const { return unit_calls_; }
+
+ private:
+  double Alone(UnitId u, int width) const {
+    const uint64_t h = Mix(seed_ ^ (static_cast<uint64_t>(u) * 0x9e37ULL + 11));
+    const double base = 0.3 + 0.7 * static_cast<double>(h >> 11) * 0x1.0p-53;
+    return base * (1 + 0.6 * (width - 1));
+  }
+
+  uint64_t seed_;
+  bool bounds_;
+  double undershoot_;
+  int64_t stage_calls_ = 0;
+  int64_t unit_calls_ = 0;
+};
+
+// Branch and bound with bounds that hold (or overshoot by less than the slack) finds the full
+// search's optimum while measuring fewer stages.
+TEST(IosSchedulerTest, BranchAndBoundKeepsTheOptimumAndSkipsStages) {
+  std::mt19937_64 rng(20261127);
+  std::uniform_int_distribution<int> size(2, 11);
+  std::uniform_real_distribution<double> density(0.1, 0.6);
+  const Pruning prunings[] = {{3, 2}, {0, 0}, {2, 3}, {1, 2}};
+  struct Mode {
+    double undershoot, slack;
+  };
+  // Bounds that hold, searched without slack; bounds up to 9% too high, searched with 10%.
+  for (Mode mode : {Mode{0, 0}, Mode{0.09, 0.1}}) {
+    int64_t full_calls = 0, bounded_calls = 0, bounded_transitions = 0, broken = 0;
+    for (int trial = 0; trial < 150; ++trial) {
+      const int n = size(rng);
+      FakeModel m = MakeModel(n, RandomEdges(n, density(rng), rng));
+      for (const Pruning& pruning : prunings) {
+        SCOPED_TRACE("undershoot " + std::to_string(mode.undershoot) + " trial " +
+                     std::to_string(trial) + " n " + std::to_string(n) + " r " +
+                     std::to_string(pruning.r) + " s " + std::to_string(pruning.s));
+        IosOptions options = Options(Endings::kPaper, pruning.r, pruning.s);
+        options.bound_slack = mode.slack;
+        const uint64_t seed = static_cast<uint64_t>(trial) * 31u + 5u;
+        BoundedFakeCost full_cost(seed, /*bounds=*/false, mode.undershoot);
+        IosSearchResult full = RunIos(m, full_cost, options);
+        BoundedFakeCost bounded_cost(seed, /*bounds=*/true, mode.undershoot);
+        IosSearchResult bounded = RunIos(m, bounded_cost, options);
+        ASSERT_EQ(bounded.parts.size(), 1u);
+        EXPECT_NEAR(bounded.predicted_latency_ms, full.predicted_latency_ms,
+                    1e-9 * full.predicted_latency_ms);
+        ExpectValidIosSchedule(m, bounded.schedule, Endings::kPaper, pruning.r, pruning.s);
+        const PartSearchStats& stats = bounded.parts[0];
+        EXPECT_EQ(stats.transitions, full.parts[0].transitions);
+        EXPECT_EQ(full.parts[0].transitions_bounded, 0);
+        EXPECT_EQ(stats.stages_measured, bounded_cost.stage_calls());
+        if (mode.undershoot == 0) {
+          EXPECT_EQ(stats.bounds_broken, 0);
+        }
+        EXPECT_LE(stats.bounds_broken, stats.bounds_checked);
+        // Every unit is asked once per width at most.
+        EXPECT_LE(bounded_cost.unit_calls(), int64_t{n} * (pruning.s == 0 ? n : pruning.s));
+        EXPECT_LE(bounded_cost.stage_calls(), full_cost.stage_calls());
+        full_calls += full_cost.stage_calls();
+        bounded_calls += bounded_cost.stage_calls();
+        bounded_transitions += stats.transitions_bounded;
+        broken += stats.bounds_broken;
+      }
+    }
+    std::printf("undershoot %.2f: %lld stages measured with bounds, %lld without\n",
+                mode.undershoot, static_cast<long long>(bounded_calls),
+                static_cast<long long>(full_calls));
+    EXPECT_GT(bounded_transitions, 0);
+    EXPECT_LT(10 * bounded_calls, 6 * full_calls);  // 45% and 52% here
+    if (mode.undershoot > 0) {
+      EXPECT_GT(broken, 0);  // some stages did come in below their bound
+    }
+  }
+}
+
+// Without slack, bounds that overshoot can lose the optimum: the slack is what keeps it.
+TEST(IosSchedulerTest, BranchAndBoundWithoutSlackTrustsItsBounds) {
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int> size(4, 11);
+  std::uniform_real_distribution<double> density(0.1, 0.5);
+  int missed = 0;
+  for (int trial = 0; trial < 150; ++trial) {
+    const int n = size(rng);
+    FakeModel m = MakeModel(n, RandomEdges(n, density(rng), rng));
+    IosOptions options = Options(Endings::kPaper, 3, 2);
+    options.bound_slack = 0;
+    const uint64_t seed = static_cast<uint64_t>(trial) + 99u;
+    BoundedFakeCost full_cost(seed, false, 0.3);
+    BoundedFakeCost bounded_cost(seed, true, 0.3);
+    const double full = RunIos(m, full_cost, options).predicted_latency_ms;
+    const double bounded = RunIos(m, bounded_cost, options).predicted_latency_ms;
+    EXPECT_GE(bounded, full - 1e-9 * full);  // never better than the full search
+    if (bounded > full * (1 + 1e-9)) ++missed;
+  }
+  EXPECT_GT(missed, 0);
+  IosOptions bad = Options(Endings::kPaper, 3, 2);
+  bad.bound_slack = 1.5;
+  FakeModel m = MakeModel(3, {{0, 1}});
+  BoundedFakeCost cost(1, true);
+  EXPECT_FALSE(IosSchedule(m.graph, m.blocks, cost, bad).ok());
+}
+
 // Hand counts with a constant 1 ms per stage. States include the empty one (the paper's
 // Figure 5 counts six states for a -> b plus an independent c); a transition is one (S, S')
 // pair with S' an ending of S under the pruning.

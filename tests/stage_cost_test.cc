@@ -679,8 +679,16 @@ class CountingSource : public StageCostSource {
     ++block_calls;
     return 10.0 * static_cast<double>(block.stages.size()) + round;
   }
+  // Units alone: 0.5 ms plus 0.1 ms per group of the stage's width.
+  StatusOr<double> UnitAloneLatencyMs(const Graph&, const UnitGraph&, UnitId,
+                                      int stage_width) override {
+    ++unit_calls;
+    return 0.5 + 0.1 * stage_width;
+  }
+  bool BoundsStages() const override { return true; }
   int calls = 0;
   int block_calls = 0;
+  int unit_calls = 0;
 
  private:
   std::string cpu_model_;
@@ -741,6 +749,45 @@ TEST(CachedStageCostTest, KeepsBlockMeasurementsPerRoundInTheTimingCache) {
   EXPECT_DOUBLE_EQ(*cost.BlockLatencyMs(g.graph, two_stages, 1), 21);
   EXPECT_DOUBLE_EQ(*cost.BlockLatencyMs(g.graph, one_stage, 0), 10);
   EXPECT_EQ(inner.block_calls, 0);
+  std::filesystem::remove(path);
+}
+
+// Units alone are kept per unit key and width, and persist with the stages; width 1 is the
+// one-unit stage itself.
+TEST(CachedStageCostTest, KeepsUnitBoundsPerWidthInTheTimingCache) {
+  const ConvSpec standard = ConvSpec().Out(8).KH(3).KW(3).PH(1).PW(1).Act("Relu");
+  Built g = Cells(standard);
+  const std::string path = TempPath("stage_cost_unit_bounds.iostc");
+  std::filesystem::remove(path);
+  auto alone = [&](StageCostSource& source, const std::string& node, int width) {
+    StatusOr<double> ms = source.UnitAloneLatencyMs(g.graph, g.units, g.Unit(node), width);
+    EXPECT_TRUE(ms.ok()) << ms.status().message();
+    return ms.ok() ? ms.value() : -1;
+  };
+  {
+    CountingSource inner;
+    CachedStageCost cost(inner);
+    EXPECT_TRUE(cost.BoundsStages());
+    EXPECT_DOUBLE_EQ(alone(cost, "one_a", 2), 0.7);
+    EXPECT_DOUBLE_EQ(alone(cost, "two_a", 2), 0.7);  // the same unit key: not asked again
+    EXPECT_DOUBLE_EQ(alone(cost, "one_a", 3), 0.8);
+    EXPECT_EQ(inner.unit_calls, 2);
+    EXPECT_EQ(cost.unit_bounds_measured(), 2);
+    EXPECT_DOUBLE_EQ(alone(cost, "one_a", 1), 1.1);  // the one-unit stage
+    EXPECT_DOUBLE_EQ(Latency(cost, g, g.Stage({{"two_a"}})), 1.1);
+    EXPECT_EQ(inner.calls, 1);
+    EXPECT_EQ(inner.unit_calls, 2);
+    ASSERT_TRUE(cost.SaveTimingCache(path).ok());
+  }
+  CountingSource inner;
+  CachedStageCost cost(inner);
+  ASSERT_TRUE(cost.LoadTimingCache(path).ok());
+  EXPECT_DOUBLE_EQ(alone(cost, "three_a", 2), 0.7);
+  EXPECT_DOUBLE_EQ(alone(cost, "one_a", 3), 0.8);
+  EXPECT_DOUBLE_EQ(alone(cost, "one_a", 1), 1.1);
+  EXPECT_EQ(inner.unit_calls, 0);
+  EXPECT_EQ(inner.calls, 0);
+  EXPECT_EQ(cost.unit_bounds_measured(), 0);
   std::filesystem::remove(path);
 }
 

@@ -50,6 +50,7 @@ StatusOr<std::unique_ptr<StageCostSource>> MakeCostSource(const PipelineOptions&
   profiler.warmup_runs = options.profile_warmup;
   profiler.repeats = options.profile_repeats;
   profiler.settle_tolerance = options.profile_tolerance;
+  profiler.bound_stages = options.stage_bounds != "off";
   return std::unique_ptr<StageCostSource>(std::make_unique<CpuProfilerCostSource>(profiler));
 }
 
@@ -168,6 +169,9 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
     p->set_latency_ms(part.latency_ms);
     p->set_fallback(part.fallback);
     p->set_reused_part(part.reused_part);
+    p->set_transitions_bounded(part.transitions_bounded);
+    p->set_bounds_checked(part.bounds_checked);
+    p->set_bounds_broken(part.bounds_broken);
     if (!part.fallback.empty()) ++fallbacks;
   }
   stats.set_search_seconds(result.search_seconds);
@@ -176,11 +180,15 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
   stats.set_greedy_latency_ms(greedy);
   stats.set_stage_cost_requests(cost.requests());
   stats.set_distinct_stages_measured(cost.distinct_measured());
+  stats.set_unit_bounds_measured(cost.unit_bounds_measured());
 
-  int64_t states = 0, transitions = 0;
+  int64_t states = 0, transitions = 0, bounded = 0, checked = 0, broken = 0;
   for (const PartSearchStats& part : result.parts) {
     states += part.states;
     transitions += part.transitions;
+    bounded += part.transitions_bounded;
+    checked += part.bounds_checked;
+    broken += part.bounds_broken;
   }
   Report(options, 
       "IOS search (%s, r=%d, s=%d, %s endings): %zu parts, %lld states, %lld transitions, "
@@ -189,6 +197,13 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
       options.endings.c_str(), result.parts.size(), static_cast<long long>(states),
       static_cast<long long>(transitions), static_cast<long long>(cost.distinct_measured()),
       static_cast<long long>(cost.requests()), result.search_seconds);
+  if (cost.BoundsStages())
+    Report(options,
+           "branch and bound: %lld transitions decided by a lower bound without measuring the "
+           "stage (%lld units measured alone for the bounds); %lld of %lld stages measured "
+           "after their bound came in below it\n",
+           static_cast<long long>(bounded), static_cast<long long>(cost.unit_bounds_measured()),
+           static_cast<long long>(broken), static_cast<long long>(checked));
   Report(options, 
       "predicted latency (%s): %s %.3f ms, greedy %.3f ms, sequential %.3f ms "
       "(%.2fx over sequential, %.2fx over greedy)\n",

@@ -32,6 +32,9 @@ struct PipelineOptions {
   int profile_warmup = 2;  // -1: the profiler's default (set for a CUDA device)
   int profile_repeats = 7;
   double profile_tolerance = 0.05;  // the CPU profiler's settle_tolerance
+  // The CPU profiler bounds stages, and the search skips measuring those that cannot win
+  // (ios_dp.h's branch and bound); "off" measures every candidate stage.
+  std::string stage_bounds = "on";
   // Where the cost source measures whole blocks (the CPU profiler): blocks measured faster with
   // the sequential stages keep them (compile_schedule.cc, KeepSequentialWhereMeasuredFaster).
   bool check_blocks = true;

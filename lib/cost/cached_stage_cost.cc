@@ -104,6 +104,34 @@ StatusOr<double> CachedStageCost::StageLatencyMs(const Graph& graph, const UnitG
   return latency;
 }
 
+std::string CachedStageCost::UnitAloneKey(int32_t key, int stage_width) const {
+  return Sha256Hex("unit alone in a stage of " + std::to_string(stage_width) + " groups\n" +
+                   keyer_.Text(key));
+}
+
+StatusOr<double> CachedStageCost::UnitAloneLatencyMs(const Graph& graph, const UnitGraph& units,
+                                                     UnitId unit, int stage_width) {
+  StageCandidate alone;
+  alone.groups = {{unit}};
+  // Alone with the whole device: the one-unit stage itself, one measurement for both.
+  if (stage_width <= 1) return StageLatencyMs(graph, units, alone);
+  keyer_.Bind(graph, units);
+  const int32_t key = keyer_.Key(alone);
+  auto known = unit_alone_ms_.find({key, stage_width});
+  if (known != unit_alone_ms_.end()) return known->second;
+  double latency = 0;
+  auto loaded = latency_ms_.empty() ? latency_ms_.end()
+                                    : latency_ms_.find(UnitAloneKey(key, stage_width));
+  if (loaded != latency_ms_.end()) {
+    latency = loaded->second;
+  } else {
+    IOS_ASSIGN_OR_RETURN(latency, inner_.UnitAloneLatencyMs(graph, units, unit, stage_width));
+    ++unit_bounds_measured_;
+  }
+  unit_alone_ms_.emplace(std::make_pair(key, stage_width), latency);
+  return latency;
+}
+
 StatusOr<double> CachedStageCost::BlockLatencyMs(const Graph& graph, const ScheduleBlock& block,
                                                  int round) {
   std::string text = "block round " + std::to_string(round);
@@ -222,6 +250,8 @@ Status CachedStageCost::SaveTimingCache(const std::string& path) const {
     if (!std::isnan(by_key_[key]))
       all.emplace(PersistentKey(static_cast<int32_t>(key)), by_key_[key]);
   }
+  for (const auto& [key_width, latency] : unit_alone_ms_)
+    all.emplace(UnitAloneKey(key_width.first, key_width.second), latency);
   for (const auto& [key, latency] : all) {  // std::map: sorted by key
     proto::StageTiming* stage = cache.add_stages();
     stage->set_signature_sha256(key);

@@ -41,6 +41,11 @@ class CachedStageCost : public StageCostSource {
   StatusOr<double> BlockLatencyMs(const Graph& graph, const ScheduleBlock& block,
                                   int round) override;
   bool MeasuresBlocks() const override { return inner_.MeasuresBlocks(); }
+  // Kept by the unit's stage key and the width, persisted beside the stages: a search from a
+  // timing cache skips the same stages.
+  StatusOr<double> UnitAloneLatencyMs(const Graph& graph, const UnitGraph& units, UnitId unit,
+                                      int stage_width) override;
+  bool BoundsStages() const override { return inner_.BoundsStages(); }
   std::string Name() const override { return inner_.Name(); }
   DeviceFingerprint Fingerprint() const override { return inner_.Fingerprint(); }
   std::string KernelVersions() const override { return inner_.KernelVersions(); }
@@ -49,6 +54,8 @@ class CachedStageCost : public StageCostSource {
   int64_t requests() const { return requests_; }
   // Calls that reached the inner source (distinct signatures not already known).
   int64_t distinct_measured() const { return distinct_measured_; }
+  // UnitAloneLatencyMs calls that reached the inner source.
+  int64_t unit_bounds_measured() const { return unit_bounds_measured_; }
   // Timings known: loaded from a cache plus measured.
   size_t size() const { return latency_ms_.size() + static_cast<size_t>(distinct_measured_); }
 
@@ -61,12 +68,16 @@ class CachedStageCost : public StageCostSource {
  private:
   // The timing-cache key of a stage key: the SHA-256 of its canonical text.
   std::string PersistentKey(int32_t key) const;
+  std::string UnitAloneKey(int32_t key, int stage_width) const;
 
   StageCostSource& inner_;
   std::map<std::string, double> latency_ms_;  // loaded: SHA-256 of the key's text -> latency
   StageKeyer keyer_;
   std::vector<double> by_key_;  // by stage key; NaN = not known yet
   std::map<std::string, double> blocks_measured_;  // SHA-256 of a block's text -> latency
+  // UnitAloneLatencyMs by (the lone unit's stage key, width); persisted under UnitAloneKey.
+  std::map<std::pair<int32_t, int>, double> unit_alone_ms_;
+  int64_t unit_bounds_measured_ = 0;
   int64_t requests_ = 0;
   int64_t distinct_measured_ = 0;
   std::vector<std::string> warnings_;

@@ -26,7 +26,9 @@ StageTable::StageTable(const Graph& graph, const UnitGraph& units, const PartDag
       source_(source),
       strategies_(strategies),
       memo_(memo),
-      unit_key_of_bit_(dag.n, -1) {
+      unit_key_of_bit_(dag.n, -1),
+      bounded_(source.BoundsStages() && strategies != IosStrategies::kMergeOnly),
+      unit_alone_ms_(dag.n) {
   for (int i = 0; i < dag.n; ++i) {
     const UnitId u = dag.unit_of_bit[i];
     unit_key_of_bit_[i] = memo.keyer.UnitKey(u);
@@ -55,6 +57,30 @@ bool StageTable::MayMerge(const uint64_t* components, int num_components) const 
     if (PopCount(components[c]) != 1 || (components[c] & ~lone_convs_) != 0) return false;
   }
   return true;
+}
+
+StatusOr<double> StageTable::LowerBound(uint64_t mask) {
+  uint64_t components[kMaxPartUnits];
+  const int width = ComponentsInto(dag_, mask, components);
+  if (strategies_ != IosStrategies::kConcurrentOnly && MayMerge(components, width)) return 0.0;
+  double bound = 0;
+  for (int g = 0; g < width; ++g) {
+    double sum = 0;
+    for (uint64_t m = components[g]; m; m &= m - 1) {
+      const int bit = LowestBit(m);
+      std::vector<double>& by_width = unit_alone_ms_[bit];
+      if (by_width.size() <= static_cast<size_t>(width))
+        by_width.resize(static_cast<size_t>(width) + 1, std::numeric_limits<double>::quiet_NaN());
+      if (std::isnan(by_width[width])) {
+        IOS_ASSIGN_OR_RETURN(
+            by_width[width],
+            source_.UnitAloneLatencyMs(graph_, units_, dag_.unit_of_bit[bit], width));
+      }
+      sum += by_width[width];
+    }
+    bound = std::max(bound, sum);
+  }
+  return bound;
 }
 
 StageTable::Entry StageTable::Unpack(double packed) {
@@ -179,6 +205,20 @@ struct DpContext {
   Status error;
   uint64_t batch[kBatch];
   int batch_size = 0;
+  // Branch and bound (StageTable::bounded): endings whose stage is not known yet wait for the
+  // state's known endings, then are measured in order of their bound while it can still win.
+  struct Waiting {
+    double bound = 0;     // rest_ms + stage_bound
+    double rest_ms = 0;   // cost[S - S']
+    double stage_bound = 0;
+    uint64_t ending = 0;
+  };
+  bool bounded = false;
+  double slack = 0;  // IosOptions::bound_slack
+  std::vector<Waiting> waiting;
+  int64_t transitions_bounded = 0;
+  int64_t bounds_checked = 0;
+  int64_t bounds_broken = 0;
 
   bool Add(uint64_t ending) {
     batch[batch_size++] = ending;
@@ -209,29 +249,74 @@ struct DpContext {
       return false;
     }
     StageTable::Entry entry;
-    if (!stages->Peek(ending, &entry)) {
-      // A new stage: the source may take long to measure it (a profiler runs it).
-      if (deadline->Passed()) {
-        late = true;
-        return false;
-      }
-      StatusOr<StageTable::Entry> got = stages->Get(ending);
-      if (!got.ok()) {
-        error = got.status();
-        return false;
-      }
-      entry = got.value();
-    }
-    if (!entry.allowed) return true;
+    const bool known = stages->Peek(ending, &entry);
+    if (known && !entry.allowed) return true;
     const int32_t* rest = index->Find(state & ~ending);
     if (rest == nullptr) {
       error = Internal("IOS: the remainder of a state is not a state");
       return false;
     }
-    double total = (*cost)[*rest] + entry.latency_ms;
+    if (!known) {
+      if (bounded) {
+        waiting.push_back({0, (*cost)[*rest], 0, ending});
+        return true;
+      }
+      if (!Measure(ending, &entry)) return false;
+      if (!entry.allowed) return true;
+    }
+    Consider((*cost)[*rest] + entry.latency_ms, ending);
+    return true;
+  }
+
+  void Consider(double total, uint64_t ending) {
     if (total < best) {
       best = total;
       best_choice = ending;
+    }
+  }
+
+  // A new stage: the source may take long to measure it (a profiler runs it).
+  bool Measure(uint64_t ending, StageTable::Entry* entry) {
+    if (deadline->Passed()) {
+      late = true;
+      return false;
+    }
+    StatusOr<StageTable::Entry> got = stages->Get(ending);
+    if (!got.ok()) {
+      error = got.status();
+      return false;
+    }
+    *entry = got.value();
+    return true;
+  }
+
+  // The waiting endings, after every known one: cheapest bound first, until none can win.
+  bool ResolveWaiting() {
+    for (Waiting& w : waiting) {
+      w.bound = std::numeric_limits<double>::infinity();
+      if (!(w.rest_ms < best)) continue;  // loses even if the stage were free
+      StatusOr<double> stage_bound = stages->LowerBound(w.ending);
+      if (!stage_bound.ok()) {
+        error = stage_bound.status();
+        return false;
+      }
+      w.stage_bound = stage_bound.value();
+      w.bound = w.rest_ms + w.stage_bound * (1 - slack);
+    }
+    std::sort(waiting.begin(), waiting.end(),
+              [](const Waiting& a, const Waiting& b) { return a.bound < b.bound; });
+    for (size_t i = 0; i < waiting.size(); ++i) {
+      const Waiting& w = waiting[i];
+      if (!(w.bound < best)) {
+        transitions_bounded += static_cast<int64_t>(waiting.size() - i);
+        break;
+      }
+      StageTable::Entry entry;
+      if (!Measure(w.ending, &entry)) return false;
+      if (!entry.allowed) continue;
+      ++bounds_checked;
+      if (entry.latency_ms < w.stage_bound) ++bounds_broken;
+      Consider(w.rest_ms + entry.latency_ms, w.ending);
     }
     return true;
   }
@@ -287,6 +372,8 @@ StatusOr<PartDpResult> RunPartDp(const PartDag& dag, const IosOptions& options, 
   context.index = &index;
   context.cost = &cost;
   context.max_transitions = options.max_transitions_per_part;
+  context.bounded = stages.bounded();
+  context.slack = options.bound_slack;
   DpContext* ctx = &context;
   const MaskCallback visit = [ctx](uint64_t ending) { return ctx->Add(ending); };
   EndingEnumerator enumerator(dag, options.endings, options.max_group_units, options.max_groups);
@@ -296,10 +383,12 @@ StatusOr<PartDpResult> RunPartDp(const PartDag& dag, const IosOptions& options, 
     context.best = std::numeric_limits<double>::infinity();
     context.best_choice = 0;
     context.batch_size = 0;
-    if (enumerator.ForEach(states[i], visit)) context.Flush();
+    context.waiting.clear();
+    if (enumerator.ForEach(states[i], visit) && context.Flush()) context.ResolveWaiting();
     if (!context.error.ok()) return context.error;
     if (context.late || context.too_many) {
       result.transitions = context.transitions;
+      result.transitions_bounded = context.transitions_bounded;
       result.fallback = context.late
                             ? kTimeBudgetFallback
                             : "more than " + std::to_string(options.max_transitions_per_part) +
@@ -312,6 +401,9 @@ StatusOr<PartDpResult> RunPartDp(const PartDag& dag, const IosOptions& options, 
     choice[i] = context.best_choice;
   }
   result.transitions = context.transitions;
+  result.transitions_bounded = context.transitions_bounded;
+  result.bounds_checked = context.bounds_checked;
+  result.bounds_broken = context.bounds_broken;
 
   // 4. The schedule, from choice[] (Algorithm 1, L6-11).
   for (uint64_t state = dag.all; state != 0;) {

@@ -150,6 +150,14 @@ class StageTable {
   // For the greedy fallback: always allowed (a stage kMergeOnly rules out runs concurrently).
   StatusOr<Entry> GetAllowingConcurrent(uint64_t mask);
 
+  // Whether the source bounds stages (StageCostSource::BoundsStages) and the strategies let the
+  // bounds pay: under kMergeOnly the stages that are measured are merges, which have none.
+  bool bounded() const { return bounded_; }
+  // A lower bound on Get(mask).latency_ms: the largest over the stage's groups of the sum of
+  // their units alone at the stage's width (UnitAloneLatencyMs, asked once per unit and width).
+  // 0 for a stage that may merge: a merged conv is not bounded by its parts.
+  StatusOr<double> LowerBound(uint64_t mask);
+
   // The stage's groups (components of `mask`, by first unit) as unit ids.
   StageCandidate Candidate(uint64_t mask, StageStrategy strategy) const;
   // Distinct stage keys this part asked the source for (keys earlier parts asked are free).
@@ -179,6 +187,9 @@ class StageTable {
   FlatMaskMap<double> entries_;           // Get's answers, packed, by mask
   FlatMaskMap<double> forced_;            // the fallback's concurrent latencies of ruled-out stages
   int64_t measured_ = 0;
+  bool bounded_ = false;
+  // UnitAloneLatencyMs by local unit and stage width; NaN = not asked yet.
+  std::vector<std::vector<double>> unit_alone_ms_;
 };
 
 // PartDpResult::fallback and PartSearchStats::fallback once the time budget is spent.
@@ -189,6 +200,13 @@ struct PartDpResult {
   double latency_ms = 0;
   int64_t states = 0;
   int64_t transitions = 0;
+  // Transitions to a stage not measured yet whose lower bound showed it could not beat the
+  // state's best (the stage was not measured for them).
+  int64_t transitions_bounded = 0;
+  // Stages measured after their bound was taken, and how many of them measured below it
+  // (noise, or a bound that does not hold on this device).
+  int64_t bounds_checked = 0;
+  int64_t bounds_broken = 0;
   std::string fallback;  // why the DP gave up (max states, max transitions, time budget) or empty
 };
 
@@ -196,6 +214,12 @@ struct PartDpResult {
 // options.max_states), then fills cost[S] and choice[S] in order of increasing |S| (gives up past
 // options.max_transitions_per_part transitions), and rebuilds the stages from choice. Errors are
 // the cost source's.
+// Branch and bound, when stages.bounded(): per state, the endings whose stage is already known
+// are evaluated first; the others wait, in order of cost[S - S'] + (1 - options.bound_slack) *
+// LowerBound(S'), and are measured only while that is below the best total so far. Once it is
+// not, no waiting ending can win (a stage costs at least its bound), so the choice is the one
+// the full DP makes whenever the bounds hold. Stages that lose this way are never measured, and
+// stay unknown to the table.
 StatusOr<PartDpResult> RunPartDp(const PartDag& dag, const IosOptions& options, StageTable& stages,
                                  const Deadline& deadline);
 

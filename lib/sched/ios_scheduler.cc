@@ -11,6 +11,8 @@
 //                    up to wiring) this part asked the source for; keys an earlier part asked
 //                    for are not asked again (repeated cells cost nothing);
 //   latency_ms       the sum of the part's stage latencies, in execution order;
+//   transitions_bounded, bounds_checked, bounds_broken
+//                    the branch and bound's (ios_dp.h), 0 when the source gives no bounds;
 //   reused_part      a part identical to an earlier one (PartKey: same units, DAG and tensor
 //                    sharing) takes that part's stages without running the DP again; its states
 //                    and transitions are then those of the search it reuses.
@@ -64,6 +66,8 @@ Status CheckOptions(const IosOptions& options) {
   if (options.max_states < 1) return InvalidInput("IOS: max_states must be >= 1");
   if (options.max_transitions_per_part < 1)
     return InvalidInput("IOS: max_transitions_per_part must be >= 1");
+  if (!(options.bound_slack >= 0 && options.bound_slack <= 1))
+    return InvalidInput("IOS: bound_slack must be in [0, 1]");
   if (!(options.time_budget_s >= 0))
     return InvalidInput("IOS: the time budget must be >= 0 seconds (0 = none)");
   return Status::Ok();
@@ -129,6 +133,9 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
             IOS_ASSIGN_OR_RETURN(PartDpResult dp, RunPartDp(dag, options, table, deadline));
             stats.states = dp.states;
             stats.transitions = dp.transitions;
+            stats.transitions_bounded = dp.transitions_bounded;
+            stats.bounds_checked = dp.bounds_checked;
+            stats.bounds_broken = dp.bounds_broken;
             stats.fallback = dp.fallback;
             if (dp.fallback == kTimeBudgetFallback) out_of_time = true;
             stage_masks = std::move(dp.stages);

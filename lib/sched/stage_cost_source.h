@@ -38,6 +38,22 @@ class StageCostSource {
   }
   // Whether BlockLatencyMs measures blocks (the CPU profiler) rather than refusing them all.
   virtual bool MeasuresBlocks() const { return false; }
+  // The unit run alone with what each group of a stage of `stage_width` groups gets (on the CPU,
+  // that stage's thread share; width 1: the unit's own latency). The search sums these over a
+  // group and takes its largest group as a lower bound on a stage: a group runs its units back
+  // to back, and sharing the device with the other groups does not make them faster. It then
+  // skips measuring a stage whose bound already loses (branch and bound, ios_dp.h). Only a
+  // source whose stage measurements cost far more than these (a profiler) offers them;
+  // Unsupported otherwise.
+  virtual StatusOr<double> UnitAloneLatencyMs(const Graph& graph, const UnitGraph& units,
+                                              UnitId unit, int stage_width) {
+    (void)graph;
+    (void)units;
+    (void)unit;
+    (void)stage_width;
+    return Unsupported(Name() + " gives no lower bounds on stages");
+  }
+  virtual bool BoundsStages() const { return false; }
   // "cpu-profiler", "sim:V100", "cuda-profiler", ... (recorded in plans and timing caches).
   virtual std::string Name() const = 0;
   virtual DeviceFingerprint Fingerprint() const = 0;

@@ -98,6 +98,12 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
                  "--profile-repeats samples)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--stage-bounds", options->stage_bounds,
+                 "CPU profiling: measure each unit alone at the thread share of a stage and skip "
+                 "the candidate stages whose slowest group alone already loses (off: measure "
+                 "every candidate stage, as the paper's search does)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--tf32", options->tf32,
                  "CUDA: let fp32 convs and GEMMs use TF32 tensor cores (Ampere and newer). The "
                  "default follows onnxruntime's CUDA execution provider, whose use_tf32 option "

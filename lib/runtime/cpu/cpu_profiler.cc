@@ -110,6 +110,7 @@ void CpuProfilerCostSource::ResetForGraph(const Graph& graph) {
     kernels_.clear();
     merged_.clear();
     unit_ms_.clear();
+    unit_share_ms_.clear();
     graph_ = &graph;
   }
   if (kernels_.size() != graph.nodes.size()) kernels_.resize(graph.nodes.size());
@@ -185,9 +186,33 @@ StatusOr<double> CpuProfilerCostSource::UnitLatencyMs(const Graph& graph, const 
   return ms;
 }
 
+StatusOr<double> CpuProfilerCostSource::UnitAloneLatencyMs(const Graph& graph,
+                                                           const UnitGraph& units, UnitId unit,
+                                                           int stage_width) {
+  const int share = std::max(1, total_threads_ / std::max(1, stage_width));
+  if (share == total_threads_) return UnitLatencyMs(graph, units, unit);
+  StageCandidate alone;
+  alone.groups = {{unit}};
+  IOS_ASSIGN_OR_RETURN(ScheduleStage nodes_stage, NodeStageOf(units, alone));
+  ResetForGraph(graph);
+  auto key = std::make_pair(nodes_stage.groups[0].nodes, share);
+  auto known = unit_share_ms_.find(key);
+  if (known != unit_share_ms_.end()) return known->second;
+  IOS_ASSIGN_OR_RETURN(double ms, MeasureStageAs(graph, nodes_stage, stage_width));
+  ++counters_.units_alone_measured;
+  unit_share_ms_.emplace(std::move(key), ms);
+  return ms;
+}
+
 StatusOr<double> CpuProfilerCostSource::MeasureStage(const Graph& graph,
                                                      const ScheduleStage& stage) {
+  return MeasureStageAs(graph, stage, static_cast<int>(stage.groups.size()));
+}
+
+StatusOr<double> CpuProfilerCostSource::MeasureStageAs(const Graph& graph,
+                                                       const ScheduleStage& stage, int width) {
   IOS_RETURN_IF_ERROR(CheckStageNodesLive(graph, stage));
+  width = std::max(width, static_cast<int>(stage.groups.size()));
   ResetForGraph(graph);
   if (options_.subtract_launch_overhead && !launch_overhead_measured_)
     IOS_RETURN_IF_ERROR(MeasureLaunchOverhead());
@@ -200,15 +225,20 @@ StatusOr<double> CpuProfilerCostSource::MeasureStage(const Graph& graph,
     std::vector<CpuKernel*> kernels(merged->kernels.size(), nullptr);
     for (size_t n = 0; n < kernels.size(); ++n) kernels[n] = merged->kernels[n].get();
     const Sampling sampling = StageSampling(merged->warmed ? warm : options_.warmup_runs);
-    IOS_ASSIGN_OR_RETURN(ms, TimeStage(merged->graph, merged->stage, kernels, sampling));
+    IOS_ASSIGN_OR_RETURN(ms, TimeStage(merged->graph, merged->stage, kernels, sampling,
+                                       total_threads_));
     merged->warmed = true;
     ++counters_.merge_stages_measured;
   } else {
     bool warmed = false;
-    IOS_ASSIGN_OR_RETURN(std::vector<CpuKernel*> kernels, StageKernels(graph, stage, &warmed));
+    IOS_ASSIGN_OR_RETURN(std::vector<CpuKernel*> kernels,
+                         StageKernels(graph, stage, width, &warmed));
+    // Each of the stage's groups gets the thread share of a stage `width` groups wide.
+    const int threads =
+        std::max(1, total_threads_ / width) * static_cast<int>(stage.groups.size());
     IOS_ASSIGN_OR_RETURN(ms, TimeStage(graph, stage, kernels,
-                                       StageSampling(warmed ? warm : options_.warmup_runs)));
-    const int width = static_cast<int>(stage.groups.size());
+                                       StageSampling(warmed ? warm : options_.warmup_runs),
+                                       threads));
     for (const ScheduleGroup& group : stage.groups) {
       for (NodeId n : group.nodes) {
         std::vector<int>& widths = kernels_[n].warmed_group_counts;
@@ -247,13 +277,15 @@ StatusOr<double> CpuProfilerCostSource::BlockLatencyMs(const Graph& graph,
   ResetForGraph(graph);
   if (options_.subtract_launch_overhead && !launch_overhead_measured_)
     IOS_RETURN_IF_ERROR(MeasureLaunchOverhead());
-  IOS_ASSIGN_OR_RETURN(std::vector<CpuKernel*> kernels, StageKernels(graph, nodes, nullptr));
+  IOS_ASSIGN_OR_RETURN(std::vector<CpuKernel*> kernels,
+                       StageKernels(graph, nodes, static_cast<int>(nodes.groups.size()), nullptr));
   Schedule schedule;
   schedule.kind = "profiler";
   schedule.blocks = {block};
   Sampling sampling = StageSampling(options_.warmup_runs);
   sampling.min_samples = std::min(std::max(3, sampling.min_samples), sampling.max_samples);
-  IOS_ASSIGN_OR_RETURN(double ms, TimeSchedule(graph, schedule, nodes, kernels, sampling));
+  IOS_ASSIGN_OR_RETURN(double ms,
+                       TimeSchedule(graph, schedule, nodes, kernels, sampling, total_threads_));
   return std::max(kMinStageLatencyMs, ms - counters_.launch_overhead_ms);
 }
 
@@ -269,9 +301,8 @@ CpuProfilerCostSource::Sampling CpuProfilerCostSource::StageSampling(int warmup_
 
 StatusOr<std::vector<CpuKernel*>> CpuProfilerCostSource::StageKernels(const Graph& graph,
                                                                       const ScheduleStage& stage,
-                                                                      bool* warmed) {
+                                                                      int width, bool* warmed) {
   std::vector<CpuKernel*> kernels(graph.nodes.size(), nullptr);
-  const int width = static_cast<int>(stage.groups.size());
   if (warmed != nullptr) *warmed = true;
   for (const ScheduleGroup& group : stage.groups) {
     for (NodeId n : group.nodes) {
@@ -286,14 +317,15 @@ StatusOr<std::vector<CpuKernel*>> CpuProfilerCostSource::StageKernels(const Grap
 
 StatusOr<double> CpuProfilerCostSource::TimeStage(const Graph& graph, const ScheduleStage& stage,
                                                   const std::vector<CpuKernel*>& kernels,
-                                                  const Sampling& sampling) {
-  return TimeSchedule(graph, OneStageSchedule(stage, "profiler"), stage, kernels, sampling);
+                                                  const Sampling& sampling, int threads) {
+  return TimeSchedule(graph, OneStageSchedule(stage, "profiler"), stage, kernels, sampling,
+                      threads);
 }
 
 StatusOr<double> CpuProfilerCostSource::TimeSchedule(const Graph& graph, const Schedule& schedule,
                                                      const ScheduleStage& stage,
                                                      const std::vector<CpuKernel*>& kernels,
-                                                     const Sampling& sampling) {
+                                                     const Sampling& sampling, int threads) {
   // Buffers: values produced inside the stage come from the work pool, the others (the stage's
   // inputs) from the random-filled input pool; constants are read in place.
   if (work_pool_.bytes() + input_pool_.bytes() > options_.max_pool_bytes) {
@@ -322,7 +354,7 @@ StatusOr<double> CpuProfilerCostSource::TimeSchedule(const Graph& graph, const S
   }
 
   IOS_ASSIGN_OR_RETURN(CommandList commands,
-                       LowerToCommands(graph, schedule, max_streams_, total_threads_));
+                       LowerToCommands(graph, schedule, max_streams_, threads));
   Runner runner(graph, kernels, stage, value_ptr);
   return TimeCommands(commands, runner, sampling);
 }

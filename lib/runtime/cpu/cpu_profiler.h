@@ -46,6 +46,13 @@
 // leaves out what consecutive ops gain from sharing the cache, which is small next to an op's
 // time on these networks, and avoids measuring every chain of up to r units again.
 //
+// Lower bounds (UnitAloneLatencyMs, when `bound_stages`): a unit measured alone with the thread
+// share a stage of w groups gives each group (total threads / w). A group of such a stage runs
+// its units back to back on that share while the other groups compete for the memory system, so
+// the sum of its units alone bounds it from below; the search skips a stage whose largest group
+// already loses. On 2 cores a two-group stage is at least its longer group on one thread, which
+// is close to what it measures: most candidate stages are decided without running them.
+//
 // Launch overhead: one executor run wakes the origin worker and waits for it, a round trip that
 // a stage inside a plan does not pay (the origin is already running). With
 // `subtract_launch_overhead`, the median time of an empty run (one stream, no commands),
@@ -65,6 +72,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -86,6 +94,9 @@ struct CpuProfilerOptions {
   int max_streams = 0;      // 0 = total_threads (as CpuSession)
   bool subtract_launch_overhead = true;
   bool compose_one_group_stages = true;
+  // Offer the search lower bounds on stages (UnitAloneLatencyMs), so that it skips measuring
+  // stages that cannot win.
+  bool bound_stages = true;
   // BlockLatencyMs: blocks whose tensors take more are not measured whole (Unsupported).
   int64_t max_block_bytes = int64_t{128} << 20;
   // The buffer pools keep a buffer per size and slot that any stage asked for; past this many
@@ -108,6 +119,7 @@ struct CpuProfilerCounters {
   int64_t executor_runs = 0;       // timed and untimed, baseline included
   int64_t samples_taken = 0;       // timed samples of stages (not of the baseline)
   int64_t stages_composed = 0;     // one-group stages costed as the sum of their units
+  int64_t units_alone_measured = 0;  // UnitAloneLatencyMs measurements at a partial share
   double launch_overhead_ms = 0;   // the subtracted empty-run time (0 until measured or if off)
 };
 
@@ -135,6 +147,13 @@ class CpuProfilerCostSource : public StageCostSource {
   StatusOr<double> BlockLatencyMs(const Graph& graph, const ScheduleBlock& block,
                                   int round = 0) override;
   bool MeasuresBlocks() const override { return true; }
+
+  // The unit alone on the origin stream, its ops with the thread share of a stage of
+  // `stage_width` groups (the search's lower bounds); measured once per unit and share, and it
+  // warms the unit's kernels for such stages.
+  StatusOr<double> UnitAloneLatencyMs(const Graph& graph, const UnitGraph& units, UnitId unit,
+                                      int stage_width) override;
+  bool BoundsStages() const override { return options_.bound_stages; }
 
   const CpuProfilerCounters& counters() const { return counters_; }
   const CpuProfilerOptions& options() const { return options_; }
@@ -196,15 +215,20 @@ class CpuProfilerCostSource : public StageCostSource {
   // The kernels of the stage's nodes, indexed by NodeId (null elsewhere); `warmed` (optional)
   // says whether every one has already run in a stage as wide as this one.
   StatusOr<std::vector<CpuKernel*>> StageKernels(const Graph& graph, const ScheduleStage& stage,
-                                                 bool* warmed);
+                                                 int width, bool* warmed);
+  // MeasureStage with each group given the thread share of a stage `width` groups wide
+  // (at least the stage's own width).
+  StatusOr<double> MeasureStageAs(const Graph& graph, const ScheduleStage& stage, int width);
   // Times `stage` of `graph` whose kernels are `kernels` (indexed by NodeId).
+  // `threads`: LowerToCommands's total_threads (each group gets threads / groups).
   StatusOr<double> TimeStage(const Graph& graph, const ScheduleStage& stage,
-                             const std::vector<CpuKernel*>& kernels, const Sampling& sampling);
+                             const std::vector<CpuKernel*>& kernels, const Sampling& sampling,
+                             int threads);
   // Times `schedule`, whose nodes are those of `nodes` (one stage holding every group: the
   // buffers and the runner are resolved from it).
   StatusOr<double> TimeSchedule(const Graph& graph, const Schedule& schedule,
                                 const ScheduleStage& nodes, const std::vector<CpuKernel*>& kernels,
-                                const Sampling& sampling);
+                                const Sampling& sampling, int threads);
   StatusOr<double> TimeCommands(const CommandList& commands, OpRunner& runner,
                                 const Sampling& sampling);
   // A one-unit stage of `unit`, measured once per graph.
@@ -223,6 +247,8 @@ class CpuProfilerCostSource : public StageCostSource {
   std::vector<CachedKernel> kernels_;  // per NodeId of graph_
   std::map<std::vector<NodeId>, std::unique_ptr<MergedStage>> merged_;
   std::map<std::vector<NodeId>, double> unit_ms_;  // one-unit stages by their nodes
+  // UnitAloneLatencyMs at a partial thread share, by the unit's nodes and the share.
+  std::map<std::pair<std::vector<NodeId>, int>, double> unit_share_ms_;
   bool launch_overhead_measured_ = false;
   CpuProfilerCounters counters_;
 };
