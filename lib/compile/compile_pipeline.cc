@@ -2,8 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -30,25 +28,13 @@
 #include "sched/schedule.h"
 #include "sched/schedule_dot.h"
 #include "util/file_util.h"
+#include "util/memory_info.h"
 #include "util/sha256.h"
 #ifdef IOS_HAVE_CUDA
 #include "compile/compile_cuda.h"
 #endif
 
 namespace ios {
-namespace {
-
-// Hands the heap's free pages back to the system: the import and the passes free the model's
-// parsed bytes and the weights they replace (folded BatchNorms), mostly in pieces small enough
-// that glibc keeps them, and profiling's peak comes on top (NasNet: 754 MiB resident after
-// import, 1.1 GiB at the profiler's peak).
-void ReleaseFreedMemory() {
-#ifdef __GLIBC__
-  malloc_trim(0);
-#endif
-}
-
-}  // namespace
 
 namespace {
 

@@ -1,6 +1,9 @@
 #include "util/memory_info.h"
 
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <cstdio>
 #include <fstream>
@@ -35,6 +38,12 @@ Status CheckFitsInMemory(int64_t needed_bytes, int64_t limit_bytes, const std::s
                 static_cast<double>(limit) / (1 << 20),
                 available ? "this machine has available" : "memory limit allows");
   return InvalidInput(std::string(text) + " (" + raise_hint + ")");
+}
+
+void ReleaseFreedMemory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
 }
 
 }  // namespace ios

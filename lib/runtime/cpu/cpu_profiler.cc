@@ -331,6 +331,7 @@ StatusOr<double> CpuProfilerCostSource::TimeSchedule(const Graph& graph, const S
   if (work_pool_.bytes() + input_pool_.bytes() > options_.max_pool_bytes) {
     work_pool_.Clear();
     input_pool_.Clear();
+    ReleaseFreedMemory();  // or glibc keeps the freed buffers, fragmented by their sizes
     ++counters_.pools_emptied;
   }
   std::vector<void*> value_ptr(graph.values.size(), nullptr);

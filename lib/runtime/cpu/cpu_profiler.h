@@ -100,8 +100,9 @@ struct CpuProfilerOptions {
   // BlockLatencyMs: blocks whose tensors take more are not measured whole (Unsupported).
   int64_t max_block_bytes = int64_t{128} << 20;
   // The buffer pools keep a buffer per size and slot that any stage asked for; past this many
-  // bytes they are emptied before the next measurement (NasNet's many shapes otherwise hold
-  // hundreds of MiB, on top of the weights and their prepacked copies).
+  // bytes they are emptied before the next measurement, and the freed pages handed back to the
+  // system (NasNet's many shapes otherwise hold hundreds of MiB, on top of the weights and their
+  // prepacked copies).
   int64_t max_pool_bytes = int64_t{96} << 20;
 };
 
