@@ -72,8 +72,8 @@
 #include <map>
 #include <memory>
 #include <random>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sched/stage_cost_source.h"
