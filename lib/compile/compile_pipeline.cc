@@ -211,6 +211,8 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
       options.strip_weights ? ModelConstantDigests(graph) : std::map<std::string, std::string>{};
   CanonicalizeStats stats;
   IOS_RETURN_IF_ERROR(Canonicalize(graph, passes, &stats));
+  // The import and the passes freed the parsed model and the weights they replaced (folded
+  // BatchNorms), mostly in pieces small enough that glibc would keep them.
   ReleaseFreedMemory();
   Report(options, "model %s (opset %lld), batch %lld\n", options.model_path.c_str(),
               static_cast<long long>(graph.opset),
