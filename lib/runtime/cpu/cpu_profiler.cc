@@ -110,7 +110,6 @@ void CpuProfilerCostSource::ResetForGraph(const Graph& graph) {
     kernels_.clear();
     merged_.clear();
     unit_ms_.clear();
-    unit_share_ms_.clear();
     graph_ = &graph;
   }
   if (kernels_.size() != graph.nodes.size()) kernels_.resize(graph.nodes.size());
@@ -157,11 +156,11 @@ StatusOr<double> CpuProfilerCostSource::StageLatencyMs(const Graph& graph, const
                                                        const StageCandidate& stage) {
   const bool one_group = stage.strategy != StageStrategy::kMerge && stage.groups.size() == 1;
   if (one_group && stage.groups[0].size() == 1)
-    return UnitLatencyMs(graph, units, stage.groups[0][0]);
+    return UnitAloneLatencyMs(graph, units, stage.groups[0][0], 1);
   if (one_group && options_.compose_one_group_stages) {
     double sum = 0;
     for (UnitId unit : stage.groups[0]) {
-      IOS_ASSIGN_OR_RETURN(double ms, UnitLatencyMs(graph, units, unit));
+      IOS_ASSIGN_OR_RETURN(double ms, UnitAloneLatencyMs(graph, units, unit, 1));
       sum += ms;
     }
     ++counters_.stages_composed;
@@ -171,36 +170,22 @@ StatusOr<double> CpuProfilerCostSource::StageLatencyMs(const Graph& graph, const
   return MeasureStage(graph, nodes_stage);
 }
 
-StatusOr<double> CpuProfilerCostSource::UnitLatencyMs(const Graph& graph, const UnitGraph& units,
-                                                      UnitId unit) {
-  StageCandidate alone;
-  alone.groups = {{unit}};
-  alone.strategy = StageStrategy::kConcurrent;
-  IOS_ASSIGN_OR_RETURN(ScheduleStage nodes_stage, NodeStageOf(units, alone));
-  ResetForGraph(graph);  // drops the memo when the graph changes
-  const std::vector<NodeId>& nodes = nodes_stage.groups[0].nodes;
-  auto known = unit_ms_.find(nodes);
-  if (known != unit_ms_.end()) return known->second;
-  IOS_ASSIGN_OR_RETURN(double ms, MeasureStage(graph, nodes_stage));
-  unit_ms_.emplace(nodes, ms);
-  return ms;
-}
-
 StatusOr<double> CpuProfilerCostSource::UnitAloneLatencyMs(const Graph& graph,
                                                            const UnitGraph& units, UnitId unit,
                                                            int stage_width) {
+  // A share of every thread is the one-unit stage itself, whatever the width asked.
   const int share = std::max(1, total_threads_ / std::max(1, stage_width));
-  if (share == total_threads_) return UnitLatencyMs(graph, units, unit);
+  const int width = share == total_threads_ ? 1 : stage_width;
   StageCandidate alone;
   alone.groups = {{unit}};
   IOS_ASSIGN_OR_RETURN(ScheduleStage nodes_stage, NodeStageOf(units, alone));
-  ResetForGraph(graph);
+  ResetForGraph(graph);  // drops the memo when the graph changes
   auto key = std::make_pair(nodes_stage.groups[0].nodes, share);
-  auto known = unit_share_ms_.find(key);
-  if (known != unit_share_ms_.end()) return known->second;
-  IOS_ASSIGN_OR_RETURN(double ms, MeasureStageAs(graph, nodes_stage, stage_width));
-  ++counters_.units_alone_measured;
-  unit_share_ms_.emplace(std::move(key), ms);
+  auto known = unit_ms_.find(key);
+  if (known != unit_ms_.end()) return known->second;
+  IOS_ASSIGN_OR_RETURN(double ms, MeasureStageAs(graph, nodes_stage, width));
+  if (width > 1) ++counters_.units_alone_measured;
+  unit_ms_.emplace(std::move(key), ms);
   return ms;
 }
 

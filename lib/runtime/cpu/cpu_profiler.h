@@ -152,8 +152,8 @@ class CpuProfilerCostSource : public StageCostSource {
   bool MeasuresBlocks() const override { return true; }
 
   // The unit alone on the origin stream, its ops with the thread share of a stage of
-  // `stage_width` groups (the search's lower bounds); measured once per unit and share, and it
-  // warms the unit's kernels for such stages.
+  // `stage_width` groups (the search's lower bounds; width 1: the one-unit stage); measured once
+  // per unit and share, and it warms the unit's kernels for such stages.
   StatusOr<double> UnitAloneLatencyMs(const Graph& graph, const UnitGraph& units, UnitId unit,
                                       int stage_width) override;
   bool BoundsStages() const override { return options_.bound_stages; }
@@ -234,8 +234,6 @@ class CpuProfilerCostSource : public StageCostSource {
                                 const Sampling& sampling, int threads);
   StatusOr<double> TimeCommands(const CommandList& commands, OpRunner& runner,
                                 const Sampling& sampling);
-  // A one-unit stage of `unit`, measured once per graph.
-  StatusOr<double> UnitLatencyMs(const Graph& graph, const UnitGraph& units, UnitId unit);
   Status MeasureLaunchOverhead();
 
   CpuProfilerOptions options_;
@@ -249,9 +247,8 @@ class CpuProfilerCostSource : public StageCostSource {
   const Graph* graph_ = nullptr;  // the graph the caches belong to
   std::vector<CachedKernel> kernels_;  // per NodeId of graph_
   std::map<std::vector<NodeId>, std::unique_ptr<MergedStage>> merged_;
-  std::map<std::vector<NodeId>, double> unit_ms_;  // one-unit stages by their nodes
-  // UnitAloneLatencyMs at a partial thread share, by the unit's nodes and the share.
-  std::map<std::pair<std::vector<NodeId>, int>, double> unit_share_ms_;
+  // UnitAloneLatencyMs (one-unit stages at share total_threads_) by the unit's nodes and share.
+  std::map<std::pair<std::vector<NodeId>, int>, double> unit_ms_;
   bool launch_overhead_measured_ = false;
   CpuProfilerCounters counters_;
 };
