@@ -2,6 +2,15 @@
 
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "util/sha256.h"
 
 namespace ios {
 namespace {
@@ -124,6 +133,87 @@ TEST(OnnxImporterTest, GarbageIsNotAModel) {
       ImportOnnxBytes(std::string("\x08\x01 hello, not onnx at all", 24), "junk.onnx", options);
   ASSERT_FALSE(graph.ok());
   EXPECT_NE(graph.status().message().find("junk.onnx: not a valid ONNX model"), std::string::npos);
+}
+
+std::string WriteTempFile(const std::string& name, const std::string& bytes) {
+  const std::string path =
+      ::testing::TempDir() + "ios_importer_test_" + std::to_string(::getpid()) + "_" + name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+// A file several times the importer's read size: it is parsed and hashed in pieces.
+TEST(OnnxImporterTest, AFileIsHashedAsItIsParsed) {
+  onnx::ModelProto model = ReluModel({"N", "3"});
+  onnx::TensorProto* weight = model.mutable_graph()->add_initializer();
+  weight->set_name("w");
+  weight->set_data_type(onnx::TensorProto::FLOAT);
+  const int64_t count = (int64_t{3} << 20) / 4 + 5;
+  weight->add_dims(count);
+  std::vector<float> values(static_cast<size_t>(count));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 1000) - 500.f;
+  weight->set_raw_data(values.data(), values.size() * sizeof(float));
+  const std::string bytes = model.SerializeAsString();
+  const std::string path = WriteTempFile("hashed.onnx", bytes);
+
+  std::string digest;
+  auto graph = ImportOnnxFile(path, ImportOptions{}, &digest);
+  ASSERT_TRUE(graph.ok()) << graph.status().message();
+  EXPECT_EQ(digest, Sha256Hex(bytes));
+  const ValueId w = graph->FindValue("w");
+  ASSERT_NE(w, kNoValue);
+  const Tensor& tensor = *graph->values[w].constant;
+  ASSERT_EQ(tensor.num_elements(), count);
+  EXPECT_EQ(tensor.data<float>()[count - 1], values.back());
+  EXPECT_TRUE(ImportOnnxFile(path, ImportOptions{}).ok()) << "the digest is optional";
+
+  // A model the importer refuses still has its digest: the caller can tell another model.
+  auto* lstm = model.mutable_graph()->add_node();
+  lstm->set_op_type("LSTM");
+  lstm->add_input("y");
+  lstm->add_output("z");
+  const std::string refused_bytes = model.SerializeAsString();
+  const std::string refused = WriteTempFile("refused.onnx", refused_bytes);
+  digest.clear();
+  auto unsupported = ImportOnnxFile(refused, ImportOptions{}, &digest);
+  ASSERT_FALSE(unsupported.ok());
+  EXPECT_EQ(unsupported.status().code(), StatusCode::kUnsupported);
+  EXPECT_EQ(digest, Sha256Hex(refused_bytes));
+  std::remove(path.c_str());
+  std::remove(refused.c_str());
+}
+
+TEST(OnnxImporterTest, UnreadableFilesNameTheirProblem) {
+  const std::string junk = WriteTempFile("junk.onnx", std::string("\x08\x01 hello, not onnx", 20));
+  std::string digest;
+  auto garbage = ImportOnnxFile(junk, ImportOptions{}, &digest);
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_EQ(garbage.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(garbage.status().message().find(junk + ": not a valid ONNX model"), std::string::npos)
+      << garbage.status().message();
+  EXPECT_EQ(digest, "");
+
+  const std::string empty = WriteTempFile("empty.onnx", "");
+  auto nothing = ImportOnnxFile(empty, ImportOptions{}, &digest);
+  ASSERT_FALSE(nothing.ok());
+  EXPECT_NE(nothing.status().message().find("the file is empty"), std::string::npos)
+      << nothing.status().message();
+
+  const std::string folder = WriteTempFile("folder.onnx", "") + ".d";
+  std::filesystem::create_directory(folder);
+  auto directory = ImportOnnxFile(folder, ImportOptions{}, &digest);
+  ASSERT_FALSE(directory.ok());
+  EXPECT_EQ(directory.status().code(), StatusCode::kIoError);
+  EXPECT_NE(directory.status().message().find(folder + ": read failed"), std::string::npos)
+      << directory.status().message();
+
+  auto missing = ImportOnnxFile(folder + "/absent.onnx", ImportOptions{}, &digest);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("cannot open"), std::string::npos)
+      << missing.status().message();
+  std::remove(junk.c_str());
+  std::remove(empty.c_str());
+  std::filesystem::remove(folder);
 }
 
 }  // namespace

@@ -233,6 +233,42 @@ TEST(PlanTest, WritingIsDeterministic) {
   std::remove(second.c_str());
 }
 
+// iosc builds a plan without its weights' bytes and writes them from the graph: the same file.
+TEST(PlanTest, WritingWeightsFromTheGraphGivesTheSameFile) {
+  Compiled c = CompileSmallModel();
+  PlanMetadata meta = Metadata();
+  meta.weight_bytes = false;
+  auto bare = BuildPlan(c.graph, c.schedule, c.memory, meta);
+  ASSERT_TRUE(bare.ok()) << bare.status().message();
+  ASSERT_GT(bare->weights_size(), 1);
+  for (const plan::Weight& weight : bare->weights()) {
+    EXPECT_TRUE(weight.data().empty());
+    EXPECT_GT(weight.bytes(), 0);
+  }
+  WeightTensors tensors;
+  for (const PlanWeightRef& ref : PlanWeightTensors(c.graph)) tensors.push_back(ref.tensor);
+  const std::string from_graph = TempPath("from_graph.iosplan"), held = TempPath("held.iosplan");
+  ASSERT_TRUE(WritePlanFile(*bare, from_graph, PlanWeights::kKeep, &tensors).ok());
+  ASSERT_TRUE(WritePlanFile(BuildSmallPlan(), held).ok());
+  EXPECT_EQ(ReadFileToString(from_graph).value(), ReadFileToString(held).value());
+  for (const plan::Weight& weight : bare->weights()) EXPECT_TRUE(weight.data().empty());
+
+  // Tensors that do not match the plan's weights are refused, and nothing is written.
+  const std::string refused = TempPath("refused.iosplan");
+  WeightTensors short_list(tensors.begin(), tensors.end() - 1);
+  Status fewer = WritePlanFile(*bare, refused, PlanWeights::kKeep, &short_list);
+  EXPECT_EQ(fewer.code(), StatusCode::kInternal) << fewer.message();
+  WeightTensors swapped = tensors;
+  ASSERT_NE(swapped[0]->num_bytes(), swapped[1]->num_bytes());
+  std::swap(swapped[0], swapped[1]);
+  Status other = WritePlanFile(*bare, refused, PlanWeights::kKeep, &swapped);
+  EXPECT_EQ(other.code(), StatusCode::kInternal) << other.message();
+  EXPECT_NE(other.message().find("weight 0"), std::string::npos) << other.message();
+  EXPECT_FALSE(std::ifstream(refused).good());
+  std::remove(from_graph.c_str());
+  std::remove(held.c_str());
+}
+
 // ValidatePlan's message for a broken plan; fails the test if the plan is accepted.
 std::string Rejection(const plan::Plan& plan) {
   Status status = ValidatePlan(plan, "model.iosplan");

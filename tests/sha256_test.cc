@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 namespace ios {
 namespace {
 
@@ -18,6 +21,20 @@ TEST(Sha256Test, BinaryBytes) {
   EXPECT_EQ(Sha256Hex(bytes), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
   std::string with_nul("a\0b", 3);
   EXPECT_NE(Sha256Hex(with_nul), Sha256Hex("ab"));
+}
+
+TEST(Sha256Test, PiecesGiveTheDigestOfTheWhole) {
+  std::string bytes(100003, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 131 + i / 7);
+  for (size_t piece : {size_t{1}, size_t{64}, size_t{1000}, bytes.size()}) {
+    Sha256Stream stream;
+    for (size_t at = 0; at < bytes.size(); at += piece)
+      stream.Update(bytes.data() + at, std::min(piece, bytes.size() - at));
+    EXPECT_EQ(stream.FinishHex(), Sha256Hex(bytes)) << "pieces of " << piece;
+    EXPECT_EQ(stream.FinishHex(), "") << "a finished stream gives no second digest";
+  }
+  Sha256Stream empty;
+  EXPECT_EQ(empty.FinishHex(), Sha256Hex(""));
 }
 
 }  // namespace

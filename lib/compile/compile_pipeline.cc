@@ -126,6 +126,10 @@ Status WritePlan(const PipelineOptions& options, Graph& graph, const BlockStruct
   meta.model_sha256 = model_sha256;
   meta.batch = PlanBatch(graph, options.batch);
   meta.device = device;
+  // A plan that is only written takes its weights' bytes from the graph as it is written: the
+  // weights are held once. A plan kept in memory, or whose weights' derivations are recorded
+  // from their bytes (--strip-weights), holds its own copy.
+  meta.weight_bytes = options.keep_plan || options.strip_weights;
   IOS_ASSIGN_OR_RETURN(plan::Plan plan, BuildPlan(graph, schedule, memory, meta));
 #ifdef IOS_HAVE_CUDA
   if (IsCudaDevice(options.device)) {
@@ -136,10 +140,16 @@ Status WritePlan(const PipelineOptions& options, Graph& graph, const BlockStruct
   }
 #endif
   if (options.strip_weights) RecordWeightDerivations(model_constants, plan);
-  if (!options.output_path.empty())
+  if (!options.output_path.empty()) {
+    WeightTensors weight_tensors;
+    if (!meta.weight_bytes)
+      for (const PlanWeightRef& weight : PlanWeightTensors(graph))
+        weight_tensors.push_back(weight.tensor);
     IOS_RETURN_IF_ERROR(WritePlanFile(
         plan, options.output_path,
-        options.strip_weights ? PlanWeights::kStrip : PlanWeights::kKeep));
+        options.strip_weights ? PlanWeights::kStrip : PlanWeights::kKeep,
+        meta.weight_bytes ? nullptr : &weight_tensors));
+  }
   IOS_RETURN_IF_ERROR(DrawSchedule(options, graph, schedule, plan.stage_latencies()));
   size_t stages = 0;
   for (const auto& block : schedule.blocks) stages += block.stages.size();
@@ -182,21 +192,21 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
                                    {options.schedule_svg_path, "--schedule-svg"},
                                    {options.timing_cache_path, "--timing-cache"}})
     IOS_RETURN_IF_ERROR(CheckOutputIsNotInput(options.model_path, path, flag));
-  std::string model_bytes = options.model_bytes;
   ImportOptions import_options;
-  if (model_bytes.empty()) {
-    IOS_RETURN_IF_ERROR(CheckOnnxFileSize(options.model_path));
-    IOS_ASSIGN_OR_RETURN(model_bytes, ReadFileToString(options.model_path));
-    import_options.external_data_dir = ModelFolder(options.model_path);
-  } else {
-    IOS_RETURN_IF_ERROR(CheckOnnxSize(model_bytes.size(), options.model_path));
-  }
   import_options.batch = options.batch;
   import_options.input_shapes = options.input_shapes;
   import_options.max_nodes = options.max_nodes;
-  const std::string model_sha256 = Sha256Hex(model_bytes);
-  IOS_ASSIGN_OR_RETURN(Graph graph,
-                       ImportOnnxBytes(std::move(model_bytes), options.model_path, import_options));
+  std::string model_sha256;
+  Graph graph;
+  if (options.model_bytes.empty()) {
+    // Hashed as it is parsed: the file's bytes are never held beside the parsed model.
+    IOS_ASSIGN_OR_RETURN(graph,
+                         ImportOnnxFile(options.model_path, import_options, &model_sha256));
+  } else {
+    model_sha256 = Sha256Hex(options.model_bytes);
+    IOS_ASSIGN_OR_RETURN(graph,
+                         ImportOnnxBytes(options.model_bytes, options.model_path, import_options));
+  }
   spdlog::info("imported {}: {} nodes, opset {}", options.model_path, graph.nodes.size(),
                graph.opset);
 

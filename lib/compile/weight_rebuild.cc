@@ -11,7 +11,6 @@
 #include "sched/merge_convs.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_format.h"
-#include "util/file_util.h"
 #include "util/sha256.h"
 #include "onnx/shape_spec.h"
 
@@ -137,17 +136,17 @@ Status AttachModelWeights(PlanFile& file, const std::string& model_path) {
     return InvalidInput(plan_path + " carries its weights; --weights " + model_path +
                         " is only for weight-stripped plans (iosc --strip-weights)");
   IOS_ASSIGN_OR_RETURN(RecordedOptions recorded, ReadRecordedOptions(plan, plan_path));
-  IOS_RETURN_IF_ERROR(CheckOnnxFileSize(model_path));
-  IOS_ASSIGN_OR_RETURN(std::string model_bytes, ReadFileToString(model_path));
-  const std::string digest = Sha256Hex(model_bytes);
-  if (digest != plan.model_sha256())
+  recorded.import.external_data_dir = ModelFolder(model_path);
+  // Hashed as it is parsed (the file's bytes are never held beside the parsed model), and
+  // checked before any refusal of the import: another model is named as such.
+  std::string digest;
+  StatusOr<Graph> imported = ImportOnnxFile(model_path, recorded.import, &digest);
+  if (!digest.empty() && digest != plan.model_sha256())
     return InvalidInput(model_path + ": not the model " + plan_path +
                         " was compiled from: its SHA-256 is " + digest + ", the plan's model's " +
                         plan.model_sha256());
-
-  recorded.import.external_data_dir = ModelFolder(model_path);
-  IOS_ASSIGN_OR_RETURN(Graph graph,
-                       ImportOnnxBytes(std::move(model_bytes), model_path, recorded.import));
+  if (!imported.ok()) return imported.status();
+  Graph graph = std::move(*imported);
   CanonicalizeStats stats;
   IOS_RETURN_IF_ERROR(Canonicalize(graph, recorded.passes, &stats));
   graph.RebuildUses();

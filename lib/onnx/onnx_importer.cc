@@ -4,12 +4,14 @@
 #include <spdlog/spdlog.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <istream>
 #include <map>
 #include <memory>
 #include <set>
+#include <streambuf>
 #include <vector>
 
 #include "onnx/attribute_proto.h"
@@ -17,6 +19,7 @@
 #include "onnx/tensor_proto.h"
 #include "ops/op_registry.h"
 #include "util/file_util.h"
+#include "util/sha256.h"
 
 namespace ios {
 namespace {
@@ -452,25 +455,70 @@ std::string ModelFolder(const std::string& model_path) {
   return folder.empty() ? "." : folder;
 }
 
-StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
+namespace {
+
+// The file as an istream for protobuf's parser, read in large pieces, each hashed as it passes.
+class HashingFileBuffer : public std::streambuf {
+ public:
+  HashingFileBuffer(std::FILE* file, Sha256Stream* hash) : file_(file), hash_(hash) {}
+
+  bool read_failed() const { return std::ferror(file_) != 0; }
+  std::string read_error() const { return std::strerror(read_errno_); }
+  // Reads (and hashes) whatever the parser left, so the digest covers the whole file.
+  void Drain() {
+    while (underflow() != traits_type::eof()) setg(eback(), egptr(), egptr());
+  }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    const size_t got = std::fread(buffer_.data(), 1, buffer_.size(), file_);
+    if (got == 0) {
+      if (std::ferror(file_)) read_errno_ = errno;
+      return traits_type::eof();
+    }
+    if (hash_) hash_->Update(buffer_.data(), got);
+    setg(buffer_.data(), buffer_.data(), buffer_.data() + got);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  std::FILE* file_;
+  Sha256Stream* hash_;
+  std::vector<char> buffer_ = std::vector<char>(size_t{1} << 20);
+  int read_errno_ = 0;
+};
+
+}  // namespace
+
+StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options,
+                               std::string* file_sha256) {
   IOS_RETURN_IF_ERROR(CheckBatch(options));
   IOS_RETURN_IF_ERROR(CheckOnnxFileSize(path));
   ImportOptions with_folder = options;
   if (with_folder.external_data_dir.empty()) with_folder.external_data_dir = ModelFolder(path);
-  // Parsed from the file as it is read: holding the file's bytes beside the parsed model would
-  // double the peak memory of a model whose weights are inside it.
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return IoError(path + ": cannot open: " + std::strerror(errno));
-  if (in.peek() == std::ifstream::traits_type::eof()) {
-    if (in.bad()) return IoError(path + ": read failed");
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                       std::fclose);
+  if (!file) return IoError(path + ": cannot open: " + std::strerror(errno));
+  Sha256Stream hash;
+  HashingFileBuffer buffer(file.get(), file_sha256 ? &hash : nullptr);
+  std::istream in(&buffer);
+  auto read_failed = [&]() { return IoError(path + ": read failed: " + buffer.read_error()); };
+  if (in.peek() == std::istream::traits_type::eof()) {
+    if (buffer.read_failed()) return read_failed();
     return InvalidInput(path + ": the file is empty, not an ONNX model");
   }
   onnx::ModelProto model;
-  if (!model.ParseFromIstream(&in)) {
-    if (in.bad()) return IoError(path + ": read failed");
-    return InvalidInput(path + kNotOnnx);
+  const bool parsed = model.ParseFromIstream(&in);
+  if (buffer.read_failed()) return read_failed();
+  if (!parsed) return InvalidInput(path + kNotOnnx);
+  if (file_sha256) {
+    buffer.Drain();
+    if (buffer.read_failed()) return read_failed();
+    *file_sha256 = hash.FinishHex();
+    if (file_sha256->empty()) return Internal(path + ": cannot compute its SHA-256");
   }
-  in.close();
+  file.reset();
   return ImportParsed(model, path, with_folder);
 }
 

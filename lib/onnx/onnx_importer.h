@@ -46,7 +46,12 @@ std::string ModelFolder(const std::string& model_path);
 Status CheckOnnxSize(uint64_t bytes, const std::string& source);
 Status CheckOnnxFileSize(const std::string& path);
 
-StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options);
+// Parses the file as it is read, so that the file's bytes and the parsed model are never both
+// held. `file_sha256`, when given, receives the SHA-256 (hex) of exactly the bytes parsed, as
+// soon as they parse as a protobuf: a caller checking which model it was given sees the digest
+// even when the import then refuses the model.
+StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options,
+                               std::string* file_sha256 = nullptr);
 // Same, from the bytes of a model; `source` names it in messages. Pass the bytes with std::move
 // to have them freed once parsed (a large model is then never held three times).
 StatusOr<Graph> ImportOnnxBytes(std::string bytes, const std::string& source,

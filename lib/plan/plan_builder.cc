@@ -9,8 +9,9 @@
 namespace ios {
 namespace {
 
-// Appends a WEIGHT tensor holding `data`; returns its tensor index.
-int32_t AddWeight(plan::Plan& out, const std::string& name, const Tensor& data) {
+// Appends a WEIGHT tensor of `data`'s type and size, holding its bytes when `copy_bytes`;
+// returns its tensor index.
+int32_t AddWeight(plan::Plan& out, const std::string& name, const Tensor& data, bool copy_bytes) {
   int32_t index = out.tensors_size();
   plan::Tensor* tensor = out.add_tensors();
   tensor->set_name(name);
@@ -21,7 +22,8 @@ int32_t AddWeight(plan::Plan& out, const std::string& name, const Tensor& data) 
   plan::Weight* weight = out.add_weights();
   weight->set_tensor(index);
   // assign, not set_data: set_data(ptr, size) builds a temporary string first, a second copy.
-  weight->mutable_data()->assign(reinterpret_cast<const char*>(data.raw()), data.num_bytes());
+  if (copy_bytes)
+    weight->mutable_data()->assign(reinterpret_cast<const char*>(data.raw()), data.num_bytes());
   weight->set_bytes(static_cast<int64_t>(data.num_bytes()));
   return index;
 }
@@ -73,7 +75,7 @@ StatusOr<plan::Plan> BuildPlan(const Graph& graph, const Schedule& schedule,
         return Internal("constant '" + value.name + "' holds " +
                         DTypeName(value.constant->dtype()) + DimsToString(value.constant->dims()) +
                         " but the value is " + DTypeName(value.dtype) + DimsToString(value.dims));
-      AddWeight(out, value.name, *value.constant);
+      AddWeight(out, value.name, *value.constant, metadata.weight_bytes);
       continue;
     }
     plan::Tensor* tensor = out.add_tensors();
@@ -99,7 +101,7 @@ StatusOr<plan::Plan> BuildPlan(const Graph& graph, const Schedule& schedule,
       plan::Attribute* attr = op->add_attributes();
       attr->set_name(name);
       if (const auto* tensor = std::get_if<Tensor>(&value)) {
-        attr->set_tensor(AddWeight(out, node.name + "." + name, *tensor));
+        attr->set_tensor(AddWeight(out, node.name + "." + name, *tensor, metadata.weight_bytes));
       } else {
         SetAttribute(*attr, value);
       }
@@ -141,7 +143,8 @@ StatusOr<plan::Plan> BuildPlan(const Graph& graph, const Schedule& schedule,
   for (const plan::StageLatency& latency : metadata.stage_latencies)
     *out.add_stage_latencies() = latency;
   // Never hand out a plan that the loader would refuse.
-  Status valid = ValidatePlan(out, "the plan being built");
+  Status valid = ValidatePlan(out, "the plan being built",
+                              metadata.weight_bytes ? WeightBytes::kInMessage : WeightBytes::kInFile);
   if (!valid.ok()) return Internal(valid.message());
   return out;
 }

@@ -22,10 +22,14 @@ struct PlanMetadata {
   int64_t batch = 0;
   plan::DeviceFingerprint device;
   std::vector<plan::StageLatency> stage_latencies;
+  // false: the weights record their size only, and the bytes stay in the graph, for
+  // WritePlanFile to write straight from there (PlanWeightTensors): a model's weights are then
+  // held once, not twice, while its plan is written.
+  bool weight_bytes = true;
 };
 
 // The graph must be compacted. Tensor i is value i; constants become WEIGHT tensors with their
-// bytes in `weights`, and Tensor attributes of nodes become WEIGHT tensors appended after the
+// bytes in `weights` (unless metadata.weight_bytes is false), and Tensor attributes of nodes become WEIGHT tensors appended after the
 // values, which the attribute references by index. Op i is node i.
 StatusOr<plan::Plan> BuildPlan(const Graph& graph, const Schedule& schedule,
                                const MemoryPlan& memory, const PlanMetadata& metadata);

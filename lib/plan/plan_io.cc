@@ -101,20 +101,40 @@ class MemoryPlanBytes : public PlanBytes {
 
 // Writes the container through `put` (false when it fails). The weights' bytes leave the
 // message while its body is serialised, each recording where it follows the body, and come back
-// before this returns.
-Status EmitContainer(plan::Plan& plan, PlanWeights weights, const std::string& what,
+// before this returns; with `from`, they are read from those tensors instead, the message holding
+// none.
+Status EmitContainer(plan::Plan& plan, PlanWeights weights, const WeightTensors* from,
+                     const std::string& what,
                      const std::function<bool(const char*, size_t)>& put, bool* put_ok) {
   const bool strip = weights == PlanWeights::kStrip;
+  if (from && from->size() != static_cast<size_t>(plan.weights_size()))
+    return Internal(what + ": " + std::to_string(from->size()) + " weight tensors for " +
+                    std::to_string(plan.weights_size()) + " weights");
   plan.set_weights_stripped(strip);
-  std::vector<std::string> data(static_cast<size_t>(plan.weights_size()));
+  std::vector<std::string> held(from ? 0 : static_cast<size_t>(plan.weights_size()));
+  std::vector<std::pair<const char*, size_t>> data(static_cast<size_t>(plan.weights_size()));
   int64_t offset = 0;
   for (int w = 0; w < plan.weights_size(); ++w) {
     plan::Weight* weight = plan.mutable_weights(w);
-    data[static_cast<size_t>(w)].swap(*weight->mutable_data());
-    weight->set_bytes(static_cast<int64_t>(data[static_cast<size_t>(w)].size()));
+    auto& [bytes, size] = data[static_cast<size_t>(w)];
+    if (from) {
+      const Tensor& tensor = *(*from)[static_cast<size_t>(w)];
+      if (!weight->data().empty() || static_cast<int64_t>(tensor.num_bytes()) != weight->bytes())
+        return Internal(what + ": weight " + std::to_string(w) + " holds " +
+                        std::to_string(weight->data().size()) + " bytes and records " +
+                        std::to_string(weight->bytes()) + ", its tensor has " +
+                        std::to_string(tensor.num_bytes()));
+      bytes = reinterpret_cast<const char*>(tensor.raw());
+      size = tensor.num_bytes();
+    } else {
+      std::string& moved = held[static_cast<size_t>(w)];
+      moved.swap(*weight->mutable_data());
+      bytes = moved.data();
+      size = moved.size();
+    }
+    weight->set_bytes(static_cast<int64_t>(size));
     weight->set_offset(strip ? 0 : offset);
-    weight->set_sha256(
-        Sha256Bytes(data[static_cast<size_t>(w)].data(), data[static_cast<size_t>(w)].size()));
+    weight->set_sha256(Sha256Bytes(bytes, size));
     offset = AlignUp(offset + weight->bytes());
   }
   std::string body;
@@ -126,8 +146,8 @@ Status EmitContainer(plan::Plan& plan, PlanWeights weights, const std::string& w
     serialised = plan.SerializeToCodedStream(&coded) && !coded.HadError();
   }
   auto restore = [&]() {
-    for (int w = 0; w < plan.weights_size(); ++w)
-      data[static_cast<size_t>(w)].swap(*plan.mutable_weights(w)->mutable_data());
+    for (size_t w = 0; w < held.size(); ++w)
+      held[w].swap(*plan.mutable_weights(static_cast<int>(w))->mutable_data());
   };
   if (!serialised) {
     restore();
@@ -153,10 +173,9 @@ Status EmitContainer(plan::Plan& plan, PlanWeights weights, const std::string& w
     if (strip) return true;  // no data section
     if (!pad_to(data_start)) return false;
     for (int w = 0; w < plan.weights_size(); ++w) {
-      const std::string& bytes = data[static_cast<size_t>(w)];
-      if (!pad_to(data_start + plan.weights(w).offset()) || !write(bytes.data(), bytes.size()))
-        return false;
-      at += static_cast<int64_t>(bytes.size());
+      const auto& [bytes, size] = data[static_cast<size_t>(w)];
+      if (!pad_to(data_start + plan.weights(w).offset()) || !write(bytes, size)) return false;
+      at += static_cast<int64_t>(size);
     }
     return true;
   };
@@ -167,12 +186,13 @@ Status EmitContainer(plan::Plan& plan, PlanWeights weights, const std::string& w
 
 }  // namespace
 
-Status WritePlanFile(plan::Plan& plan, const std::string& path, PlanWeights weights) {
+Status WritePlanFile(plan::Plan& plan, const std::string& path, PlanWeights weights,
+                     const WeightTensors* weight_tensors) {
   Status emitted = Status::Ok();
   Status written = WriteFileAtomicallyWith(path, [&](std::FILE* file) {
     bool ok = false;
     emitted = EmitContainer(
-        plan, weights, path,
+        plan, weights, weight_tensors, path,
         [file](const char* bytes, size_t size) {
           return std::fwrite(bytes, 1, size, file) == size;
         },
@@ -187,7 +207,7 @@ StatusOr<std::string> SerializePlan(plan::Plan& plan, PlanWeights weights) {
   std::string out;
   bool ok = false;
   IOS_RETURN_IF_ERROR(EmitContainer(
-      plan, weights, "the plan",
+      plan, weights, nullptr, "the plan",
       [&out](const char* bytes, size_t size) {
         out.append(bytes, size);
         return true;

@@ -35,9 +35,13 @@ namespace ios {
 // `bytes` and `offset` are set.
 // PlanWeights::kStrip writes a weight-stripped plan (format 3.1, Plan.weights_stripped): the
 // weights keep their size and SHA-256, and the file ends after the body.
+// `weight_tensors`, for a plan built without its weights' bytes (PlanMetadata::weight_bytes
+// false): weight w's bytes, written from (*weight_tensors)[w] (PlanWeightTensors' order).
 enum class PlanWeights { kKeep, kStrip };
+using WeightTensors = std::vector<const Tensor*>;
 Status WritePlanFile(plan::Plan& plan, const std::string& path,
-                     PlanWeights weights = PlanWeights::kKeep);
+                     PlanWeights weights = PlanWeights::kKeep,
+                     const WeightTensors* weight_tensors = nullptr);
 inline Status WritePlanFile(plan::Plan&& plan, const std::string& path,
                             PlanWeights weights = PlanWeights::kKeep) {
   return WritePlanFile(plan, path, weights);
