@@ -308,6 +308,31 @@ TEST(CpuProfilerTest, FiftyStagesStayWithinThePool) {
   EXPECT_LT(ResidentBytes() - resident, int64_t{8} << 20);
 }
 
+// The pools are emptied before a measurement whose new buffers would take them past
+// max_pool_bytes, and never for one whose buffers they already hold.
+TEST(CpuProfilerTest, PoolsAreEmptiedBeforeTheyWouldPassTheirLimit) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 16, 64, 64});  // 256 KiB
+  ValueId narrow = b.Conv(x, 16, 1);          // 256 KiB
+  ValueId wide = b.Conv(x, 64, 1);            // 1 MiB
+  Graph g = b.Finish({narrow, wide});
+  CpuProfilerOptions options = QuickOptions();
+  options.max_pool_bytes = 1 << 20;
+  CpuProfilerCostSource profiler(options);
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}})).ok());  // 512 KiB held
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}})).ok());  // nothing new
+  EXPECT_EQ(profiler.counters().pools_emptied, 0);
+  const int64_t allocated = profiler.counters().buffers_allocated;
+  // 1 MiB more would make 1.5 MiB: emptied first, then x and the wide output allocated.
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{1}})).ok());
+  EXPECT_EQ(profiler.counters().pools_emptied, 1);
+  EXPECT_EQ(profiler.counters().buffers_allocated, allocated + 2);
+  // Held already: measured again without emptying, though the pools hold 1.25 MiB.
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{1}})).ok());
+  EXPECT_EQ(profiler.counters().pools_emptied, 1);
+  EXPECT_EQ(profiler.counters().buffers_allocated, allocated + 2);
+}
+
 TEST(CpuProfilerTest, LaunchOverheadIsMeasuredOnceAndSmall) {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 8, 8, 8});

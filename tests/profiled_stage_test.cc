@@ -77,6 +77,42 @@ TEST(ProfiledStageTest, BlockBuffersReuseProducedBuffersByLiveness) {
   for (size_t i = 0; i < plain.size(); ++i) EXPECT_EQ(plain[i].pool_index, reused[i].pool_index);
 }
 
+// Buffers of other sizes are shared too: the smallest free one that holds a value, else the
+// largest free one, grown; each reports the size it was given.
+TEST(ProfiledStageTest, BlockBuffersShareBuffersAcrossSizes) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 4, 8, 8});
+  ValueId p = b.Conv(x, 16, 1);  // node 0, stage 0: 4096 bytes
+  ValueId q = b.Conv(x, 4, 1);   // node 1, stage 0: 1024
+  ValueId r = b.Conv(p, 1, 1);   // node 2, stage 1: 256
+  ValueId t = b.Conv(q, 1, 1);   // node 3, stage 1: 256
+  ValueId u = b.Conv(r, 3, 1);   // node 4, stage 2: 768, into q's 1024 rather than p's 4096
+  ValueId v = b.Conv(u, 32, 1);  // node 5, stage 3: 8192, p's buffer grown
+  Graph g = b.Finish({t, v});
+  ScheduleBlock block;
+  for (std::vector<std::vector<NodeId>> groups : std::vector<std::vector<std::vector<NodeId>>>{
+           {{0}, {1}}, {{2}, {3}}, {{4}}, {{5}}}) {
+    ScheduleStage& stage = block.stages.emplace_back();
+    for (const std::vector<NodeId>& nodes : groups) stage.groups.push_back(ScheduleGroup{nodes});
+  }
+  std::map<ValueId, std::pair<size_t, int>> given;  // value: (bytes, pool_index)
+  for (const StageBuffer& buffer : BlockBuffers(g, block))
+    if (buffer.produced) given[buffer.value] = {buffer.bytes, buffer.pool_index};
+  ASSERT_EQ(given.size(), 6u);
+  // p's buffer, grown to v's 8192 bytes: the only one of its size.
+  EXPECT_EQ(given[p], std::make_pair(size_t{8192}, 0));
+  EXPECT_EQ(given[v], std::make_pair(size_t{8192}, 0));
+  // q's 1024 bytes hold u; r and t are live together in stage 1: two buffers of 256.
+  EXPECT_EQ(given[q], std::make_pair(size_t{1024}, 0));
+  EXPECT_EQ(given[u], std::make_pair(size_t{1024}, 0));
+  EXPECT_EQ(given[r].first, 256u);
+  EXPECT_EQ(given[t].first, 256u);
+  EXPECT_NE(given[r].second, given[t].second);
+  // Every buffer holds its value.
+  for (const auto& [value, buffer] : given)
+    EXPECT_GE(buffer.first, static_cast<size_t>(ValueBytes(g.values[value])));
+}
+
 TEST(ProfiledStageTest, RandomStageInputIsInRangeAndSeeded) {
   std::vector<float> first(1000), second(1000);
   std::mt19937 rng_a(7), rng_b(7);

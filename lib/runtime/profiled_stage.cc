@@ -1,6 +1,7 @@
 #include "runtime/profiled_stage.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 #include <tuple>
@@ -102,32 +103,52 @@ std::vector<StageBuffer> BlockBuffers(const Graph& graph, const ScheduleBlock& b
   }
   std::stable_sort(lives.begin(), lives.end(),
                    [](const Life& a, const Life& b) { return a.first < b.first; });
-  std::map<size_t, std::vector<int>> free_slots;  // per byte size
-  std::map<size_t, int> slots;                    // per byte size: slots made so far
+  // Slots of any size: a value takes the smallest free slot that holds it, else the largest
+  // free one (which grows to hold it), else a new one. With exact sizes only, NasNet's many
+  // shapes kept a slot per shape.
+  std::vector<size_t> slot_bytes;
+  std::vector<int> slot_of(buffers.size(), -1);
+  std::set<std::pair<size_t, int>> free_slots;    // (bytes, slot)
   std::vector<std::pair<int, const Life*>> busy;  // (last stage, life) of buffers in use
   size_t next = 0;
   for (int s = 0; s < static_cast<int>(block.stages.size()); ++s) {
     // Buffers whose last reader ran in an earlier stage are free again.
     for (auto it = busy.begin(); it != busy.end();) {
       if (it->first < s) {
-        const StageBuffer& done = buffers[it->second->buffer];
-        free_slots[done.bytes].push_back(done.pool_index);
+        const int slot = slot_of[it->second->buffer];
+        free_slots.insert({slot_bytes[static_cast<size_t>(slot)], slot});
         it = busy.erase(it);
       } else {
         ++it;
       }
     }
     for (; next < lives.size() && lives[next].first == s; ++next) {
-      StageBuffer& buffer = buffers[lives[next].buffer];
-      std::vector<int>& free = free_slots[buffer.bytes];
-      if (free.empty()) {
-        buffer.pool_index = slots[buffer.bytes]++;
+      const size_t bytes = buffers[lives[next].buffer].bytes;
+      int slot;
+      if (free_slots.empty()) {
+        slot = static_cast<int>(slot_bytes.size());
+        slot_bytes.push_back(bytes);
       } else {
-        buffer.pool_index = free.back();
-        free.pop_back();
+        auto fit = free_slots.lower_bound({bytes, -1});
+        if (fit == free_slots.end()) fit = std::prev(fit);  // the largest, grown
+        slot = fit->second;
+        free_slots.erase(fit);
+        size_t& held = slot_bytes[static_cast<size_t>(slot)];
+        held = std::max(held, bytes);
       }
+      slot_of[lives[next].buffer] = slot;
       busy.emplace_back(lives[next].last, &lives[next]);
     }
+  }
+  // Each slot is a pool buffer of its final size: its index among the slots of that size.
+  std::map<size_t, int> of_size;
+  std::vector<int> pool_index(slot_bytes.size());
+  for (size_t slot = 0; slot < slot_bytes.size(); ++slot)
+    pool_index[slot] = of_size[slot_bytes[slot]]++;
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    if (slot_of[b] < 0) continue;
+    buffers[b].bytes = slot_bytes[static_cast<size_t>(slot_of[b])];
+    buffers[b].pool_index = pool_index[static_cast<size_t>(slot_of[b])];
   }
   return buffers;
 }

@@ -49,10 +49,11 @@ std::vector<StageBuffer> StageBuffers(const Graph& graph, const ScheduleStage& s
 
 // The buffers of a block's stages run back to back, as StageBuffers gives them for all the
 // stages' nodes, but with produced buffers reused by liveness as a plan's arena reuses bytes:
-// a produced value's buffer (its pool_index among those of its byte size) goes back to the pool
-// once the stage of its last reader in the block has run, and a value produced by a later stage
-// takes a free one of its size. Values of one stage never share (their groups run at once).
-// For one stage, the same as StageBuffers.
+// a produced value's buffer goes back to the pool once the stage of its last reader in the block
+// has run, and a value produced by a later stage takes the smallest free one that holds it, or
+// the largest free one, grown. A produced buffer's `bytes` is then its buffer's size (at least
+// the value's), and its pool_index the buffer's index among those of that size. Values of one
+// stage never share (their groups run at once). For one stage, the same as StageBuffers.
 std::vector<StageBuffer> BlockBuffers(const Graph& graph, const ScheduleBlock& block);
 
 // Fills a stage input buffer with float-shaped random data in [-1, 1): every supported

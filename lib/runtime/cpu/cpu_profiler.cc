@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
 #include <thread>
 #include <tuple>
+#include <utility>
 
 #include "runtime/profiled_stage.h"
 #include "plan/fingerprint_proto.h"
@@ -21,6 +23,10 @@ namespace ios {
 namespace {
 
 constexpr size_t kBufferAlignment = 64;
+
+size_t RoundedBufferBytes(size_t bytes) {
+  return (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+}
 
 // Runs nothing: the launch-overhead baseline has no ops.
 class NoOpRunner : public OpRunner {
@@ -56,12 +62,20 @@ class CpuProfilerCostSource::Runner : public OpRunner {
 
 void CpuProfilerCostSource::BufferPool::Deleter::operator()(void* p) const { std::free(p); }
 
+int64_t CpuProfilerCostSource::BufferPool::MissingBytes(size_t bytes, int count) const {
+  const auto found = buffers_.find(bytes);
+  const int held = found == buffers_.end() ? 0 : static_cast<int>(found->second.size());
+  return count > held ? static_cast<int64_t>(count - held) *
+                            static_cast<int64_t>(RoundedBufferBytes(bytes))
+                      : 0;
+}
+
 void* CpuProfilerCostSource::BufferPool::Get(size_t bytes, int index, CpuProfilerCounters& counters,
                                              std::mt19937& rng) {
   if (bytes == 0) return nullptr;
   auto& list = buffers_[bytes];
   while (static_cast<int>(list.size()) <= index) {
-    const size_t rounded = (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+    const size_t rounded = RoundedBufferBytes(bytes);
     // Never past the machine's available memory: the buffer is touched at once, and an
     // overcommitted allocation would end in the out-of-memory killer instead of an error.
     if (!CheckFitsInMemory(static_cast<int64_t>(rounded), -1, "", "").ok()) return nullptr;
@@ -313,7 +327,20 @@ StatusOr<double> CpuProfilerCostSource::TimeSchedule(const Graph& graph, const S
                                                      const Sampling& sampling, int threads) {
   // Buffers: values produced inside the stage come from the work pool, the others (the stage's
   // inputs) from the random-filled input pool; constants are read in place.
-  if (work_pool_.bytes() + input_pool_.bytes() > options_.max_pool_bytes) {
+  // One block of stages (one for a stage): produced buffers reused by liveness across them.
+  const std::vector<StageBuffer> buffers = schedule.blocks.size() == 1
+                                               ? BlockBuffers(graph, schedule.blocks[0])
+                                               : StageBuffers(graph, stage);
+  std::map<std::pair<bool, size_t>, int> wanted;  // (produced, bytes): buffers of that size
+  for (const StageBuffer& buffer : buffers) {
+    int& count = wanted[{buffer.produced, buffer.bytes}];
+    count = std::max(count, buffer.pool_index + 1);
+  }
+  int64_t missing = 0;
+  for (const auto& [kind, count] : wanted)
+    missing += (kind.first ? work_pool_ : input_pool_).MissingBytes(kind.second, count);
+  const int64_t held = work_pool_.bytes() + input_pool_.bytes();
+  if (missing > 0 && held + missing > options_.max_pool_bytes) {
     work_pool_.Clear();
     input_pool_.Clear();
     ReleaseFreedMemory();  // or glibc keeps the freed buffers, fragmented by their sizes
@@ -324,10 +351,6 @@ StatusOr<double> CpuProfilerCostSource::TimeSchedule(const Graph& graph, const S
     if (graph.values[v].constant)
       value_ptr[v] = const_cast<uint8_t*>(graph.values[v].constant->raw());
   }
-  // One block of stages (one for a stage): produced buffers reused by liveness across them.
-  const std::vector<StageBuffer> buffers = schedule.blocks.size() == 1
-                                               ? BlockBuffers(graph, schedule.blocks[0])
-                                               : StageBuffers(graph, stage);
   for (const StageBuffer& buffer : buffers) {
     void* data = (buffer.produced ? work_pool_ : input_pool_)
                      .Get(buffer.bytes, buffer.pool_index, counters_, rng_);

@@ -101,10 +101,10 @@ struct CpuProfilerOptions {
   // 128 MiB, RandWire's and NasNet's blocks at batch 8 were too large, and the block check kept
   // their concurrent segments on the stage costs' word: the plans ran 6-16% behind sequential.
   int64_t max_block_bytes = int64_t{512} << 20;
-  // The buffer pools keep a buffer per size and slot that any stage asked for; past this many
-  // bytes they are emptied before the next measurement, and the freed pages handed back to the
-  // system (NasNet's many shapes otherwise hold hundreds of MiB, on top of the weights and their
-  // prepacked copies).
+  // The buffer pools keep a buffer per size and slot that any stage asked for; when they would
+  // pass this many bytes with a measurement's new buffers, they are emptied before it, and the
+  // freed pages handed back to the system (NasNet's many shapes otherwise hold hundreds of MiB,
+  // on top of the weights and their prepacked copies).
   int64_t max_pool_bytes = int64_t{96} << 20;
 };
 
@@ -170,6 +170,8 @@ class CpuProfilerCostSource : public StageCostSource {
     explicit BufferPool(bool randomize) : randomize_(randomize) {}
     void* Get(size_t bytes, int index, CpuProfilerCounters& counters, std::mt19937& rng);
     int64_t bytes() const { return bytes_; }
+    // Bytes that Get would allocate to hand out buffers 0 .. count - 1 of this size.
+    int64_t MissingBytes(size_t bytes, int count) const;
     void Clear() {
       buffers_.clear();
       bytes_ = 0;
