@@ -9,9 +9,11 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/reference/reference_graph.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_loader.h"
 #include "small_fork_join_model.h"
+#include "test_graph_builder.h"
 
 namespace ios {
 namespace {
@@ -50,6 +52,54 @@ TEST(CpuSessionTest, RunningAgainOnTheSameInputsGivesTheSameOutputs) {
         EXPECT_EQ(std::memcmp(next[o].raw(), first[o].raw(), first[o].num_bytes()), 0)
             << "output " << o << " changed on run " << again + 2;
       }
+    }
+  }
+}
+
+// The session frees each constant that every op reading it copied when its kernel was made
+// (prepacked conv weights, the bias), and keeps those an op reads where they live.
+TEST(CpuSessionTest, HoldsOnlyTheConstantsItsKernelsRead) {
+  testing::GraphBuilder b;
+  ValueId x = b.Input("x", {1, 4, 8, 8});
+  ValueId c1 = b.Conv(x, 4, 3, 1);  // weights w0 [4,4,3,3], bias b1
+  ValueId c2 = b.Conv(c1, 4, 1);    // w2 [4,4,1,1], b3
+  const ValueId w0 = b.graph().FindValue("w0");
+  const ValueId w2 = b.graph().FindValue("w2");
+  ASSERT_NE(w0, kNoValue);
+  ASSERT_NE(w2, kNoValue);
+  ValueId read = b.Op("Relu", {w0});  // w0 is also read as it is
+  testing::ScheduledGraph compiled = testing::ScheduleWithMemory(b.Finish({c2, read}), false);
+  Tensor input(DType::kFloat32, {1, 4, 8, 8});
+  for (int64_t i = 0; i < input.num_elements(); ++i)
+    input.data<float>()[i] = static_cast<float>((i * 29) % 13) / 6.0f - 1.0f;
+  auto expected = EvaluateGraphReference(compiled.graph, {input});
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+
+  PlanMetadata meta;
+  meta.batch = 1;
+  meta.device.set_kind("cpu");
+  auto plan = BuildPlan(compiled.graph, compiled.schedule, compiled.memory, meta);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  auto loaded = LoadPlan(std::move(*plan), "shared");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  auto session = CpuSession::Create(std::move(*loaded), CpuSessionOptions{});
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  const Graph& held = (*session)->graph();
+  EXPECT_TRUE(held.values[w0].constant.has_value()) << "the Relu reads w0";
+  EXPECT_FALSE(held.values[w2].constant.has_value());
+  // b1, w2 and b3: 4 + 16 + 4 floats.
+  EXPECT_EQ((*session)->released_constant_bytes(), int64_t{24 * 4});
+
+  for (int run = 0; run < 2; ++run) {
+    ASSERT_TRUE((*session)->SetInputs({input}).ok());
+    ASSERT_TRUE((*session)->Run().ok());
+    const std::vector<Tensor> outputs = (*session)->GetOutputs();
+    ASSERT_EQ(outputs.size(), expected->size());
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      ASSERT_EQ(outputs[o].num_elements(), (*expected)[o].num_elements());
+      for (int64_t i = 0; i < outputs[o].num_elements(); ++i)
+        ASSERT_NEAR(outputs[o].data<float>()[i], (*expected)[o].data<float>()[i], 1e-4)
+            << "output " << o << " element " << i;
     }
   }
 }

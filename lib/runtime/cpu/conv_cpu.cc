@@ -162,6 +162,10 @@ class ConvCpuKernel : public CpuKernel {
     return variant.status();
   }
 
+  bool CopiedConstantInput(size_t input) const override {
+    return (input == 1 && has_constant_weights_) || (input == 2 && constant_bias_.has_value());
+  }
+
   Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
              int threads) override {
     threads = ThreadsForMacs(threads, setup_.macs);

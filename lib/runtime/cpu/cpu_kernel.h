@@ -22,6 +22,9 @@ class CpuKernel {
   // inputs[i] is null for an omitted optional input; constant inputs are also passed here.
   virtual Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
                      int threads) = 0;
+  // True when the kernel took a copy of its constant input `input` when it was made (prepacked
+  // weights, a bias of its own) and never reads the graph's bytes again: a session may free them.
+  virtual bool CopiedConstantInput(size_t input) const { return false; }
 };
 
 struct CpuKernelContext {

@@ -61,6 +61,14 @@ Status CpuSession::Init(const CpuSessionOptions& options) {
   const std::vector<std::vector<bool>> in_place = SlicesInPlace(graph, memory);
   redundant_ = OpsMadeRedundantByViews(in_place);
   const std::vector<int64_t> value_strides = BatchStridesOfValues(graph, memory);
+  // A constant is freed as soon as every op reading it has a kernel that copied it (prepacked
+  // weights), so that the weights are never all held twice: per constant, the reads left.
+  std::vector<int> reads_left(graph.values.size(), 0);
+  for (const Node& node : graph.nodes)
+    if (!node.dead)
+      for (ValueId in : node.inputs)
+        if (in != kNoValue && graph.values[in].constant) ++reads_left[in];
+  for (ValueId out : graph.outputs) reads_left[out] = -1;  // GetOutputs reads them
   kernels_.resize(graph.nodes.size());
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
@@ -68,14 +76,38 @@ Status CpuSession::Init(const CpuSessionOptions& options) {
     CpuKernelContext context = MakeCpuKernelContext(graph, node);
     IOS_ASSIGN_OR_RETURN(context.batch_strides, BatchStridesOfNode(graph, static_cast<NodeId>(n),
                                                                    value_strides, in_place[n]));
-    if (redundant_[n]) continue;  // skipped at run time: no kernel needed
-    IOS_ASSIGN_OR_RETURN(kernels_[n], CreateCpuKernel(context));
+    if (!redundant_[n]) {  // else skipped at run time: no kernel needed
+      IOS_ASSIGN_OR_RETURN(kernels_[n], CreateCpuKernel(context));
+    }
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const ValueId in = node.inputs[i];
+      if (in == kNoValue || reads_left[in] <= 0) continue;
+      if (!kernels_[n] || !kernels_[n]->CopiedConstantInput(i)) {
+        reads_left[in] = -1;  // read where it lives: kept
+      } else if (--reads_left[in] == 0) {
+        ReleaseConstant(in);
+      }
+    }
   }
+  if (released_constant_bytes_ > 0) ReleaseFreedMemory();  // glibc keeps the smaller ones
 
   int max_streams = options.max_streams > 0 ? options.max_streams : threads;
   IOS_ASSIGN_OR_RETURN(commands_, LowerToCommands(graph, plan_.schedule, max_streams, threads));
   executor_ = std::make_unique<StreamExecutor>(static_cast<int>(commands_.streams.size()));
   return Status::Ok();
+}
+
+void CpuSession::ReleaseConstant(ValueId v) {
+  Graph& graph = plan_.graph;
+  Value& value = graph.values[v];
+  // No pointer to the freed bytes is left behind.
+  value_ptr_[v] = nullptr;
+  for (NodeId n : value.consumers)
+    for (size_t i = 0; i < graph.nodes[n].inputs.size(); ++i)
+      if (graph.nodes[n].inputs[i] == v && i < op_buffers_[n].inputs.size())
+        op_buffers_[n].inputs[i] = nullptr;
+  released_constant_bytes_ += static_cast<int64_t>(value.constant->num_bytes());
+  value.constant.reset();
 }
 
 Status CpuSession::SetInputs(const std::vector<Tensor>& inputs) {

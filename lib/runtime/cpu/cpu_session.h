@@ -42,7 +42,11 @@ class CpuSession : public OpRunner {
   Status Run(RunTrace* trace);
   std::vector<Tensor> GetOutputs() const;
 
+  // The plan's graph, less the bytes of the constants that every kernel reading them copied when
+  // it was made (prepacked conv and GEMM weights, their biases): those values no longer hold a
+  // constant, so that the session holds the model's weights once.
   const Graph& graph() const { return plan_.graph; }
+  int64_t released_constant_bytes() const { return released_constant_bytes_; }
   const Schedule& schedule() const { return plan_.schedule; }
   const plan::Plan& meta() const { return plan_.meta; }
   const CommandList& commands() const { return commands_; }
@@ -53,6 +57,8 @@ class CpuSession : public OpRunner {
  private:
   CpuSession() = default;
   Status Init(const CpuSessionOptions& options);
+  // Frees a constant's bytes and the pointers to them (every reader's kernel copied it).
+  void ReleaseConstant(ValueId value);
   void* ValuePointer(ValueId value) const { return value_ptr_[value]; }
 
   LoadedPlan plan_;
@@ -64,6 +70,7 @@ class CpuSession : public OpRunner {
   CommandList commands_;
   std::unique_ptr<StreamExecutor> executor_;
   int max_threads_per_op_ = 0;
+  int64_t released_constant_bytes_ = 0;
 };
 
 }  // namespace ios

@@ -125,6 +125,11 @@ class LayoutAdapterCpuKernel : public CpuKernel {
     return Status::Ok();
   }
 
+  // Constants are never reordered (they stay row-major): the inner kernel reads them.
+  bool CopiedConstantInput(size_t input) const override {
+    return input < inputs_.size() && !inputs_[input] && inner_->CopiedConstantInput(input);
+  }
+
   const CpuKernel& inner() const { return *inner_; }
 
  private:

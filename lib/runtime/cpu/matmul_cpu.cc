@@ -56,6 +56,10 @@ class MatMulCpuKernel : public CpuKernel {
     return variant.status();
   }
 
+  bool CopiedConstantInput(size_t input) const override {
+    return (input == 1 && has_constant_b_) || (input == 2 && constant_c_.has_value());
+  }
+
   Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
              int threads) override {
     // M*N*K per matrix of the output.
