@@ -184,7 +184,7 @@ TEST(OnnxImporterTest, AFileIsHashedAsItIsParsed) {
 }
 
 TEST(OnnxImporterTest, UnreadableFilesNameTheirProblem) {
-  const std::string junk = WriteTempFile("junk.onnx", std::string("\x08\x01 hello, not onnx", 20));
+  const std::string junk = WriteTempFile("junk.onnx", std::string("\x08\x01 hello, not onnx"));
   std::string digest;
   auto garbage = ImportOnnxFile(junk, ImportOptions{}, &digest);
   ASSERT_FALSE(garbage.ok());
