@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -60,7 +61,7 @@ plan::Plan CompileModel(const std::string& model_path, const std::vector<std::st
   meta.device.set_kind("cpu");
   auto plan = BuildPlan(compiled.graph, compiled.schedule, compiled.memory, meta);
   EXPECT_TRUE(plan.ok()) << plan.status().message();
-  RecordWeightDerivations(digests, *plan);
+  EXPECT_TRUE(RecordWeightDerivations(digests, compiled.graph, *plan).ok());
   return *plan;
 }
 
@@ -106,6 +107,23 @@ TEST(WeightRebuildTest, AStrippedPlanRebuiltFromItsModelHoldsTheFullPlansWeights
   EXPECT_EQ(WeightBytes(*loaded), expected);
   std::remove(full.c_str());
   std::remove(stripped.c_str());
+}
+
+// Loading frees each rebuilt weight once it is in the graph: the weights are held once.
+TEST(WeightRebuildTest, ARebuiltWeightIsFreedOnceRead) {
+  const std::string path = TempPath("released.iosplan");
+  ASSERT_TRUE(WritePlanFile(CompileModel(kModel), path, PlanWeights::kStrip).ok());
+  auto file = PlanFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  ASSERT_TRUE(AttachModelWeights(*file, kModel).ok());
+  ASSERT_GE(file->plan().weights_size(), 2);
+  std::vector<char> into(static_cast<size_t>(std::max(file->plan().weights(0).bytes(),
+                                                      file->plan().weights(1).bytes())));
+  ASSERT_TRUE(file->ReadWeight(0, into.data()).ok());
+  file->ReleaseWeight(0);
+  EXPECT_FALSE(file->ReadWeight(0, into.data()).ok()) << "weight 0 was freed";
+  EXPECT_TRUE(file->ReadWeight(1, into.data()).ok()) << "weight 1 was not";
+  std::remove(path.c_str());
 }
 
 TEST(WeightRebuildTest, EachWeightRecordsHowItDerivesFromTheModel) {

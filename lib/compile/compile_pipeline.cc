@@ -127,9 +127,8 @@ Status WritePlan(const PipelineOptions& options, Graph& graph, const BlockStruct
   meta.batch = PlanBatch(graph, options.batch);
   meta.device = device;
   // A plan that is only written takes its weights' bytes from the graph as it is written: the
-  // weights are held once. A plan kept in memory, or whose weights' derivations are recorded
-  // from their bytes (--strip-weights), holds its own copy.
-  meta.weight_bytes = options.keep_plan || options.strip_weights;
+  // weights are held once. Only a plan kept in memory (the API's) holds its own copy.
+  meta.weight_bytes = options.keep_plan;
   IOS_ASSIGN_OR_RETURN(plan::Plan plan, BuildPlan(graph, schedule, memory, meta));
 #ifdef IOS_HAVE_CUDA
   if (IsCudaDevice(options.device)) {
@@ -139,7 +138,8 @@ Status WritePlan(const PipelineOptions& options, Graph& graph, const BlockStruct
                 plan.cuda().conv_algorithms_size(), options.tf32.c_str());
   }
 #endif
-  if (options.strip_weights) RecordWeightDerivations(model_constants, plan);
+  if (options.strip_weights)
+    IOS_RETURN_IF_ERROR(RecordWeightDerivations(model_constants, graph, plan));
   if (!options.output_path.empty()) {
     WeightTensors weight_tensors;
     if (!meta.weight_bytes)

@@ -109,8 +109,12 @@ std::map<std::string, std::string> ModelConstantDigests(const Graph& imported) {
   return digests;
 }
 
-void RecordWeightDerivations(const std::map<std::string, std::string>& model_constants,
-                             plan::Plan& plan) {
+Status RecordWeightDerivations(const std::map<std::string, std::string>& model_constants,
+                               const Graph& graph, plan::Plan& plan) {
+  const std::vector<PlanWeightRef> refs = PlanWeightTensors(graph);
+  if (refs.size() != static_cast<size_t>(plan.weights_size()))
+    return Internal("the plan has " + std::to_string(plan.weights_size()) +
+                    " weights, its graph " + std::to_string(refs.size()));
   std::set<int32_t> in_merge_stages;
   for (const plan::Block& block : plan.schedule().blocks())
     for (const plan::Stage& stage : block.stages())
@@ -118,15 +122,21 @@ void RecordWeightDerivations(const std::map<std::string, std::string>& model_con
         for (const plan::Group& group : stage.groups())
           for (int32_t op : group.ops())
             for (int32_t input : plan.ops(op).inputs()) in_merge_stages.insert(input);
-  for (plan::Weight& weight : *plan.mutable_weights()) {
-    const auto found = model_constants.find(plan.tensors(weight.tensor()).name());
-    if (found != model_constants.end() &&
-        found->second == Sha256Bytes(weight.data().data(), weight.data().size())) {
+  for (int w = 0; w < plan.weights_size(); ++w) {
+    plan::Weight& weight = *plan.mutable_weights(w);
+    const std::string& name = plan.tensors(weight.tensor()).name();
+    const PlanWeightRef& ref = refs[static_cast<size_t>(w)];
+    if (ref.name != name)
+      return Internal("plan weight " + std::to_string(w) + " is '" + name + "', its graph's '" +
+                      ref.name + "'");
+    const auto found = model_constants.find(name);
+    if (found != model_constants.end() && found->second == Digest(*ref.tensor)) {
       weight.set_derivation(plan::INITIALIZER);
     } else {
       weight.set_derivation(in_merge_stages.count(weight.tensor()) ? plan::MERGED : plan::FOLDED);
     }
   }
+  return Status::Ok();
 }
 
 Status AttachModelWeights(PlanFile& file, const std::string& model_path) {

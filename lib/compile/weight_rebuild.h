@@ -23,11 +23,11 @@ namespace ios {
 // At compile time, before any pass: the SHA-256 of each constant of the imported model, by name.
 std::map<std::string, std::string> ModelConstantDigests(const Graph& imported);
 
-// Sets every weight's derivation in a built plan (its weights' bytes still in the message):
-// INITIALIZER when a model constant has its name and bytes, MERGED for the other constants of a
-// MERGE stage's ops, FOLDED for the rest.
-void RecordWeightDerivations(const std::map<std::string, std::string>& model_constants,
-                             plan::Plan& plan);
+// Sets every weight's derivation in the plan built from `graph` (whose constants hold the
+// weights' bytes, in PlanWeightTensors' order): INITIALIZER when a model constant has its name
+// and bytes, MERGED for the other constants of a MERGE stage's ops, FOLDED for the rest.
+Status RecordWeightDerivations(const std::map<std::string, std::string>& model_constants,
+                               const Graph& graph, plan::Plan& plan);
 
 // Rebuilds `file`'s weights from the model at `model_path` (its external data beside it) and
 // hands them to the file (PlanFile::SetRebuiltWeights). InvalidInput, naming both files, for a

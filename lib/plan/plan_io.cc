@@ -321,6 +321,12 @@ StatusOr<PlanFile> PlanFile::OpenBytes(std::shared_ptr<const PlanBytes> bytes,
   return opened;
 }
 
+void PlanFile::ReleaseWeight(int w) {
+  if (static_cast<size_t>(w) < rebuilt_.size()) rebuilt_[static_cast<size_t>(w)] = Tensor();
+  if (w >= 0 && w < plan_.weights_size())
+    std::string().swap(*plan_.mutable_weights(w)->mutable_data());
+}
+
 Status PlanFile::ReadWeight(int w, void* into) const {
   const plan::Weight& weight = plan_.weights(w);
   if (weights_stripped()) {

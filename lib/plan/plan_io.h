@@ -84,6 +84,9 @@ class PlanFile {
   bool weights_stripped() const { return plan_.weights_stripped(); }
   // Weight `w`'s bytes (Weight.bytes of them) into `into`.
   Status ReadWeight(int w, void* into) const;
+  // Frees what this file holds of weight `w`'s bytes (a rebuilt weight, or the message's copy in
+  // formats 1 and 2): ReadWeight(w) cannot read it again.
+  void ReleaseWeight(int w);
   // A stripped plan's weights, one per Weight in order, each already checked against its
   // SHA-256 and size.
   void SetRebuiltWeights(std::vector<Tensor> weights) { rebuilt_ = std::move(weights); }

@@ -15,6 +15,8 @@ namespace {
 
 // Copies weight `w`'s bytes (exactly the tensor's size: ValidatePlan checked it) into `into`.
 using WeightReader = std::function<Status(int w, void* into)>;
+// Frees wherever weight w's bytes were read from, once they are in the graph.
+using WeightRelease = std::function<void(int w)>;
 
 StatusOr<Tensor> WeightTensor(const plan::Plan& plan, int32_t index, const WeightReader& read) {
   const plan::Tensor& proto = plan.tensors(index);
@@ -71,10 +73,11 @@ int CountValues(const plan::Plan& plan) {
   return count;
 }
 
-// `plan` was validated; `read` copies a weight's bytes wherever they are. `plan` is moved into
-// the result once every weight has been read.
+// `plan` was validated; `read` copies a weight's bytes wherever they are, and `release` frees
+// them there once no tensor will read them again. `plan` is moved into the result once every
+// weight has been read.
 StatusOr<LoadedPlan> Convert(plan::Plan& plan, const std::string& source,
-                             const WeightReader& read) {
+                             const WeightReader& read, const WeightRelease& release) {
   LoadedPlan loaded;
 
   Graph& graph = loaded.graph;
@@ -83,8 +86,8 @@ StatusOr<LoadedPlan> Convert(plan::Plan& plan, const std::string& source,
   graph.opset = plan.opset();
   const int num_values = CountValues(plan);
   graph.values.resize(num_values);
-  // A value's weight bytes are released from the plan once copied, so that a large plan is not
-  // held twice; those an attribute also refers to stay until the attributes are read.
+  // A value's weight bytes are released once copied, so that a large plan is not held twice;
+  // those an attribute also refers to stay until the attributes are read.
   std::vector<bool> in_attribute(static_cast<size_t>(plan.tensors_size()), false);
   for (const plan::Op& op : plan.ops())
     for (const plan::Attribute& attr : op.attributes())
@@ -100,8 +103,7 @@ StatusOr<LoadedPlan> Convert(plan::Plan& plan, const std::string& source,
     value.layout = LayoutFromPlan(tensor.layout()).value_or(Layout::kRowMajor);  // validated
     if (tensor.kind() != plan::WEIGHT) continue;
     IOS_ASSIGN_OR_RETURN(value.constant, WeightTensor(plan, t, read));
-    if (!in_attribute[static_cast<size_t>(t)])
-      std::string().swap(*plan.mutable_weights(tensor.weight())->mutable_data());
+    if (!in_attribute[static_cast<size_t>(t)]) release(tensor.weight());
   }
   graph.nodes.reserve(plan.ops_size());
   for (const plan::Op& op : plan.ops()) {
@@ -146,7 +148,7 @@ StatusOr<LoadedPlan> Convert(plan::Plan& plan, const std::string& source,
   if (status.ok()) status = CheckMemoryPlan(graph, schedule, memory);
   if (!status.ok()) return InvalidInput(source + ": " + status.message());
 
-  for (plan::Weight& weight : *plan.mutable_weights()) weight.clear_data();
+  for (int w = 0; w < plan.weights_size(); ++w) release(w);
   loaded.meta = std::move(plan);
   return loaded;
 }
@@ -155,18 +157,23 @@ StatusOr<LoadedPlan> Convert(plan::Plan& plan, const std::string& source,
 
 StatusOr<LoadedPlan> LoadPlan(plan::Plan plan, const std::string& source) {
   IOS_RETURN_IF_ERROR(ValidatePlan(plan, source));
-  return Convert(plan, source, [&plan](int w, void* into) {
-    const std::string& data = plan.weights(w).data();
-    if (!data.empty()) std::memcpy(into, data.data(), data.size());
-    return Status::Ok();
-  });
+  return Convert(
+      plan, source,
+      [&plan](int w, void* into) {
+        const std::string& data = plan.weights(w).data();
+        if (!data.empty()) std::memcpy(into, data.data(), data.size());
+        return Status::Ok();
+      },
+      // Swapped out, not cleared: a cleared string keeps its capacity.
+      [&plan](int w) { std::string().swap(*plan.mutable_weights(w)->mutable_data()); });
 }
 
 StatusOr<LoadedPlan> LoadPlanFile(PlanFile file) {
   // PlanFile::Open validated the plan; each weight goes from the file into its tensor.
   const std::string source = file.path();
-  return Convert(file.mutable_plan(), source,
-                 [&file](int w, void* into) { return file.ReadWeight(w, into); });
+  return Convert(
+      file.mutable_plan(), source, [&file](int w, void* into) { return file.ReadWeight(w, into); },
+      [&file](int w) { file.ReleaseWeight(w); });
 }
 
 }  // namespace ios
