@@ -7,16 +7,30 @@
 
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "kernels/reference/reference_graph.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_loader.h"
 #include "small_fork_join_model.h"
+#include "tensor_compare.h"
 #include "test_graph_builder.h"
 
 namespace ios {
 namespace {
+
+// A CPU session running `compiled` as a plan of batch `batch` would.
+StatusOr<std::unique_ptr<CpuSession>> SessionOf(const testing::ScheduledGraph& compiled,
+                                                int64_t batch, const CpuSessionOptions& options) {
+  PlanMetadata meta;
+  meta.batch = batch;
+  meta.device.set_kind("cpu");
+  IOS_ASSIGN_OR_RETURN(plan::Plan plan,
+                       BuildPlan(compiled.graph, compiled.schedule, compiled.memory, meta));
+  IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlan(std::move(plan), "test"));
+  return CpuSession::Create(std::move(loaded), options);
+}
 
 TEST(CpuSessionTest, RunningAgainOnTheSameInputsGivesTheSameOutputs) {
   for (bool greedy : {false, true}) {
@@ -25,16 +39,9 @@ TEST(CpuSessionTest, RunningAgainOnTheSameInputsGivesTheSameOutputs) {
     // sit where the input was.
     testing::ScheduledGraph compiled =
         testing::ScheduleWithMemory(testing::SmallForkJoinGraph({2, 3, 16, 16}, "Relu"), greedy);
-    PlanMetadata meta;
-    meta.batch = 2;
-    meta.device.set_kind("cpu");
-    auto plan = BuildPlan(compiled.graph, compiled.schedule, compiled.memory, meta);
-    ASSERT_TRUE(plan.ok()) << plan.status().message();
-    auto loaded = LoadPlan(std::move(*plan), "small");
-    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
     CpuSessionOptions options;
     options.threads = 2;
-    auto session = CpuSession::Create(std::move(*loaded), options);
+    auto session = SessionOf(compiled, 2, options);
     ASSERT_TRUE(session.ok()) << session.status().message();
 
     Tensor input(DType::kFloat32, {2, 3, 16, 16});
@@ -75,14 +82,7 @@ TEST(CpuSessionTest, HoldsOnlyTheConstantsItsKernelsRead) {
   auto expected = EvaluateGraphReference(compiled.graph, {input});
   ASSERT_TRUE(expected.ok()) << expected.status().message();
 
-  PlanMetadata meta;
-  meta.batch = 1;
-  meta.device.set_kind("cpu");
-  auto plan = BuildPlan(compiled.graph, compiled.schedule, compiled.memory, meta);
-  ASSERT_TRUE(plan.ok()) << plan.status().message();
-  auto loaded = LoadPlan(std::move(*plan), "shared");
-  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  auto session = CpuSession::Create(std::move(*loaded), CpuSessionOptions{});
+  auto session = SessionOf(compiled, 1, CpuSessionOptions{});
   ASSERT_TRUE(session.ok()) << session.status().message();
   const Graph& held = (*session)->graph();
   EXPECT_TRUE(held.values[w0].constant.has_value()) << "the Relu reads w0";
@@ -96,10 +96,8 @@ TEST(CpuSessionTest, HoldsOnlyTheConstantsItsKernelsRead) {
     const std::vector<Tensor> outputs = (*session)->GetOutputs();
     ASSERT_EQ(outputs.size(), expected->size());
     for (size_t o = 0; o < outputs.size(); ++o) {
-      ASSERT_EQ(outputs[o].num_elements(), (*expected)[o].num_elements());
-      for (int64_t i = 0; i < outputs[o].num_elements(); ++i)
-        ASSERT_NEAR(outputs[o].data<float>()[i], (*expected)[o].data<float>()[i], 1e-4)
-            << "output " << o << " element " << i;
+      SCOPED_TRACE("output " + std::to_string(o) + ", run " + std::to_string(run));
+      testing::ExpectTensorsNear((*expected)[o], outputs[o], 1e-4, 0);
     }
   }
 }

@@ -7,19 +7,6 @@
 
 namespace ios {
 
-std::string Sha256Bytes(const void* data, size_t size) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
-                                                                  EVP_MD_CTX_free);
-  bool ok = context != nullptr && EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) == 1 &&
-            EVP_DigestUpdate(context.get(), data, size) == 1 &&
-            EVP_DigestFinal_ex(context.get(), digest, &length) == 1;
-  // Only an allocation failure inside OpenSSL can fail SHA-256; report it as no digest.
-  if (!ok) return std::string();
-  return std::string(reinterpret_cast<const char*>(digest), length);
-}
-
 namespace {
 
 std::string Hex(const std::string& digest) {
@@ -54,13 +41,21 @@ void Sha256Stream::Update(const void* data, size_t size) {
   ok_ = ok_ && EVP_DigestUpdate(context_->md.get(), data, size) == 1;
 }
 
-std::string Sha256Stream::FinishHex() {
+std::string Sha256Stream::Finish() {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   ok_ = ok_ && EVP_DigestFinal_ex(context_->md.get(), digest, &length) == 1;
   if (!ok_) return std::string();
   ok_ = false;  // finished: a second call gives no digest
-  return Hex(std::string(reinterpret_cast<const char*>(digest), length));
+  return std::string(reinterpret_cast<const char*>(digest), length);
+}
+
+std::string Sha256Stream::FinishHex() { return Hex(Finish()); }
+
+std::string Sha256Bytes(const void* data, size_t size) {
+  Sha256Stream stream;
+  stream.Update(data, size);
+  return stream.Finish();
 }
 
 }  // namespace ios

@@ -21,7 +21,10 @@ class Sha256Stream {
   Sha256Stream& operator=(const Sha256Stream&) = delete;
 
   void Update(const void* data, size_t size);
-  // The digest of everything given, as Sha256Hex writes it (empty only if OpenSSL failed).
+  // The digest of everything given, as Sha256Bytes gives it (empty only if OpenSSL failed, or
+  // once finished).
+  std::string Finish();
+  // The same as Sha256Hex writes it.
   std::string FinishHex();
 
  private:
