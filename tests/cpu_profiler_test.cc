@@ -333,6 +333,47 @@ TEST(CpuProfilerTest, PoolsAreEmptiedBeforeTheyWouldPassTheirLimit) {
   EXPECT_EQ(profiler.counters().buffers_allocated, allocated + 2);
 }
 
+// Past max_kernel_bytes (the kernels' copies of constants), the kernels that went longest unused
+// are freed, never those of the stage being measured; a freed kernel is made again when needed.
+TEST(CpuProfilerTest, KernelsPastTheirLimitAreFreedLongestUnusedFirst) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 16, 16, 16});
+  ValueId c0 = b.Conv(x, 64, 3, 1);
+  ValueId c1 = b.Conv(x, 64, 3, 1);
+  ValueId c2 = b.Conv(x, 64, 3, 1);
+  Graph g = b.Finish({c0, c1, c2});
+  const int64_t one = (64 * 16 * 3 * 3 + 64) * 4;  // a conv's weights and bias
+  CpuProfilerOptions options = QuickOptions();
+  options.max_kernel_bytes = 2 * one;
+  CpuProfilerCostSource profiler(options);
+  const CpuProfilerCounters& counters = profiler.counters();
+  auto measure = [&](std::vector<std::vector<NodeId>> groups) {
+    StatusOr<double> ms = profiler.MeasureStage(g, StageOf(std::move(groups)));
+    ASSERT_TRUE(ms.ok()) << ms.status().message();
+    EXPECT_GT(*ms, 0);
+  };
+  measure({{0}});
+  EXPECT_EQ(counters.kernel_bytes, one);
+  measure({{1}});
+  measure({{0}});  // conv 1 is now the longest unused
+  EXPECT_EQ(counters.kernels_created, 2);
+  EXPECT_EQ(counters.kernel_bytes, 2 * one);
+  EXPECT_EQ(counters.kernels_freed, 0);
+  measure({{2}});
+  EXPECT_EQ(counters.kernels_freed, 1);
+  EXPECT_EQ(counters.kernel_bytes, 2 * one);
+  measure({{0}});  // still held
+  EXPECT_EQ(counters.kernels_created, 3);
+  measure({{1}});  // made again; conv 2 goes
+  EXPECT_EQ(counters.kernels_created, 4);
+  EXPECT_EQ(counters.kernels_freed, 2);
+  // A stage needs all three at once: none of them is freed, over the limit as they are.
+  measure({{0}, {1}, {2}});
+  EXPECT_EQ(counters.kernels_created, 5);
+  EXPECT_EQ(counters.kernels_freed, 2);
+  EXPECT_EQ(counters.kernel_bytes, 3 * one);
+}
+
 TEST(CpuProfilerTest, LaunchOverheadIsMeasuredOnceAndSmall) {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 8, 8, 8});

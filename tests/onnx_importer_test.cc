@@ -199,7 +199,8 @@ TEST(OnnxImporterTest, UnreadableFilesNameTheirProblem) {
   EXPECT_NE(nothing.status().message().find("the file is empty"), std::string::npos)
       << nothing.status().message();
 
-  const std::string folder = WriteTempFile("folder.onnx", "") + ".d";
+  const std::string placeholder = WriteTempFile("folder.onnx", "");
+  const std::string folder = placeholder + ".d";
   std::filesystem::create_directory(folder);
   auto directory = ImportOnnxFile(folder, ImportOptions{}, &digest);
   ASSERT_FALSE(directory.ok());
@@ -213,6 +214,7 @@ TEST(OnnxImporterTest, UnreadableFilesNameTheirProblem) {
       << missing.status().message();
   std::remove(junk.c_str());
   std::remove(empty.c_str());
+  std::remove(placeholder.c_str());
   std::filesystem::remove(folder);
 }
 

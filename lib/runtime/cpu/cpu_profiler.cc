@@ -122,6 +122,7 @@ std::string CpuProfilerCostSource::KernelVersions() const { return CpuKernelVers
 void CpuProfilerCostSource::ResetForGraph(const Graph& graph) {
   if (graph_ != &graph) {
     kernels_.clear();
+    counters_.kernel_bytes = 0;
     merged_.clear();
     unit_ms_.clear();
     graph_ = &graph;
@@ -137,11 +138,39 @@ StatusOr<CpuKernel*> CpuProfilerCostSource::KernelFor(const Graph& graph, NodeId
     return cached.kernel.get();
   }
   cached.warmed_group_counts.clear();
+  counters_.kernel_bytes -= cached.copied_bytes;
+  cached.copied_bytes = 0;
+  cached.kernel.reset();
   IOS_ASSIGN_OR_RETURN(cached.kernel,
                        CreateCpuKernel(MakeCpuKernelContext(graph, graph.nodes[node])));
   cached.signature = std::move(signature);
+  const Node& op = graph.nodes[node];
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const Value* input = op.inputs[i] != kNoValue ? &graph.values[op.inputs[i]] : nullptr;
+    if (input != nullptr && input->constant && cached.kernel->CopiedConstantInput(i))
+      cached.copied_bytes += static_cast<int64_t>(input->constant->num_bytes());
+  }
+  counters_.kernel_bytes += cached.copied_bytes;
   ++counters_.kernels_created;
   return cached.kernel.get();
+}
+
+void CpuProfilerCostSource::FreeUnusedKernels() {
+  if (counters_.kernel_bytes <= options_.max_kernel_bytes) return;
+  std::vector<NodeId> unused;
+  for (size_t n = 0; n < kernels_.size(); ++n)
+    if (kernels_[n].kernel && kernels_[n].last_use < kernel_clock_ && kernels_[n].copied_bytes > 0)
+      unused.push_back(static_cast<NodeId>(n));
+  std::sort(unused.begin(), unused.end(), [&](NodeId a, NodeId b) {
+    return kernels_[a].last_use < kernels_[b].last_use;
+  });
+  for (NodeId n : unused) {
+    if (counters_.kernel_bytes <= options_.max_kernel_bytes) break;
+    CachedKernel& cached = kernels_[n];
+    counters_.kernel_bytes -= cached.copied_bytes;
+    cached = CachedKernel{};
+    ++counters_.kernels_freed;
+  }
 }
 
 StatusOr<CpuProfilerCostSource::MergedStage*> CpuProfilerCostSource::MergedStageFor(
@@ -303,14 +332,17 @@ StatusOr<std::vector<CpuKernel*>> CpuProfilerCostSource::StageKernels(const Grap
                                                                       int width, bool* warmed) {
   std::vector<CpuKernel*> kernels(graph.nodes.size(), nullptr);
   if (warmed != nullptr) *warmed = true;
+  ++kernel_clock_;
   for (const ScheduleGroup& group : stage.groups) {
     for (NodeId n : group.nodes) {
       IOS_ASSIGN_OR_RETURN(kernels[n], KernelFor(graph, n));
+      kernels_[n].last_use = kernel_clock_;
       const std::vector<int>& widths = kernels_[n].warmed_group_counts;
       if (warmed != nullptr && std::find(widths.begin(), widths.end(), width) == widths.end())
         *warmed = false;
     }
   }
+  FreeUnusedKernels();
   return kernels;
 }
 

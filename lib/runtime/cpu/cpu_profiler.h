@@ -106,6 +106,11 @@ struct CpuProfilerOptions {
   // freed pages handed back to the system (NasNet's many shapes otherwise hold hundreds of MiB,
   // on top of the weights and their prepacked copies).
   int64_t max_pool_bytes = int64_t{96} << 20;
+  // The cached kernels' own copies of constant inputs (prepacked weights, biases): past this
+  // many bytes, the kernels that went longest unused are freed (made again when a stage needs
+  // them). The search works through a network part by part, so a large model's kernels would
+  // otherwise hold a second copy of all its weights (NasNet: 300 MiB) until the block check.
+  int64_t max_kernel_bytes = int64_t{64} << 20;
 };
 
 inline constexpr double kMinStageLatencyMs = 1e-3;
@@ -116,6 +121,8 @@ struct CpuProfilerCounters {
   int64_t merge_stages_measured = 0;
   int64_t kernels_created = 0;     // CreateCpuKernel calls (graph ops and merged scratch ops)
   int64_t kernel_cache_hits = 0;   // ops whose cached kernel was reused
+  int64_t kernels_freed = 0;       // cached kernels freed to keep under max_kernel_bytes
+  int64_t kernel_bytes = 0;        // the cached kernels' copies of constants, now
   int64_t buffers_allocated = 0;   // both pools
   int64_t pool_bytes = 0;          // bytes allocated by both pools, freed ones included
   int64_t pools_emptied = 0;       // times the pools passed max_pool_bytes and were emptied
@@ -190,6 +197,8 @@ class CpuProfilerCostSource : public StageCostSource {
     std::string signature;  // op, name and shapes: detects a different node under the same id
     std::unique_ptr<CpuKernel> kernel;
     std::vector<int> warmed_group_counts;  // stage widths it has run in (its thread shares)
+    int64_t copied_bytes = 0;  // the constant inputs it holds copies of (CopiedConstantInput)
+    uint64_t last_use = 0;     // the StageKernels call that last asked for it
   };
 
   // A kMerge stage rebuilt as a scratch graph: one group [merged conv, split].
@@ -221,6 +230,9 @@ class CpuProfilerCostSource : public StageCostSource {
   // says whether every one has already run in a stage as wide as this one.
   StatusOr<std::vector<CpuKernel*>> StageKernels(const Graph& graph, const ScheduleStage& stage,
                                                  int width, bool* warmed);
+  // Frees the longest-unused kernels, never those of the current StageKernels call, until the
+  // kernels' copies of constants take at most max_kernel_bytes.
+  void FreeUnusedKernels();
   // MeasureStage with each group given the thread share of a stage `width` groups wide
   // (at least the stage's own width).
   StatusOr<double> MeasureStageAs(const Graph& graph, const ScheduleStage& stage, int width);
@@ -248,6 +260,7 @@ class CpuProfilerCostSource : public StageCostSource {
 
   const Graph* graph_ = nullptr;  // the graph the caches belong to
   std::vector<CachedKernel> kernels_;  // per NodeId of graph_
+  uint64_t kernel_clock_ = 0;          // StageKernels calls so far
   std::map<std::vector<NodeId>, std::unique_ptr<MergedStage>> merged_;
   // UnitAloneLatencyMs (one-unit stages at share total_threads_) by the unit's nodes and share.
   std::map<std::pair<std::vector<NodeId>, int>, double> unit_ms_;
