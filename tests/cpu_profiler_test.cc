@@ -199,6 +199,22 @@ TEST(CpuProfilerTest, WarmKernelsGetOneWarmUpRun) {
   EXPECT_EQ(profiler.counters().executor_runs, 2 * (3 + timed) - 2);
   ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}})).ok());  // node 0 with every thread: new
   EXPECT_EQ(profiler.counters().executor_runs, 3 * (3 + timed) - 2);
+
+  // A block of the first stage: every op has run with its share, so one warm-up run; its
+  // samples are at least three.
+  ScheduleBlock block;
+  block.stages = {StageOf({{0}, {1}})};
+  int64_t runs = profiler.counters().executor_runs;
+  ASSERT_TRUE(profiler.BlockLatencyMs(g, block).ok());
+  EXPECT_EQ(profiler.counters().executor_runs, runs + 1 + timed);
+  // With node 1 at every thread for the first time: all three warm-up runs.
+  block.stages = {StageOf({{0}}), StageOf({{1}})};
+  runs = profiler.counters().executor_runs;
+  ASSERT_TRUE(profiler.BlockLatencyMs(g, block).ok());
+  EXPECT_EQ(profiler.counters().executor_runs, runs + 3 + timed);
+  runs = profiler.counters().executor_runs;
+  ASSERT_TRUE(profiler.BlockLatencyMs(g, block).ok());  // warm now
+  EXPECT_EQ(profiler.counters().executor_runs, runs + 1 + timed);
 }
 
 // Units alone at a stage's thread share (the search's lower bounds): measured once per unit and

@@ -230,6 +230,10 @@ class CpuProfilerCostSource : public StageCostSource {
   // says whether every one has already run in a stage as wide as this one.
   StatusOr<std::vector<CpuKernel*>> StageKernels(const Graph& graph, const ScheduleStage& stage,
                                                  int width, bool* warmed);
+  // Whether node n's cached kernel has run in a stage `width` groups wide (with that thread
+  // share, so its primitives exist), and recording that it has, for each op of `stage`.
+  bool KernelWarmed(NodeId n, int width) const;
+  void MarkWarmed(const ScheduleStage& stage, int width);
   // Frees the longest-unused kernels, never those of the current StageKernels call, until the
   // kernels' copies of constants take at most max_kernel_bytes.
   void FreeUnusedKernels();
