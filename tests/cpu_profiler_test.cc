@@ -22,6 +22,7 @@ CpuProfilerOptions QuickOptions() {
   options.warmup_runs = 1;
   options.repeats = 3;
   options.runs_per_repeat = 1;
+  options.warmup_sample_ms = 0;  // run counts that do not depend on this machine's speed
   return options;
 }
 
@@ -215,6 +216,35 @@ TEST(CpuProfilerTest, WarmKernelsGetOneWarmUpRun) {
   runs = profiler.counters().executor_runs;
   ASSERT_TRUE(profiler.BlockLatencyMs(g, block).ok());  // warm now
   EXPECT_EQ(profiler.counters().executor_runs, runs + 1 + timed);
+}
+
+// The last warm-up run is the first sample when it lasted warmup_sample_ms and created nothing:
+// a run came before it, or the kernels were warm. Every run lasts longer than 1 ns.
+TEST(CpuProfilerTest, ALongWarmUpRunThatCreatedNothingIsASample) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 16, 24, 24});
+  Graph g = b.Finish({b.Conv(x, 16, 3, 1)});
+  for (double sample_ms : {1e-6, 0.0}) {
+    CpuProfilerOptions options = QuickOptions();
+    options.settle_tolerance = 0;  // a fixed number of samples, to count runs
+    options.subtract_launch_overhead = false;
+    options.warmup_sample_ms = sample_ms;
+    const int counted = sample_ms > 0 ? 1 : 0;
+    const int64_t timed = options.repeats * options.runs_per_repeat;
+    for (int warmups : {1, 3}) {
+      options.warmup_runs = warmups;
+      CpuProfilerCostSource profiler(options);
+      const CpuProfilerCounters& counters = profiler.counters();
+      ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}})).ok());
+      // New kernels: a lone warm-up run created them and is no sample.
+      const int first = warmups > 1 ? counted : 0;
+      EXPECT_EQ(counters.executor_runs, warmups + timed - first) << sample_ms << " " << warmups;
+      EXPECT_EQ(counters.samples_taken, options.repeats);
+      ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}})).ok());  // warm: one warm-up run
+      EXPECT_EQ(counters.executor_runs, warmups + 1 + 2 * timed - first - counted);
+      EXPECT_EQ(counters.samples_taken, 2 * options.repeats);
+    }
+  }
 }
 
 // Units alone at a stage's thread share (the search's lower bounds): measured once per unit and
@@ -419,6 +449,7 @@ TEST(CpuProfilerTest, SamplesUntilTheMedianSettlesWithRunsSizedToTheStage) {
   Graph tiny = b.Finish({b.Conv(x, 8, 1)});
   CpuProfilerOptions options;
   options.subtract_launch_overhead = false;
+  options.warmup_sample_ms = 0;
   options.min_sample_ms = 10000;  // every run is shorter: samples of max_runs_per_repeat runs
   CpuProfilerCostSource adaptive(options);
   ASSERT_TRUE(adaptive.MeasureStage(tiny, StageOf({{0}})).ok());

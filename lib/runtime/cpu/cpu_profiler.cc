@@ -256,14 +256,12 @@ StatusOr<double> CpuProfilerCostSource::MeasureStageAs(const Graph& graph,
   if (options_.subtract_launch_overhead && !launch_overhead_measured_)
     IOS_RETURN_IF_ERROR(MeasureLaunchOverhead());
 
-  // One warm-up run when every kernel has run with this thread share before.
-  const int warm = std::min(1, options_.warmup_runs);
   double ms = 0;
   if (stage.strategy == StageStrategy::kMerge) {
     IOS_ASSIGN_OR_RETURN(MergedStage * merged, MergedStageFor(graph, stage));
     std::vector<CpuKernel*> kernels(merged->kernels.size(), nullptr);
     for (size_t n = 0; n < kernels.size(); ++n) kernels[n] = merged->kernels[n].get();
-    const Sampling sampling = StageSampling(merged->warmed ? warm : options_.warmup_runs);
+    const Sampling sampling = StageSampling(merged->warmed);
     IOS_ASSIGN_OR_RETURN(ms, TimeStage(merged->graph, merged->stage, kernels, sampling,
                                        total_threads_));
     merged->warmed = true;
@@ -276,7 +274,7 @@ StatusOr<double> CpuProfilerCostSource::MeasureStageAs(const Graph& graph,
     const int threads =
         std::max(1, total_threads_ / width) * static_cast<int>(stage.groups.size());
     IOS_ASSIGN_OR_RETURN(ms, TimeStage(graph, stage, kernels,
-                                       StageSampling(warmed ? warm : options_.warmup_runs),
+                                       StageSampling(warmed),
                                        threads));
     MarkWarmed(stage, width);
   }
@@ -323,8 +321,7 @@ StatusOr<double> CpuProfilerCostSource::BlockLatencyMs(const Graph& graph,
   Schedule schedule;
   schedule.kind = "profiler";
   schedule.blocks = {block};
-  Sampling sampling =
-      StageSampling(warmed ? std::min(1, options_.warmup_runs) : options_.warmup_runs);
+  Sampling sampling = StageSampling(warmed);
   sampling.min_samples = std::min(std::max(3, sampling.min_samples), sampling.max_samples);
   IOS_ASSIGN_OR_RETURN(double ms,
                        TimeSchedule(graph, schedule, nodes, kernels, sampling, total_threads_));
@@ -333,9 +330,10 @@ StatusOr<double> CpuProfilerCostSource::BlockLatencyMs(const Graph& graph,
   return std::max(kMinStageLatencyMs, ms - counters_.launch_overhead_ms);
 }
 
-CpuProfilerCostSource::Sampling CpuProfilerCostSource::StageSampling(int warmup_runs) const {
+CpuProfilerCostSource::Sampling CpuProfilerCostSource::StageSampling(bool warm) const {
   Sampling sampling;
-  sampling.warmup_runs = warmup_runs;
+  sampling.warmup_runs = warm ? std::min(1, options_.warmup_runs) : options_.warmup_runs;
+  sampling.kernels_warm = warm;
   sampling.runs_per_sample = options_.runs_per_repeat;
   sampling.min_samples = options_.min_repeats;
   sampling.max_samples = options_.repeats;
@@ -436,7 +434,12 @@ StatusOr<double> CpuProfilerCostSource::TimeCommands(const CommandList& commands
   }
   std::vector<double> samples;
   samples.reserve(static_cast<size_t>(sampling.max_samples));
-  for (int r = 0; r < sampling.max_samples; ++r) {
+  const bool created_nothing =
+      sampling.warmup_runs >= 2 || (sampling.warmup_runs == 1 && sampling.kernels_warm);
+  if (created_nothing && runs == 1 && options_.warmup_sample_ms > 0 &&
+      last_run_ms >= options_.warmup_sample_ms)
+    samples.push_back(last_run_ms);
+  while (static_cast<int>(samples.size()) < sampling.max_samples) {
     const Clock::time_point start = Clock::now();
     for (int i = 0; i < runs; ++i) IOS_RETURN_IF_ERROR(executor_->Run(commands, runner));
     samples.push_back(elapsed_ms(start) / runs);

@@ -38,7 +38,8 @@
 //     `settle_tolerance` 0 always takes `repeats` samples.
 // Warm-up: a stage whose every kernel has already run with the thread share this stage gives it
 // (the same op in a stage of as many groups) creates no primitive; it gets one warm-up run
-// instead of `warmup_runs`.
+// instead of `warmup_runs`. A long warm-up run that created nothing counts as a sample
+// (`warmup_sample_ms`).
 //
 // One-group stages: with `compose_one_group_stages`, a stage of one group of several units
 // (they run back to back on one stream with every thread, as in a plan) costs the sum of its
@@ -88,6 +89,12 @@ struct CpuProfilerOptions {
   int min_repeats = 2;      // timed samples at least, before the median may settle
   double settle_tolerance = 0.05;  // MedianSettled's; 0 = always `repeats` samples
   int runs_per_repeat = 0;  // runs averaged into one sample; 0 = from the last warm-up run:
+  // The last warm-up run is the first sample when it lasted this long and created nothing (a
+  // run preceded it, or the kernels had run with these thread shares before); 0: never. The
+  // caches and the OpenMP team that warm-up settles matter little to a run this long, and at
+  // batch 8 NasNet's stages take 10-40 ms each. Not the first run of new kernels: creating
+  // their primitives can take 20 ms on its own.
+  double warmup_sample_ms = 20.0;
   double min_sample_ms = 1.0;    // enough runs for a sample to last this long,
   int max_runs_per_repeat = 8;   // and no more than this
   int total_threads = 0;    // cores in all; 0 = every core of the machine
@@ -224,8 +231,10 @@ class CpuProfilerCostSource : public StageCostSource {
     int max_samples = 1;
     double settle_tolerance = 0;  // 0 = always max_samples
     bool counted = true;          // adds its samples to counters_.samples_taken
+    bool kernels_warm = false;    // no kernel creates a primitive in the first run
   };
-  Sampling StageSampling(int warmup_runs) const;
+  // `warm`: every kernel has run with its thread share: one warm-up run, not warmup_runs.
+  Sampling StageSampling(bool warm) const;
   // The kernels of the stage's nodes, indexed by NodeId (null elsewhere); `warmed` (optional)
   // says whether every one has already run in a stage as wide as this one.
   StatusOr<std::vector<CpuKernel*>> StageKernels(const Graph& graph, const ScheduleStage& stage,
