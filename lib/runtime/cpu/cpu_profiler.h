@@ -7,7 +7,7 @@
 //   - A StreamExecutor (one worker thread per stream) is created once and reused for every stage.
 //   - Ops run through CreateCpuKernel; kernels are cached per op (NodeId) across stages, so the
 //     weights are prepacked once and oneDNN primitives for a thread share are created once (in
-//     the warm-up runs).
+//     the warm-up runs), unless the kernel was freed in the meantime (`max_kernel_bytes`).
 //   - Values the stage reads but does not produce (its inputs) get buffers filled once with
 //     uniform random data in [-1, 1); they are never written, so they stay random. The stage's
 //     outputs and intermediates get buffers of a second pool. Both pools hand out buffers by
@@ -117,6 +117,7 @@ struct CpuProfilerOptions {
   // many bytes, the kernels that went longest unused are freed (made again when a stage needs
   // them). The search works through a network part by part, so a large model's kernels would
   // otherwise hold a second copy of all its weights (NasNet: 300 MiB) until the block check.
+  // The merge stages' scratch kernels (one per merged set of convs) are not counted.
   int64_t max_kernel_bytes = int64_t{64} << 20;
 };
 
