@@ -26,13 +26,17 @@ struct BlockCheck {
   int replaced = 0;          // of which keep the sequential stages
   double ios_ms = 0;         // the checked blocks measured whole, as the search left them
   double sequential_ms = 0;  // and with the sequential stages
-  // What the blocks that keep their searched stages save, measured again after the choice.
+  // What the blocks that keep their searched stages save, measured again after the choice;
+  // not measured again (`kept_gain_remeasured` false) when the measurements that chose them,
+  // which favour them, already put the whole gain under `min_gain` of the sequential latency:
+  // then those figures.
   double kept_gain_ms = 0;
+  bool kept_gain_remeasured = false;
   // What the blocks with a concurrent stage that could not be measured whole (a merge stage,
   // too many bytes) are predicted to save, stage by stage.
   double unchecked_gain_ms = 0;
   // Segments that could not be measured and hold a merge stage or were predicted to save under
-  // `min_unmeasured_gain`: they keep the sequential stages. Counted in `replaced` too.
+  // `min_gain`: they keep the sequential stages. Counted in `replaced` too.
   int unmeasured_replaced = 0;
 };
 
@@ -40,13 +44,15 @@ struct BlockCheck {
 // stage latencies. Replaces blocks (or segments of blocks that cannot run whole) of `result`'s
 // schedule, with their stage latencies and the predicted total. A segment that cannot run
 // either keeps its searched stages only where they are concurrent (no merge stage) and
-// predicted to save at least `min_unmeasured_gain` of its sequential latency.
+// predicted to save at least `min_gain` of its sequential latency. `min_gain` is also the margin
+// the caller weighs the plan's concurrent blocks by (kept_gain_ms plus unchecked_gain_ms against
+// min_gain times the sequential latency): see kept_gain_ms.
 StatusOr<BlockCheck> KeepSequentialWhereMeasuredFaster(const Graph& graph,
                                                        const Schedule& sequential,
                                                        const std::vector<double>& sequential_stages,
                                                        StageCostSource& source,
                                                        IosSearchResult* result,
-                                                       double min_unmeasured_gain = 0.05);
+                                                       double min_gain = 0.05);
 
 // Replaces block b of `result`'s schedule by `other`'s where replace[b], with `other_stages`'
 // stage latencies (the predicted ones of `other`, stage by stage), and adjusts the predicted

@@ -229,11 +229,12 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
            block_check.reordered_only);
   if (dropped_blocks > 0)
     Report(options,
-           "block check: the concurrent blocks save %.3f ms (%.3f measured, %.3f predicted "
+           "block check: the concurrent blocks save %.3f ms (%.3f measured%s, %.3f predicted "
            "where not measured), less than the short OpenMP spin that concurrent plans run "
            "under is taken to cost (%.0f%% of the sequential %.3f ms, --min-concurrency-gain); "
            "%d block(s) run sequentially too\n",
            block_check.kept_gain_ms + block_check.unchecked_gain_ms, block_check.kept_gain_ms,
+           block_check.kept_gain_remeasured ? " again" : " as they were chosen, at most",
            block_check.unchecked_gain_ms, 100 * options.min_concurrency_gain, sequential,
            dropped_blocks);
   if (greedy_blocks > 0)
