@@ -155,15 +155,23 @@ StatusOr<CpuKernel*> CpuProfilerCostSource::KernelFor(const Graph& graph, NodeId
   return cached.kernel.get();
 }
 
-bool CpuProfilerCostSource::KernelWarmed(NodeId n, int width) const {
-  const std::vector<int>& widths = kernels_[n].warmed_group_counts;
-  return std::find(widths.begin(), widths.end(), width) != widths.end();
+bool CpuProfilerCostSource::StageWarmed(const ScheduleStage& stage, int width) const {
+  for (const ScheduleGroup& group : stage.groups) {
+    for (NodeId n : group.nodes) {
+      const std::vector<int>& widths = kernels_[n].warmed_group_counts;
+      if (std::find(widths.begin(), widths.end(), width) == widths.end()) return false;
+    }
+  }
+  return true;
 }
 
 void CpuProfilerCostSource::MarkWarmed(const ScheduleStage& stage, int width) {
-  for (const ScheduleGroup& group : stage.groups)
-    for (NodeId n : group.nodes)
-      if (!KernelWarmed(n, width)) kernels_[n].warmed_group_counts.push_back(width);
+  for (const ScheduleGroup& group : stage.groups) {
+    for (NodeId n : group.nodes) {
+      std::vector<int>& widths = kernels_[n].warmed_group_counts;
+      if (std::find(widths.begin(), widths.end(), width) == widths.end()) widths.push_back(width);
+    }
+  }
 }
 
 void CpuProfilerCostSource::FreeUnusedKernels() {
@@ -267,9 +275,8 @@ StatusOr<double> CpuProfilerCostSource::MeasureStageAs(const Graph& graph,
     merged->warmed = true;
     ++counters_.merge_stages_measured;
   } else {
-    bool warmed = false;
-    IOS_ASSIGN_OR_RETURN(std::vector<CpuKernel*> kernels,
-                         StageKernels(graph, stage, width, &warmed));
+    IOS_ASSIGN_OR_RETURN(std::vector<CpuKernel*> kernels, StageKernels(graph, stage));
+    const bool warmed = StageWarmed(stage, width);
     // Each of the stage's groups gets the thread share of a stage `width` groups wide.
     const int threads =
         std::max(1, total_threads_ / width) * static_cast<int>(stage.groups.size());
@@ -309,15 +316,13 @@ StatusOr<double> CpuProfilerCostSource::BlockLatencyMs(const Graph& graph,
   if (options_.subtract_launch_overhead && !launch_overhead_measured_)
     IOS_RETURN_IF_ERROR(MeasureLaunchOverhead());
   IOS_ASSIGN_OR_RETURN(std::vector<CpuKernel*> kernels,
-                       StageKernels(graph, nodes, static_cast<int>(nodes.groups.size()), nullptr));
+                       StageKernels(graph, nodes));
   // Each stage's ops run with that stage's thread share; one warm-up run when every op has run
   // with its share before (a block is measured both ways, twice, and its stages were measured
   // in the search: at batch 8 a second warm-up of a NasNet segment costs a tenth of a second).
   bool warmed = true;
   for (const ScheduleStage& stage : block.stages)
-    for (const ScheduleGroup& group : stage.groups)
-      for (NodeId n : group.nodes)
-        warmed = warmed && KernelWarmed(n, static_cast<int>(stage.groups.size()));
+    warmed = warmed && StageWarmed(stage, static_cast<int>(stage.groups.size()));
   Schedule schedule;
   schedule.kind = "profiler";
   schedule.blocks = {block};
@@ -342,16 +347,13 @@ CpuProfilerCostSource::Sampling CpuProfilerCostSource::StageSampling(bool warm) 
 }
 
 StatusOr<std::vector<CpuKernel*>> CpuProfilerCostSource::StageKernels(const Graph& graph,
-                                                                      const ScheduleStage& stage,
-                                                                      int width, bool* warmed) {
+                                                                      const ScheduleStage& stage) {
   std::vector<CpuKernel*> kernels(graph.nodes.size(), nullptr);
-  if (warmed != nullptr) *warmed = true;
   ++kernel_clock_;
   for (const ScheduleGroup& group : stage.groups) {
     for (NodeId n : group.nodes) {
       IOS_ASSIGN_OR_RETURN(kernels[n], KernelFor(graph, n));
       kernels_[n].last_use = kernel_clock_;
-      if (warmed != nullptr && !KernelWarmed(n, width)) *warmed = false;
     }
   }
   FreeUnusedKernels();

@@ -236,13 +236,11 @@ class CpuProfilerCostSource : public StageCostSource {
   };
   // `warm`: every kernel has run with its thread share: one warm-up run, not warmup_runs.
   Sampling StageSampling(bool warm) const;
-  // The kernels of the stage's nodes, indexed by NodeId (null elsewhere); `warmed` (optional)
-  // says whether every one has already run in a stage as wide as this one.
-  StatusOr<std::vector<CpuKernel*>> StageKernels(const Graph& graph, const ScheduleStage& stage,
-                                                 int width, bool* warmed);
-  // Whether node n's cached kernel has run in a stage `width` groups wide (with that thread
-  // share, so its primitives exist), and recording that it has, for each op of `stage`.
-  bool KernelWarmed(NodeId n, int width) const;
+  // The kernels of the stage's nodes, indexed by NodeId (null elsewhere).
+  StatusOr<std::vector<CpuKernel*>> StageKernels(const Graph& graph, const ScheduleStage& stage);
+  // Whether every op of `stage` has a cached kernel that has run in a stage `width` groups wide
+  // (with that thread share, so its primitives exist), and recording that they have.
+  bool StageWarmed(const ScheduleStage& stage, int width) const;
   void MarkWarmed(const ScheduleStage& stage, int width);
   // Frees the longest-unused kernels, never those of the current StageKernels call, until the
   // kernels' copies of constants take at most max_kernel_bytes.
