@@ -354,29 +354,39 @@ TEST(CpuProfilerTest, FiftyStagesStayWithinThePool) {
   EXPECT_LT(ResidentBytes() - resident, int64_t{8} << 20);
 }
 
-// The pools are emptied before a measurement whose new buffers would take them past
-// max_pool_bytes, and never for one whose buffers they already hold.
-TEST(CpuProfilerTest, PoolsAreEmptiedBeforeTheyWouldPassTheirLimit) {
+// Before a measurement whose new buffers would take the pools past max_pool_bytes, the buffers
+// it does not use are freed, never those it uses, even when they alone pass the limit; nothing
+// is freed for one whose buffers the pools already hold.
+TEST(CpuProfilerTest, PoolsFreeWhatTheNextMeasurementDoesNotUse) {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 16, 64, 64});  // 256 KiB
   ValueId narrow = b.Conv(x, 16, 1);          // 256 KiB
   ValueId wide = b.Conv(x, 64, 1);            // 1 MiB
-  Graph g = b.Finish({narrow, wide});
+  ValueId other = b.Conv(narrow, 16, 1);      // reads narrow: a 256 KiB input
+  Graph g = b.Finish({wide, other});
   CpuProfilerOptions options = QuickOptions();
   options.max_pool_bytes = 1 << 20;
   CpuProfilerCostSource profiler(options);
-  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}})).ok());  // 512 KiB held
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}})).ok());  // x and narrow: 512 KiB
   ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{0}})).ok());  // nothing new
-  EXPECT_EQ(profiler.counters().pools_emptied, 0);
+  EXPECT_EQ(profiler.counters().buffers_freed, 0);
   const int64_t allocated = profiler.counters().buffers_allocated;
-  // 1 MiB more would make 1.5 MiB: emptied first, then x and the wide output allocated.
+  // x and wide: 1 MiB more would make 1.5 MiB. Narrow's output buffer goes; x stays, though
+  // x and wide alone take 1.25 MiB.
   ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{1}})).ok());
-  EXPECT_EQ(profiler.counters().pools_emptied, 1);
-  EXPECT_EQ(profiler.counters().buffers_allocated, allocated + 2);
-  // Held already: measured again without emptying, though the pools hold 1.25 MiB.
+  EXPECT_EQ(profiler.counters().buffers_freed, 1);
+  EXPECT_EQ(profiler.counters().buffers_allocated, allocated + 1);
+  EXPECT_EQ(profiler.counters().pools_over_limit, 1);
+  // Held already: measured again with nothing freed or allocated.
   ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{1}})).ok());
-  EXPECT_EQ(profiler.counters().pools_emptied, 1);
+  EXPECT_EQ(profiler.counters().buffers_freed, 1);
+  EXPECT_EQ(profiler.counters().buffers_allocated, allocated + 1);
+  // A 256 KiB input, which takes x's buffer (buffers go by size), and a 256 KiB output, for
+  // which the unused wide output is freed.
+  ASSERT_TRUE(profiler.MeasureStage(g, StageOf({{2}})).ok());
+  EXPECT_EQ(profiler.counters().buffers_freed, 2);
   EXPECT_EQ(profiler.counters().buffers_allocated, allocated + 2);
+  EXPECT_EQ(profiler.counters().pools_over_limit, 1);
 }
 
 // Past max_kernel_bytes (the kernels' copies of constants), the kernels that went longest unused

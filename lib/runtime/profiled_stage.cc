@@ -1,6 +1,8 @@
 #include "runtime/profiled_stage.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <map>
 #include <set>
@@ -154,8 +156,25 @@ std::vector<StageBuffer> BlockBuffers(const Graph& graph, const ScheduleBlock& b
 }
 
 void FillRandomStageInput(float* data, size_t count, std::mt19937& rng) {
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  for (size_t i = 0; i < count; ++i) data[i] = dist(rng);
+  // splitmix64 seeded from `rng`: mt19937 through uniform_real_distribution filled 0.7 GB/s,
+  // and batch-8 CPU profiles fill tens of GB of stage inputs. Each 64-bit draw gives two floats:
+  // 23 random mantissa bits make a float in [1, 2), moved to [-1, 1).
+  uint64_t state = (static_cast<uint64_t>(rng()) << 32) | rng();
+  auto to_float = [](uint32_t bits) {
+    float f;
+    const uint32_t one_to_two = 0x3F800000u | (bits >> 9);
+    std::memcpy(&f, &one_to_two, sizeof(f));
+    return 2.f * f - 3.f;
+  };
+  for (size_t i = 0; i < count; i += 2) {
+    state += 0x9E3779B97F4A7C15ull;
+    uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    data[i] = to_float(static_cast<uint32_t>(z));
+    if (i + 1 < count) data[i + 1] = to_float(static_cast<uint32_t>(z >> 32));
+  }
 }
 
 Schedule OneStageSchedule(const ScheduleStage& stage, const std::string& kind) {

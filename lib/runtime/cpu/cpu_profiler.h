@@ -11,8 +11,8 @@
 //   - Values the stage reads but does not produce (its inputs) get buffers filled once with
 //     uniform random data in [-1, 1); they are never written, so they stay random. The stage's
 //     outputs and intermediates get buffers of a second pool. Both pools hand out buffers by
-//     byte size and never free them: a stage needing two 1 MB inputs takes the first two 1 MB
-//     input buffers, so memory is bounded by the largest per-size demand of any one stage.
+//     byte size: a stage needing two 1 MB inputs takes the first two 1 MB input buffers. Past
+//     `max_pool_bytes`, the buffers that the next measurement does not use are freed first.
 //   - Merge stages (StageStrategy::kMerge) are costed as they run after ApplyMergeStages
 //     (sched/merge_convs.h): the stage's convs are copied into a scratch graph of their own
 //     (input, weights, convs), merged there into one conv + Split, and that single group is
@@ -109,9 +109,10 @@ struct CpuProfilerOptions {
   // their concurrent segments on the stage costs' word: the plans ran 6-16% behind sequential.
   int64_t max_block_bytes = int64_t{512} << 20;
   // The buffer pools keep a buffer per size and slot that any stage asked for; when they would
-  // pass this many bytes with a measurement's new buffers, they are emptied before it, and the
-  // freed pages handed back to the system (NasNet's many shapes otherwise hold hundreds of MiB,
-  // on top of the weights and their prepacked copies).
+  // pass this many bytes with a measurement's new buffers, the buffers it does not use are freed
+  // first, the sizes asked for longest ago first, and the freed pages handed back to the system
+  // (NasNet's many shapes otherwise hold hundreds of MiB, on top of the weights and their
+  // prepacked copies). A measurement whose own buffers take more keeps them all.
   int64_t max_pool_bytes = int64_t{96} << 20;
   // The cached kernels' own copies of constant inputs (prepacked weights, biases): past this
   // many bytes, the kernels that went longest unused are freed (made again when a stage needs
@@ -133,7 +134,8 @@ struct CpuProfilerCounters {
   int64_t kernel_bytes = 0;        // the cached kernels' copies of constants, now
   int64_t buffers_allocated = 0;   // both pools
   int64_t pool_bytes = 0;          // bytes allocated by both pools, freed ones included
-  int64_t pools_emptied = 0;       // times the pools passed max_pool_bytes and were emptied
+  int64_t buffers_freed = 0;       // buffers freed to stay under max_pool_bytes
+  int64_t pools_over_limit = 0;    // measurements whose own buffers passed max_pool_bytes
   int64_t executor_runs = 0;       // timed and untimed, baseline included
   int64_t samples_taken = 0;       // timed samples of stages (not of the baseline)
   int64_t stages_composed = 0;     // one-group stages costed as the sum of their units
@@ -189,8 +191,14 @@ class CpuProfilerCostSource : public StageCostSource {
     int64_t MissingBytes(size_t bytes, int count) const;
     void Clear() {
       buffers_.clear();
+      last_use_.clear();
       bytes_ = 0;
     }
+    // Frees the buffers past the first `keep[size]` of each size (all of a size not in `keep`),
+    // the sizes asked for longest ago first, until `bytes` are freed or none is left to free.
+    // Returns the bytes freed.
+    int64_t FreeUnused(const std::map<size_t, int>& keep, int64_t bytes,
+                       CpuProfilerCounters& counters);
 
    private:
     struct Deleter {
@@ -198,7 +206,9 @@ class CpuProfilerCostSource : public StageCostSource {
     };
     bool randomize_;
     int64_t bytes_ = 0;
+    uint64_t clock_ = 0;  // counts Get calls
     std::map<size_t, std::vector<std::unique_ptr<uint8_t, Deleter>>> buffers_;
+    std::map<size_t, uint64_t> last_use_;  // per size: the Get call that last asked for it
   };
 
   struct CachedKernel {
