@@ -214,6 +214,18 @@ TEST(BlockCheckTest, DroppingConcurrencyRunsEveryConcurrentBlockSequentially) {
   EXPECT_DOUBLE_EQ(c.result.predicted_latency_ms, 2 + 3 + 4 + 5 + 6);
 }
 
+TEST(BlockCheckTest, ThePredictedConcurrentGainCountsConcurrentBlocksOnly) {
+  Case c = ThreeBlocks();
+  // Blocks 0 and 1: (2 + 3) - 4 and (4 + 5) - 6.
+  EXPECT_DOUBLE_EQ(PredictedConcurrentGainMs(c.sequential, c.sequential_stages, c.result), 1 + 3);
+  // Block 1 as a merge stage: not concurrent.
+  c.result.schedule.blocks[1].stages[0].strategy = StageStrategy::kMerge;
+  EXPECT_DOUBLE_EQ(PredictedConcurrentGainMs(c.sequential, c.sequential_stages, c.result), 1);
+  // A concurrent block predicted slower counts against the others.
+  c.result.stage_latency_ms[0] = 7;
+  EXPECT_DOUBLE_EQ(PredictedConcurrentGainMs(c.sequential, c.sequential_stages, c.result), -2);
+}
+
 TEST(BlockCheckTest, ASourceWithoutBlockMeasurementsLeavesTheSchedule) {
   Case c = ThreeBlocks();
   FakeBlockSource source({7, 6}, {5, 9}, false);

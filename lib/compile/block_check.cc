@@ -82,6 +82,25 @@ int ReplaceBlocks(const Schedule& other, const std::vector<double>& other_stages
   return replaced;
 }
 
+double PredictedConcurrentGainMs(const Schedule& sequential,
+                                 const std::vector<double>& sequential_stages,
+                                 const IosSearchResult& result) {
+  double gain = 0;
+  size_t ios_index = 0, seq_index = 0;
+  for (size_t b = 0; b < result.schedule.blocks.size(); ++b) {
+    const ScheduleBlock& block = result.schedule.blocks[b];
+    const size_t seq_count = sequential.blocks[b].stages.size();
+    if (HasConcurrentStage(block)) {
+      for (size_t i = 0; i < seq_count; ++i) gain += sequential_stages[seq_index + i];
+      for (size_t i = 0; i < block.stages.size(); ++i)
+        gain -= result.stage_latency_ms[ios_index + i];
+    }
+    ios_index += block.stages.size();
+    seq_index += seq_count;
+  }
+  return gain;
+}
+
 int DropConcurrentBlocks(const Schedule& sequential, const std::vector<double>& sequential_stages,
                          IosSearchResult* result) {
   std::vector<bool> replace;

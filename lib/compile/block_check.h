@@ -60,6 +60,12 @@ StatusOr<BlockCheck> KeepSequentialWhereMeasuredFaster(const Graph& graph,
 int ReplaceBlocks(const Schedule& other, const std::vector<double>& other_stages,
                   const std::vector<bool>& replace, IosSearchResult* result);
 
+// What the blocks of `result` that have a concurrent stage (two groups or more, not a merge)
+// are predicted to save against their sequential stages, stage cost by stage cost.
+double PredictedConcurrentGainMs(const Schedule& sequential,
+                                 const std::vector<double>& sequential_stages,
+                                 const IosSearchResult& result);
+
 // Replaces every block that has a concurrent stage (two groups or more, not a merge) by its
 // sequential stages, as KeepSequentialWhereMeasuredFaster replaces one. Returns how many.
 //

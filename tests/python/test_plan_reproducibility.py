@@ -79,6 +79,22 @@ def main():
         tally.check("--no-block-check skips it",
                     unchecked.returncode == 0 and "block check" not in unchecked.stdout,
                     unchecked.stdout + unchecked.stderr)
+        # Concurrent blocks predicted to save less than --min-concurrency-gain are dropped
+        # before any is measured whole: at 100%, always. ios-parallel: no merge stage, which the
+        # check would measure whatever the margin.
+        reports = []
+        for gain in ("0", "1"):
+            made = run([args.iosc, model, "--device", "cpu", "--timing-cache", cache,
+                        "--schedule", "ios-parallel", "--min-concurrency-gain", gain, "-o",
+                        os.path.join(tmp, f"margin_{gain}.iosplan"), "--progress", "off"])
+            tally.check(f"--min-concurrency-gain {gain}: compiles", made.returncode == 0,
+                        made.stderr)
+            reports.append(made.stdout)
+        tally.check("--min-concurrency-gain 1 measures no block whole",
+                    "measured whole" not in reports[1], reports[1])
+        if "measured whole" in reports[0]:
+            tally.check("... and runs the concurrent blocks sequentially, unmeasured",
+                        "run sequentially, unmeasured" in reports[1], reports[1])
 
         # Inception's modules run up to four groups at once: two changes the schedule.
         base = os.path.join(tmp, "inception.iosplan")
