@@ -426,12 +426,13 @@ StatusOr<double> CpuProfilerCostSource::TimeSchedule(const Graph& graph, const S
     std::map<size_t, int> work_counts, input_counts;  // size: how many of it this one uses
     for (const auto& [kind, count] : wanted)
       (kind.first ? work_counts : input_counts)[kind.second] = count;
-    int64_t excess = held + missing - options_.max_pool_bytes;
+    const int64_t over = held + missing - options_.max_pool_bytes;
     // Work buffers first: they are only zeroed, inputs are filled with random numbers.
-    excess -= work_pool_.FreeUnused(work_counts, excess, counters_);
-    if (excess > 0) excess -= input_pool_.FreeUnused(input_counts, excess, counters_);
-    if (excess > 0) ++counters_.pools_over_limit;
-    ReleaseFreedMemory();  // or glibc keeps the freed buffers, fragmented by their sizes
+    int64_t freed = work_pool_.FreeUnused(work_counts, over, counters_);
+    if (freed < over) freed += input_pool_.FreeUnused(input_counts, over - freed, counters_);
+    if (freed < over) ++counters_.pools_over_limit;
+    // Or glibc keeps the freed buffers, fragmented by their sizes.
+    if (freed > 0) ReleaseFreedMemory();
   }
   std::vector<void*> value_ptr(graph.values.size(), nullptr);
   for (size_t v = 0; v < graph.values.size(); ++v) {
