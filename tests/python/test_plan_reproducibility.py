@@ -2,7 +2,8 @@
 timing cache give byte-identical plans in another process, from another folder and under another
 output name, for every schedule kind on an analytic model, and for a CPU-profiled IOS plan whose
 second compilation takes every timing, the search's lower bounds included, from the cache (it
-measures nothing new): SqueezeNet.
+measures nothing new): SqueezeNet. Its concurrent blocks, when predicted to save under
+--min-concurrency-gain, run sequentially without being measured whole.
 iosplan diff says "same" (exit 0) for those, and for a schedule changed on purpose (Inception V3
 with --max-groups-per-stage 2)
 reports the option and the schedule as changed (exit 1), in words and in JSON."""

@@ -189,11 +189,6 @@ class CpuProfilerCostSource : public StageCostSource {
     int64_t bytes() const { return bytes_; }
     // Bytes that Get would allocate to hand out buffers 0 .. count - 1 of this size.
     int64_t MissingBytes(size_t bytes, int count) const;
-    void Clear() {
-      buffers_.clear();
-      last_use_.clear();
-      bytes_ = 0;
-    }
     // Frees the buffers past the first `keep[size]` of each size (all of a size not in `keep`),
     // the sizes asked for longest ago first, until `bytes` are freed or none is left to free.
     // Returns the bytes freed.
