@@ -422,7 +422,7 @@ StatusOr<double> CpuProfilerCostSource::TimeSchedule(const Graph& graph, const S
     // Room for the new buffers: the buffers this measurement does not use are freed, of the
     // sizes asked for longest ago first (neighbouring stages share shapes). Those it uses stay,
     // even past the limit: batch-8 stages of RandWire use up to 430 MiB, and emptying both pools
-    // before each of them made its profile allocate and fill 57 GB of buffers (9.7 GB now).
+    // before each of them made its profile allocate and fill 62 GB of buffers (9.7 GB now).
     std::map<size_t, int> work_counts, input_counts;  // size: how many of it this one uses
     for (const auto& [kind, count] : wanted)
       (kind.first ? work_counts : input_counts)[kind.second] = count;
