@@ -185,17 +185,7 @@ StatusOr<BlockCheck> KeepSequentialWhereMeasuredFaster(const Graph& graph,
   if (!source.MeasuresBlocks()) {
     // Stage costs only (the analytic models): the schedule stays; what its concurrent blocks
     // are predicted to save is unchecked.
-    size_t ios_index = 0, seq_index = 0;
-    for (size_t b = 0; b < result->schedule.blocks.size(); ++b) {
-      const ScheduleBlock& ios = result->schedule.blocks[b];
-      const size_t ios_first = ios_index, seq_first = seq_index;
-      ios_index += ios.stages.size();
-      seq_index += sequential.blocks[b].stages.size();
-      if (!HasConcurrentStage(ios) || SameBlock(ios, sequential.blocks[b])) continue;
-      for (size_t i = seq_first; i < seq_index; ++i) check.unchecked_gain_ms += sequential_stages[i];
-      for (size_t i = ios_first; i < ios_index; ++i)
-        check.unchecked_gain_ms -= result->stage_latency_ms[i];
-    }
+    check.unchecked_gain_ms = PredictedConcurrentGainMs(sequential, sequential_stages, *result);
     return check;
   }
   std::vector<ScheduleBlock> blocks;

@@ -98,20 +98,18 @@ void* CpuProfilerCostSource::BufferPool::Get(size_t bytes, int index, CpuProfile
 int64_t CpuProfilerCostSource::BufferPool::FreeUnused(const std::map<size_t, int>& keep,
                                                       int64_t bytes,
                                                       CpuProfilerCounters& counters) {
-  // (last use, size) of every size with buffers past what `keep` asks of it.
-  std::vector<std::pair<uint64_t, size_t>> unused;
+  // (last use, size, buffers of it to keep) of every size with more buffers than that.
+  std::vector<std::tuple<uint64_t, size_t, size_t>> unused;
   for (const auto& [size, list] : buffers_) {
     const auto kept = keep.find(size);
-    if (static_cast<int>(list.size()) > (kept == keep.end() ? 0 : kept->second))
-      unused.push_back({last_use_[size], size});
+    const size_t keep_count = kept == keep.end() ? 0 : static_cast<size_t>(kept->second);
+    if (list.size() > keep_count) unused.emplace_back(last_use_[size], size, keep_count);
   }
   std::sort(unused.begin(), unused.end());
   int64_t freed = 0;
-  for (const auto& [last_use, size] : unused) {
+  for (const auto& [last_use, size, keep_count] : unused) {
     if (freed >= bytes) break;
     auto& list = buffers_[size];
-    const auto kept = keep.find(size);
-    const size_t keep_count = kept == keep.end() ? 0 : static_cast<size_t>(kept->second);
     const int64_t released =
         static_cast<int64_t>((list.size() - keep_count) * RoundedBufferBytes(size));
     counters.buffers_freed += static_cast<int64_t>(list.size() - keep_count);
@@ -187,23 +185,22 @@ StatusOr<CpuKernel*> CpuProfilerCostSource::KernelFor(const Graph& graph, NodeId
   return cached.kernel.get();
 }
 
+bool CpuProfilerCostSource::KernelWarmed(NodeId n, int width) const {
+  const std::vector<int>& widths = kernels_[n].warmed_group_counts;
+  return std::find(widths.begin(), widths.end(), width) != widths.end();
+}
+
 bool CpuProfilerCostSource::StageWarmed(const ScheduleStage& stage, int width) const {
-  for (const ScheduleGroup& group : stage.groups) {
-    for (NodeId n : group.nodes) {
-      const std::vector<int>& widths = kernels_[n].warmed_group_counts;
-      if (std::find(widths.begin(), widths.end(), width) == widths.end()) return false;
-    }
-  }
+  for (const ScheduleGroup& group : stage.groups)
+    for (NodeId n : group.nodes)
+      if (!KernelWarmed(n, width)) return false;
   return true;
 }
 
 void CpuProfilerCostSource::MarkWarmed(const ScheduleStage& stage, int width) {
-  for (const ScheduleGroup& group : stage.groups) {
-    for (NodeId n : group.nodes) {
-      std::vector<int>& widths = kernels_[n].warmed_group_counts;
-      if (std::find(widths.begin(), widths.end(), width) == widths.end()) widths.push_back(width);
-    }
-  }
+  for (const ScheduleGroup& group : stage.groups)
+    for (NodeId n : group.nodes)
+      if (!KernelWarmed(n, width)) kernels_[n].warmed_group_counts.push_back(width);
 }
 
 void CpuProfilerCostSource::FreeUnusedKernels() {

@@ -243,8 +243,9 @@ class CpuProfilerCostSource : public StageCostSource {
   Sampling StageSampling(bool warm) const;
   // The kernels of the stage's nodes, indexed by NodeId (null elsewhere).
   StatusOr<std::vector<CpuKernel*>> StageKernels(const Graph& graph, const ScheduleStage& stage);
-  // Whether every op of `stage` has a cached kernel that has run in a stage `width` groups wide
-  // (with that thread share, so its primitives exist), and recording that they have.
+  // Whether node n's cached kernel has run in a stage `width` groups wide (with that thread
+  // share, so its primitives exist); whether every op of `stage` has; recording that they have.
+  bool KernelWarmed(NodeId n, int width) const;
   bool StageWarmed(const ScheduleStage& stage, int width) const;
   void MarkWarmed(const ScheduleStage& stage, int width);
   // Frees the longest-unused kernels, never those of the current StageKernels call, until the
