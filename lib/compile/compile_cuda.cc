@@ -34,6 +34,14 @@ StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const PipelineOpti
 
 StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const PipelineOptions& options, const Graph& graph,
                                                      const MemoryPlan& memory) {
+  if (options.conv_algorithms != "measure" && options.conv_algorithms != "heuristic")
+    return InvalidInput("conv_algorithms must be measure or heuristic, not '" +
+                           options.conv_algorithms + "'");
+  if (options.conv_algorithms == "heuristic") {
+    plan::CudaOptions cuda;
+    cuda.set_allow_tf32(options.tf32 == "on");
+    return cuda;  // no recorded algorithm: the runtime asks cuDNN's heuristic for each conv
+  }
   ConvAlgorithmSelectionOptions selection;
   selection.device = CudaOrdinalOf(options.device);
   selection.allow_tf32 = options.tf32 == "on";

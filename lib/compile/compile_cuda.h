@@ -25,8 +25,10 @@ Status CheckGraphRunsOnCuda(const Graph& graph);
 StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const PipelineOptions& options,
                                                               const Graph& graph);
 
-// The plan's CUDA options: --tf32 and the measured algorithm of every conv of the final graph,
-// each measured on tensors laid out as `memory` places them.
+// The plan's CUDA options: --tf32 and, with conv_algorithms "measure", the measured algorithm of
+// every conv of the final graph, each measured on tensors laid out as `memory` places them.
+// With "heuristic" (the default) no algorithm is recorded and the runtime takes cuDNN's
+// heuristic choice, as the stage profiler does (docs/gpu-performance.md has why).
 StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const PipelineOptions& options, const Graph& graph,
                                                      const MemoryPlan& memory);
 

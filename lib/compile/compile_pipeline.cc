@@ -117,7 +117,10 @@ Status WritePlan(const PipelineOptions& options, Graph& graph, const BlockStruct
       shapes.push_back(name + ":" + DimsSpec(dims));
     meta.options["input_shapes"] = Joined(shapes, ";");
   }
-  if (IsCudaDevice(options.device)) meta.options["tf32"] = options.tf32;
+  if (IsCudaDevice(options.device)) {
+    meta.options["tf32"] = options.tf32;
+    meta.options["conv_algorithms"] = options.conv_algorithms;
+  }
   if (options.device == "cpu") {
     meta.options["layout"] = options.layout;
     meta.options["in_place"] = options.in_place;
@@ -134,8 +137,12 @@ Status WritePlan(const PipelineOptions& options, Graph& graph, const BlockStruct
   if (IsCudaDevice(options.device)) {
     // After the merges: the final graph's convs, merged ones included (op i = node i).
     IOS_ASSIGN_OR_RETURN(*plan.mutable_cuda(), SelectCudaConvAlgorithms(options, graph, memory));
-    Report(options, "conv algorithms: %d convs measured on the device (TF32 %s)\n",
-                plan.cuda().conv_algorithms_size(), options.tf32.c_str());
+    if (options.conv_algorithms == "measure")
+      Report(options, "conv algorithms: %d convs measured on the device (TF32 %s)\n",
+             plan.cuda().conv_algorithms_size(), options.tf32.c_str());
+    else
+      Report(options, "conv algorithms: cuDNN's heuristic, chosen as the plan loads (TF32 %s)\n",
+             options.tf32.c_str());
   }
 #endif
   if (options.strip_weights)

@@ -48,6 +48,10 @@ struct PipelineOptions {
   // GPU plans are row-major either way.
   std::string layout = "auto";
   std::string tf32 = "on";         // CUDA: fp32 convs and GEMMs may use TF32 tensor cores
+  // CUDA: "heuristic" records no conv algorithm, so the runtime takes cuDNN's heuristic choice
+  // (as the stage profiler does); "measure" times each distinct conv's algorithms with
+  // cudnnFind and records the fastest. On an H100 the measured ones ran 1.05-3.3x slower.
+  std::string conv_algorithms = "heuristic";
   int max_streams = 0;             // 0: the device's default (CPU: its cores; GPU: 8)
   int64_t batch = 1;
   std::map<std::string, std::vector<int64_t>> input_shapes;  // --input-shape NAME:DIMS

@@ -1,7 +1,8 @@
 """iosc --device N. Without a CUDA device (every machine of this project): exit status 2, a
 message starting "no CUDA device", and no plan file (an existing one survives untouched), for
 every schedule. With a device: a bundled model compiles, and the plan records the CUDA
-fingerprint, --tf32, and a measured algorithm for every Conv op."""
+fingerprint and --tf32, no conv algorithm by default (cuDNN's heuristic at load), and a measured
+algorithm for every Conv op with --conv-algorithms measure."""
 import json
 import os
 import tempfile
@@ -65,10 +66,22 @@ def check_with_device(args, tally, model, tmp):
         cuda = p.get("cuda", {})
         tally.check(f"tf32 {tf32}: allow_tf32 recorded",
                     cuda.get("allow_tf32", False) == (tf32 == "on"), str(cuda)[:200])
-        convs = sorted(i for i, op in enumerate(p["ops"]) if op["op_type"] == "Conv")
-        measured = sorted(a["op"] for a in cuda.get("conv_algorithms", []))
-        tally.check(f"tf32 {tf32}: one algorithm per Conv op", convs and measured == convs,
-                    f"convs {convs}, measured {measured}")
+        tally.check(f"tf32 {tf32}: no recorded conv algorithm (cuDNN's heuristic at load)",
+                    not cuda.get("conv_algorithms"), str(cuda)[:200])
+    # --conv-algorithms measure records one measured algorithm per Conv op.
+    plan = os.path.join(tmp, "measured.iosplan")
+    result = run([args.iosc, model, "--device", "0", "--schedule", "sequential",
+                  "--conv-algorithms", "measure", "-o", plan])
+    if tally.check("measure: compiles", result.returncode == 0, result.stderr):
+        info = os.path.join(tmp, "measured.json")
+        result = run([args.iosrun, plan, "--info-json", info])
+        if tally.check("measure: iosrun reads the plan", result.returncode == 0, result.stderr):
+            with open(info) as f:
+                p = json.load(f)
+            convs = sorted(i for i, op in enumerate(p["ops"]) if op["op_type"] == "Conv")
+            measured = sorted(a["op"] for a in p.get("cuda", {}).get("conv_algorithms", []))
+            tally.check("measure: one algorithm per Conv op", convs and measured == convs,
+                        f"convs {convs}, measured {measured}")
     plan = os.path.join(tmp, "sequential.iosplan")
     result = run([args.iosc, model, "--device", "0", "--schedule", "sequential", "-o", plan])
     tally.check("sequential: compiles without profiling", result.returncode == 0, result.stderr)
@@ -82,6 +95,11 @@ def main():
         result = run([args.iosc, model, "--device", "0", "--tf32", "maybe", "-o",
                       os.path.join(tmp, "x.iosplan")])
         tally.check("--tf32 takes on|off only", result.returncode == 2, result.stderr)
+        result = run([args.iosc, model, "--device", "0", "--conv-algorithms", "fastest", "-o",
+                      os.path.join(tmp, "x.iosplan")])
+        tally.check("--conv-algorithms takes measure|heuristic only",
+                    result.returncode == 2 and "--conv-algorithms" in result.stderr,
+                    result.stderr)
         if cuda_device_count() > 0:
             check_with_device(args, tally, model, tmp)
         else:

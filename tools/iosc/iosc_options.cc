@@ -110,6 +110,14 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
                  "defaults to true (CUDAExecutionProviderInfo)")
       ->capture_default_str()
       ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--conv-algorithms", options->conv_algorithms,
+                 "CUDA: heuristic records no conv algorithm, and iosrun takes cuDNN's heuristic "
+                 "choice as it loads the plan, as the stage profiler does; measure times each "
+                 "distinct conv's algorithms with cudnnFindConvolutionForwardAlgorithmEx and "
+                 "records the fastest (on an H100 these plans ran 1.05-3.3x slower: "
+                 "docs/gpu-performance.md)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"measure", "heuristic"}));
   app.add_option("--slice-views", options->slice_views,
                  "Memory plan: let convs write their slices of a Concat's output and read their "
                  "slices of a Split's input in place, so that neither copies (off: every Concat "
