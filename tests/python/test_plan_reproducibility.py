@@ -9,6 +9,7 @@ with --max-groups-per-stage 2)
 reports the option and the schedule as changed (exit 1), in words and in JSON."""
 import json
 import os
+import re
 import tempfile
 
 from ios_test_util import Tally, ensure_models, parse_args, run
@@ -96,6 +97,15 @@ def main():
         if "measured whole" in reports[0]:
             tally.check("... and runs the concurrent blocks sequentially, unmeasured",
                         "run sequentially, unmeasured" in reports[1], reports[1])
+            # The search's prediction stays on its line; the plan's follows it.
+            searched = re.search(r"predicted latency \(cpu-profiler\): ios-parallel ([\d.]+) ms, "
+                                 r"greedy [\d.]+ ms, sequential ([\d.]+) ms", reports[1])
+            written = re.search(r"predicted latency of the plan written, after the block "
+                                r"check: ([\d.]+) ms", reports[1])
+            tally.check("... and prints the searched and the written plan's predictions",
+                        searched and written and
+                        float(searched.group(1)) < float(searched.group(2)) and
+                        written.group(1) == searched.group(2), reports[1])
 
         # Inception's modules run up to four groups at once: two changes the schedule.
         base = os.path.join(tmp, "inception.iosplan")
