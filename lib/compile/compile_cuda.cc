@@ -1,5 +1,6 @@
 #include "compile/compile_cuda.h"
 
+#include <algorithm>
 #include <string>
 
 #include "runtime/cuda/conv_algorithm_selection.h"
@@ -24,6 +25,8 @@ StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const PipelineOpti
   profiler.device = CudaOrdinalOf(options.device);
   if (options.profile_warmup >= 0) profiler.warmup_launches = options.profile_warmup;
   profiler.repeats = options.profile_repeats;
+  // --profile-repeats below the profiler's minimum lowers the minimum with it.
+  profiler.min_repeats = std::max(1, std::min(profiler.min_repeats, profiler.repeats));
   if (options.max_streams > 0) profiler.max_streams = options.max_streams;
   profiler.allow_tf32 = options.tf32 == "on";
   IOS_ASSIGN_OR_RETURN(std::unique_ptr<CudaStageProfiler> source,

@@ -42,6 +42,9 @@ TEST(CudaProfilerOptionsTest, DefaultsAreValidAndEachBadFieldIsNamed) {
       {[](CudaProfilerOptions& o) { o.repeats = 0; }, "repeats"},
       {[](CudaProfilerOptions& o) { o.launches_per_repeat = 0; }, "launches per repeat"},
       {[](CudaProfilerOptions& o) { o.max_streams = 0; }, "max streams"},
+      {[](CudaProfilerOptions& o) { o.min_repeats = 0; }, "min repeats"},
+      {[](CudaProfilerOptions& o) { o.min_repeats = o.repeats + 1; }, "min repeats"},
+      {[](CudaProfilerOptions& o) { o.settle_tolerance = -0.01; }, "settle tolerance"},
   };
   for (const Case& c : cases) {
     CudaProfilerOptions options;
@@ -54,6 +57,10 @@ TEST(CudaProfilerOptionsTest, DefaultsAreValidAndEachBadFieldIsNamed) {
   CudaProfilerOptions no_warmup;
   no_warmup.warmup_launches = 0;  // allowed: measure cold
   EXPECT_TRUE(ValidateCudaProfilerOptions(no_warmup).ok());
+  CudaProfilerOptions every_sample;
+  every_sample.settle_tolerance = 0;  // allowed: always `repeats` samples
+  every_sample.min_repeats = every_sample.repeats;
+  EXPECT_TRUE(ValidateCudaProfilerOptions(every_sample).ok());
 }
 
 TEST(CudaProfilerOptionsTest, BadOptionsAreRefusedBeforeTheDeviceIsLookedFor) {

@@ -41,6 +41,13 @@ Status ValidateCudaProfilerOptions(const CudaProfilerOptions& options) {
   if (options.repeats < 1)
     return InvalidInput("CUDA profiler: repeats must be >= 1, got " +
                         std::to_string(options.repeats));
+  if (options.min_repeats < 1 || options.min_repeats > options.repeats)
+    return InvalidInput("CUDA profiler: min repeats must be within 1.." +
+                        std::to_string(options.repeats) + ", got " +
+                        std::to_string(options.min_repeats));
+  if (!(options.settle_tolerance >= 0))
+    return InvalidInput("CUDA profiler: settle tolerance must be >= 0, got " +
+                        std::to_string(options.settle_tolerance));
   if (options.launches_per_repeat < 1)
     return InvalidInput("CUDA profiler: launches per repeat must be >= 1, got " +
                         std::to_string(options.launches_per_repeat));
@@ -330,6 +337,10 @@ StatusOr<double> CudaStageProfiler::TimeCommands(const CommandList& commands,
     float elapsed_ms = 0;
     IOS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&elapsed_ms, start_, stop_));
     samples.push_back(static_cast<double>(elapsed_ms) / launches_per_repeat);
+    ++counters_.samples_taken;
+    if (options_.settle_tolerance > 0 &&
+        MedianSettled(samples, options_.min_repeats, options_.settle_tolerance))
+      break;
   }
   return RobustMedian(std::move(samples));
 }

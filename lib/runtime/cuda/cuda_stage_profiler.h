@@ -20,7 +20,8 @@
 //
 // Timing: the stage's command list runs once directly and is waited for (so that cuDNN's and
 // cuBLAS's first-use setup stays out of the capture), then it is captured; `warmup_launches`
-// untimed launches follow, then `repeats` samples. A sample holds the origin stream with a
+// untimed launches follow, then samples until the median settles (`min_repeats` at least,
+// `repeats` at most; `settle_tolerance`, as the CPU profiler's rule). A sample holds the origin stream with a
 // StreamBlocker (stream_blocker.h), records a timing-enabled CUDA event, queues
 // `launches_per_repeat` graph launches and a second event, releases the stream, waits for the
 // second event, and divides cudaEventElapsedTime by the launch count. Held so, the launches run
@@ -37,6 +38,10 @@
 //     launches put the resolution below 1% of such a stage's time.
 //   - repeats 7: as the CPU profiler, enough for the MAD filter to drop one or two samples
 //     disturbed by another process on the GPU and keep a median of five.
+//   - min_repeats 3, settle_tolerance 2%: a GPU's samples of one stage agree far closer than a
+//     shared CPU's (whole-plan rounds on an H100 within 0.5%), so most stages stop at three
+//     samples: 33 launches instead of 73. One disturbed sample of three leaves the two others
+//     to agree; a stage whose samples keep disagreeing takes all seven.
 // Launch overhead: back-to-back launches of a graph are separated on the device by the gap
 // between two graphs (a few microseconds), which a stage inside a plan does not pay: the whole
 // plan is one graph. With `subtract_launch_overhead`, the per-launch time of a graph holding one
@@ -45,8 +50,9 @@
 // stage stay in the measurement, as in a plan. The result is floored at kMinCudaStageLatencyMs.
 //
 // Conv algorithms: a conv kernel created without a recorded algorithm uses cuDNN's heuristic
-// choice (CudaKernelContext::conv_algorithm == nullptr). The measured choice is made once per
-// plan after scheduling (runtime/cuda/conv_algorithm_selection.h).
+// choice (CudaKernelContext::conv_algorithm == nullptr), as plans do by default; only
+// `iosc --conv-algorithms measure` records measured ones after scheduling
+// (runtime/cuda/conv_algorithm_selection.h).
 //
 // Not thread-safe: one caller at a time (the scheduler measures stages one by one), and the
 // calling thread's current device is set to `device`.
@@ -74,7 +80,12 @@ namespace ios {
 struct CudaProfilerOptions {
   int device = 0;                         // CUDA device ordinal
   int warmup_launches = 3;                // untimed graph launches per stage
-  int repeats = 7;                        // timed samples per stage
+  int repeats = 7;                        // timed samples per stage, at most
+  // Stop early once the median settles (util/latency_stats.h, MedianSettled): at least
+  // `min_repeats` samples, more than half within `settle_tolerance` of their median. 0: always
+  // take `repeats`.
+  int min_repeats = 3;
+  double settle_tolerance = 0.02;
   int launches_per_repeat = 10;           // back-to-back graph launches timed as one sample
   int max_streams = kMaxAutoCudaStreams;  // streams of a stage (as CudaSession); more groups
                                           // share them round-robin
@@ -83,7 +94,7 @@ struct CudaProfilerOptions {
 };
 
 // InvalidInput naming the first bad field (a negative warm-up, fewer than one repeat, launch or
-// stream, a negative device).
+// stream, a negative device, min_repeats outside 1..repeats, a negative settle tolerance).
 Status ValidateCudaProfilerOptions(const CudaProfilerOptions& options);
 
 inline constexpr double kMinCudaStageLatencyMs = 1e-4;
@@ -104,6 +115,7 @@ struct CudaProfilerCounters {
   int64_t pool_bytes = 0;          // device bytes held by both pools
   int64_t graphs_captured = 0;     // CUDA Graphs captured and instantiated, baseline included
   int64_t graph_launches = 0;      // timed and untimed, baseline included
+  int64_t samples_taken = 0;       // timed samples, baseline included
   int64_t capture_fallbacks = 0;   // stages timed as replayed commands: their capture failed
   int64_t blocker_timeouts = 0;    // samples whose queueing outlasted the stream blocker
   double launch_overhead_ms = 0;   // the subtracted one-kernel graph (0 until measured or off)

@@ -76,6 +76,23 @@ TEST(CudaStageProfilerGpuTest, TwoGroupStageIsPositiveStableAndReusesKernels) {
   EXPECT_EQ(counters.stages_measured, 3);
   EXPECT_GT(counters.launch_overhead_ms, 0);
   EXPECT_LT(counters.launch_overhead_ms, 0.1) << "an empty graph launch is microseconds";
+  // Three stages and the baseline, each 3 (min_repeats) to 7 (repeats) samples.
+  const CudaProfilerOptions defaults;
+  EXPECT_GE(counters.samples_taken, 4 * defaults.min_repeats);
+  EXPECT_LE(counters.samples_taken, 4 * defaults.repeats);
+}
+
+TEST(CudaStageProfilerGpuTest, WithoutASettleToleranceEveryRepeatIsTaken) {
+  IOS_SKIP_WITHOUT_GPU();
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 32, 28, 28});
+  Graph g = b.Finish({b.Conv(x, 32, 3, 1)});
+  CudaProfilerOptions options;
+  options.settle_tolerance = 0;
+  auto profiler = MakeProfiler(options);
+  ASSERT_NE(profiler, nullptr);
+  ASSERT_TRUE(profiler->MeasureStage(g, StageOf({{0}})).ok());
+  EXPECT_EQ(profiler->counters().samples_taken, 2 * options.repeats) << "the stage and baseline";
 }
 
 TEST(CudaStageProfilerGpuTest, BigConvCostsMoreThanSmallConv) {
