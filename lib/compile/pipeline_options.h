@@ -49,8 +49,9 @@ struct PipelineOptions {
   std::string layout = "auto";
   std::string tf32 = "on";         // CUDA: fp32 convs and GEMMs may use TF32 tensor cores
   // CUDA: "heuristic" records no conv algorithm, so the runtime takes cuDNN's heuristic choice
-  // (as the stage profiler does); "measure" times each distinct conv's algorithms with
-  // cudnnFind and records the fastest. On an H100 the measured ones ran 1.05-3.3x slower.
+  // (as the stage profiler does); "measure" times cudnnFind's three fastest and the
+  // heuristic's choice in the call the plan makes and records the fastest
+  // (runtime/cuda/conv_run_timing.h). cudnnFind's first alone ran 1.05-3.3x slower on an H100.
   std::string conv_algorithms = "heuristic";
   int max_streams = 0;             // 0: the device's default (CPU: its cores; GPU: 8)
   int64_t batch = 1;

@@ -113,8 +113,9 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   app.add_option("--conv-algorithms", options->conv_algorithms,
                  "CUDA: heuristic records no conv algorithm, and iosrun takes cuDNN's heuristic "
                  "choice as it loads the plan, as the stage profiler does; measure times each "
-                 "distinct conv's algorithms with cudnnFindConvolutionForwardAlgorithmEx and "
-                 "records the fastest (on an H100 these plans ran 1.05-3.3x slower: "
+                 "distinct conv's three fastest algorithms by cudnnFind, and the heuristic's, in "
+                 "the call the plan makes (with its fused bias and ReLU) and records the fastest "
+                 "(cudnnFind's first alone ran 1.05-3.3x slower on an H100: "
                  "docs/gpu-performance.md)")
       ->capture_default_str()
       ->check(CLI::IsMember({"measure", "heuristic"}));

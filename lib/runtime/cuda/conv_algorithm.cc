@@ -1,6 +1,7 @@
 #include "runtime/cuda/conv_algorithm.h"
 
 #include <string>
+#include <vector>
 
 #include "runtime/cuda/cuda_check.h"
 
@@ -87,10 +88,9 @@ size_t ConvMeasureOutputBytes(const ConvDescriptors& descriptors) {
   return static_cast<size_t>(NumElements(descriptors.geometry.full_output)) * sizeof(float);
 }
 
-StatusOr<plan::ConvAlgorithm> MeasureConvAlgorithm(cudnnHandle_t handle,
-                                                   const ConvDescriptors& descriptors, int op_index,
-                                                   bool allow_tf32,
-                                                   const ConvMeasureBuffers& buffers) {
+StatusOr<std::vector<plan::ConvAlgorithm>> FindConvAlgorithms(
+    cudnnHandle_t handle, const ConvDescriptors& descriptors, int op_index, bool allow_tf32,
+    const ConvMeasureBuffers& buffers) {
   if (handle == nullptr || buffers.x == nullptr || buffers.w == nullptr || buffers.y == nullptr) {
     return Internal("measuring conv algorithms needs a cuDNN handle and x, w and y buffers");
   }
@@ -105,6 +105,7 @@ StatusOr<plan::ConvAlgorithm> MeasureConvAlgorithm(cudnnHandle_t handle,
       descriptors.conv.get(), descriptors.y_full.get(), buffers.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
       &returned, perfs, buffers.workspace,
       buffers.workspace == nullptr ? 0 : buffers.workspace_bytes));
+  std::vector<plan::ConvAlgorithm> found;
   for (int i = 0; i < returned && i < CUDNN_CONVOLUTION_FWD_ALGO_COUNT; ++i) {
     const cudnnConvolutionFwdAlgoPerf_t& perf = perfs[i];
     if (perf.status != CUDNN_STATUS_SUCCESS || perf.memory > buffers.workspace_bytes) continue;
@@ -117,11 +118,31 @@ StatusOr<plan::ConvAlgorithm> MeasureConvAlgorithm(cudnnHandle_t handle,
     result.set_algo(static_cast<int32_t>(perf.algo));
     result.set_workspace_bytes(static_cast<int64_t>(perf.memory));
     result.set_math_type(static_cast<int32_t>(AllowedMathType(perf.mathType, allow_tf32)));
-    return result;
+    found.push_back(result);
   }
-  return Unsupported("no cuDNN forward algorithm ran for op " + std::to_string(op_index) +
-                     " within a workspace of " + std::to_string(buffers.workspace_bytes) +
-                     " bytes");
+  if (found.empty())
+    return Unsupported("no cuDNN forward algorithm ran for op " + std::to_string(op_index) +
+                       " within a workspace of " + std::to_string(buffers.workspace_bytes) +
+                       " bytes");
+  return found;
+}
+
+StatusOr<plan::ConvAlgorithm> MeasureConvAlgorithm(cudnnHandle_t handle,
+                                                   const ConvDescriptors& descriptors, int op_index,
+                                                   bool allow_tf32,
+                                                   const ConvMeasureBuffers& buffers) {
+  IOS_ASSIGN_OR_RETURN(std::vector<plan::ConvAlgorithm> found,
+                       FindConvAlgorithms(handle, descriptors, op_index, allow_tf32, buffers));
+  return found.front();
+}
+
+plan::ConvAlgorithm ToPlanConvAlgorithm(const ConvAlgorithmChoice& choice, int op_index) {
+  plan::ConvAlgorithm result;
+  result.set_op(op_index);
+  result.set_algo(static_cast<int32_t>(choice.algo));
+  result.set_workspace_bytes(static_cast<int64_t>(choice.workspace_bytes));
+  result.set_math_type(static_cast<int32_t>(choice.math_type));
+  return result;
 }
 
 }  // namespace ios

@@ -12,6 +12,7 @@
 #include <cudnn.h>
 
 #include <cstddef>
+#include <vector>
 
 #include "iosplan.pb.h"
 #include "runtime/cuda/cudnn_descriptors.h"
@@ -62,11 +63,20 @@ struct ConvMeasureBuffers {
 size_t ConvMeasureOutputBytes(const ConvDescriptors& descriptors);
 
 // Runs every algorithm cuDNN can run for the conv (cudnnFindConvolutionForwardAlgorithmEx) and
-// returns the fastest that fits the workspace, as the plan records it (op = op_index). Needs a
-// device; the handle must be bound to the stream the caller wants the measurement on.
+// returns those that fit the workspace, fastest first, as the plan records them (op =
+// op_index). Needs a device; the handle must be bound to the stream the caller wants the
+// measurement on.
+StatusOr<std::vector<plan::ConvAlgorithm>> FindConvAlgorithms(
+    cudnnHandle_t handle, const ConvDescriptors& descriptors, int op_index, bool allow_tf32,
+    const ConvMeasureBuffers& buffers);
+
+// The first of FindConvAlgorithms: the fastest as plain cudnnConvolutionForward.
 StatusOr<plan::ConvAlgorithm> MeasureConvAlgorithm(cudnnHandle_t handle,
                                                    const ConvDescriptors& descriptors, int op_index,
                                                    bool allow_tf32,
                                                    const ConvMeasureBuffers& buffers);
+
+// A choice as the plan records it.
+plan::ConvAlgorithm ToPlanConvAlgorithm(const ConvAlgorithmChoice& choice, int op_index);
 
 }  // namespace ios

@@ -7,6 +7,7 @@
 
 #include "runtime/profiled_stage.h"
 #include "runtime/cuda/conv_algorithm.h"
+#include "runtime/cuda/conv_run_timing.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/cuda_streams.h"
 #include "runtime/cuda/cudnn_descriptors.h"
@@ -161,8 +162,12 @@ StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph, const Memor
   IOS_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
   const size_t workspace_limit = std::min(options.workspace_limit_bytes, free_bytes / 2);
   std::mt19937 rng(20210405);
-  GrowingBuffer input(true), output(false), workspace(false);
+  GrowingBuffer input(true), output(false), workspace(false), run_output(false);
   std::map<std::string, plan::ConvAlgorithm> measured;  // by ConvMeasureKey
+  std::unique_ptr<ConvRunTimer> timer;
+  if (options.time_as_run) {
+    IOS_ASSIGN_OR_RETURN(timer, ConvRunTimer::Create());
+  }
 
   for (NodeId n : convs) {
     const Node& node = graph.nodes[static_cast<size_t>(n)];
@@ -176,6 +181,7 @@ StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph, const Memor
       return Unsupported(graph.Describe(n) +
                          ": its weights are not a constant; the CUDA backend needs them folded");
     IOS_ASSIGN_OR_RETURN(ConvMeasureLayout layout, ConvMeasureLayoutInPlan(graph, memory, n));
+    const ConvMeasureLayout placed = layout;  // where the session's kernel reads and writes
     IOS_ASSIGN_OR_RETURN(const std::string key, ConvMeasureKey(graph, n, layout));
     if (auto same = measured.find(key); same != measured.end()) {
       plan::ConvAlgorithm copy = same->second;
@@ -215,12 +221,61 @@ StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph, const Memor
     IOS_ASSIGN_OR_RETURN(buffers.workspace, workspace.Get(workspace_limit, context.stream, rng));
     buffers.workspace_bytes = workspace_limit;
 
-    StatusOr<plan::ConvAlgorithm> algorithm = MeasureConvAlgorithm(
+    StatusOr<std::vector<plan::ConvAlgorithm>> found = FindConvAlgorithms(
         context.cudnn, descriptors, static_cast<int>(n), options.allow_tf32, buffers);
-    if (!algorithm.ok()) return algorithm.status().WithContext("measuring " + graph.Describe(n));
-    algorithm->set_op(static_cast<int32_t>(n));
-    *cuda.add_conv_algorithms() = *algorithm;
-    measured.emplace(key, *algorithm);
+    if (!found.ok()) return found.status().WithContext("measuring " + graph.Describe(n));
+    plan::ConvAlgorithm chosen = found->front();
+    if (timer != nullptr) {
+      // cudnnFind's fastest few and the heuristic's choice, each timed as the plan runs it.
+      std::vector<plan::ConvAlgorithm> candidates(
+          found->begin(), found->begin() + std::min<size_t>(found->size(),
+                                                            kConvCandidatesTimedAsRun));
+      StatusOr<ConvAlgorithmChoice> heuristic = ChooseConvAlgorithmByHeuristic(
+          context.cudnn, descriptors, options.allow_tf32, workspace_limit);
+      if (heuristic.ok()) {
+        plan::ConvAlgorithm h = ToPlanConvAlgorithm(*heuristic, static_cast<int>(n));
+        const bool listed = std::any_of(
+            candidates.begin(), candidates.end(), [&h](const plan::ConvAlgorithm& c) {
+              return c.algo() == h.algo() && c.math_type() == h.math_type();
+            });
+        if (!listed) candidates.push_back(h);
+      }
+      if (candidates.size() > 1) {
+        ConvRunBuffers run;
+        run.x = buffers.x;
+        run.w = buffers.w;
+        DeviceBuffer bias;
+        if (node.inputs.size() > 2 && node.inputs[2] != kNoValue) {
+          const Value& b = graph.values[static_cast<size_t>(node.inputs[2])];
+          if (b.constant) {
+            IOS_ASSIGN_OR_RETURN(bias, Upload(*b.constant, context.stream));
+          } else {
+            IOS_ASSIGN_OR_RETURN(bias, DeviceBuffer::Allocate(ValueBytes(b)));
+            IOS_CUDA_RETURN_IF_ERROR(
+                cudaMemsetAsync(bias.data(), 0, bias.bytes(), context.stream));
+          }
+          run.bias = bias.data();
+        }
+        IOS_ASSIGN_OR_RETURN(void* run_y_base,
+                             run_output.Get(static_cast<size_t>(placed.y_offset + placed.y_bytes),
+                                            context.stream, rng));
+        run.y = static_cast<char*>(run_y_base) + placed.y_offset;
+        double best_ms = 0;
+        for (size_t c = 0; c < candidates.size(); ++c) {
+          StatusOr<double> ms = timer->Time(graph, n, placed.batch_strides, candidates[c],
+                                            options.allow_tf32, *streams, run);
+          if (!ms.ok()) return ms.status().WithContext("timing " + graph.Describe(n));
+          if (c == 0 || *ms < best_ms) {
+            best_ms = *ms;
+            chosen = candidates[c];
+          }
+        }
+        IOS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(context.stream));  // before `bias` goes
+      }
+    }
+    chosen.set_op(static_cast<int32_t>(n));
+    *cuda.add_conv_algorithms() = chosen;
+    measured.emplace(key, chosen);
     // The measurement ran on the stream: drained before `weights` and `constant_x` are freed.
     IOS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(context.stream));
   }

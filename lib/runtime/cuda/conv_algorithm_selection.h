@@ -1,12 +1,16 @@
 // The per-plan pass that measures every conv's cuDNN algorithm on the device, after scheduling
 // and operator merging, so that iosrun runs the measured algorithm instead of searching again.
+// iosc runs it only with --conv-algorithms measure; by default plans record no algorithm and
+// take cuDNN's heuristic choice, as the stage profiler does.
 // Its result is the plan's CudaOptions (proto/iosplan.proto): allow_tf32 and, per Conv op, the
 // algorithm, its workspace and the math type it was measured with.
 //
 // Every live Conv of the final graph gets a measured algorithm, merged convs included; convs
 // alike in shape and layout (ConvMeasureKey below) share one measurement, made with
-// MeasureConvAlgorithm (runtime/cuda/conv_algorithm.h: cudnnFindConvolutionForwardAlgorithmEx)
-// on device buffers this pass owns: the conv's input filled once with random data in [-1, 1),
+// FindConvAlgorithms (runtime/cuda/conv_algorithm.h: cudnnFindConvolutionForwardAlgorithmEx),
+// whose fastest kConvCandidatesTimedAsRun and the heuristic's choice are then timed in the call
+// the session makes (conv_run_timing.h: the fused bias and ReLU call where it applies, which
+// cudnnFind does not time), the fastest recorded; on device buffers this pass owns: the conv's input filled once with random data in [-1, 1),
 // its weights uploaded, cuDNN's full output, and a workspace that bounds the algorithms
 // considered. The input, output and workspace buffers grow and are reused from conv to conv.
 //
@@ -58,7 +62,12 @@ struct ConvAlgorithmSelectionOptions {
   int device = 0;
   bool allow_tf32 = true;
   size_t workspace_limit_bytes = size_t{64} << 20;
+  // Time cudnnFind's fastest kConvCandidatesTimedAsRun and the heuristic's choice in the call
+  // the session makes (conv_run_timing.h) and record the fastest; false: cudnnFind's first.
+  bool time_as_run = true;
 };
+
+inline constexpr size_t kConvCandidatesTimedAsRun = 3;
 
 // What a conv's measurement depends on: its input, weight and output dims, its window (pads,
 // strides, dilations, crop), its groups, and where x and y lie (ConvMeasureLayout: batch strides
