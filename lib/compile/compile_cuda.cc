@@ -39,7 +39,7 @@ StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const PipelineOptions& opti
                                                      const MemoryPlan& memory) {
   if (options.conv_algorithms != "measure" && options.conv_algorithms != "heuristic")
     return InvalidInput("conv_algorithms must be measure or heuristic, not '" +
-                           options.conv_algorithms + "'");
+                        options.conv_algorithms + "'");
   if (options.conv_algorithms == "heuristic") {
     plan::CudaOptions cuda;
     cuda.set_allow_tf32(options.tf32 == "on");

@@ -14,7 +14,10 @@ Steps, in order of value, each timed:
      default) and a sequential plan with --tf32 off; each checked with iosrun --check against
      onnxruntime (TF32 plans at a TF32-sized tolerance, the --tf32 off plan at iosrun's default);
   4. iosrun --bench of the three plans, interleaved and rotated per round (scripts/bench_gpu.py),
-     with the CUDA Graph and with --no-cuda-graph, at batch 1 and then batch 32;
+     with the CUDA Graph and with --no-cuda-graph, at batch 1 and then batch 32; at batch 1 also
+     a sequential plan compiled with --conv-algorithms measure, checked, and benched in
+     alternation with the default sequential plan (cuDNN's heuristic algorithms), unless
+     --skip-conv-ab;
   5. OUTDIR/report.md and OUTDIR/report.json (rewritten after every sub-step), OUTDIR/log.txt
      (every command line and the tail of its output) and the gtest JSON files.
 Plans, models, references and timing caches go to --work-dir, outside OUTDIR (a second run on the
@@ -34,6 +37,7 @@ import re
 import shlex
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -230,6 +234,9 @@ def parse_args(argv=None):
     parser.add_argument("--batches", default="1,32", type=parse_list,
                         help="batch sizes for step 4 (step 3 checks batch 1 when it is listed)")
     parser.add_argument("--skip-tests", action="store_true", help="skip step 2")
+    parser.add_argument("--skip-conv-ab", action="store_true",
+                        help="skip the batch-1 comparison of --conv-algorithms measure against "
+                             "the default")
     parser.add_argument("--skip-checks", action="store_true",
                         help="skip the --check part of step 3 (plans are still compiled)")
     parser.add_argument("--rounds", type=int, default=3, help="bench rounds (default 3)")
@@ -276,7 +283,7 @@ class Runner:
         self.log = open(os.path.join(self.outdir, "log.txt"), "w", errors="replace")
         self.exit_code = None
         self.steps = []
-        self.facts = {"bench": [], "checks": [], "plans": {}}
+        self.facts = {"bench": [], "checks": [], "plans": {}, "conv_ab": []}
         # The library path for ios's binaries (never for Python), from run_gpu_checks.sh.
         self.ios_path = self.env.get("IOS_GPU_LD_LIBRARY_PATH")
         if not self.ios_path:
@@ -580,15 +587,17 @@ class Runner:
         cap = 120.0 if (name == "inception_v3" and batch == 1) else 60.0
         return max(10.0, min(cap, 0.4 * self.left()))
 
-    def compile(self, sub, model, name, batch, schedule, tf32="on"):
+    def compile(self, sub, model, name, batch, schedule, tf32="on", conv="heuristic"):
         # Per build: a timing cache must not outlive the kernels it timed. The models do.
         plans_dir = os.path.join(self.work, "plans-" + self.build_id)
         os.makedirs(plans_dir, exist_ok=True)
-        suffix = "" if tf32 == "on" else "_tf32off"
+        suffix = ("" if tf32 == "on" else "_tf32off") + ("" if conv == "heuristic" else "_" + conv)
         stale = bench_gpu.plan_path(plans_dir, name, batch, schedule, suffix)
         if os.path.exists(stale):
             os.remove(stale)
         extra = [] if tf32 == "on" else ["--tf32", "off"]
+        if conv != "heuristic":
+            extra += ["--conv-algorithms", conv]
         if schedule == "ios":
             budget = self.search_budget(name, batch)
             if budget > 0:
@@ -696,6 +705,37 @@ class Runner:
         if out_of_time:
             sub["reason"] = f"out of time after {rounds_done} of {self.args.rounds} rounds"
 
+    def conv_ab(self, sub, name, batch, heuristic, measured):
+        """--bench of the default sequential plan (cuDNN's heuristic conv algorithms) and the one
+        compiled with --conv-algorithms measure, alternating which goes first, with the CUDA
+        Graph. Keeps what finished when time runs out."""
+        runs = {"heuristic": [], "measure": []}
+        per_run = self.args.duration + bench_gpu.BENCH_WARMUP_MS / 1000 + 5
+        rounds_done = 0
+        for r in range(self.args.rounds):
+            order = [("heuristic", heuristic), ("measure", measured)]
+            if r % 2:
+                order.reverse()
+            if self.left() < 2 * per_run:
+                break
+            for label, plan in order:
+                runs[label].append(bench_gpu.bench_once(
+                    self.bin["iosrun"], self.args.device, plan, self.args.duration,
+                    run=self.run_ios, tmp_dir=self.work)[0])
+            rounds_done += 1
+        if rounds_done == 0:
+            raise OutOfTime(f"no complete round of {self.args.rounds}")
+        row = {"network": name, "batch": batch, "rounds": rounds_done,
+               "heuristic_ms": statistics.median(runs["heuristic"]),
+               "measure_ms": statistics.median(runs["measure"]),
+               "heuristic_runs": runs["heuristic"], "measure_runs": runs["measure"]}
+        row["measure/heuristic"] = row["measure_ms"] / row["heuristic_ms"]
+        self.facts["conv_ab"].append(row)
+        sub["details"].update({k: row[k] for k in ("heuristic_ms", "measure_ms",
+                                                   "measure/heuristic", "rounds")})
+        if rounds_done < self.args.rounds:
+            sub["reason"] = f"out of time after {rounds_done} of {self.args.rounds} rounds"
+
     # ---- the whole run -----------------------------------------------------------------------
     def run(self):
         args = self.args
@@ -778,12 +818,16 @@ class Runner:
                         min_s=15, skip=no_model)
                     if plan:
                         plans[schedule] = plan
+                ref = None
                 if batch == 1:
-                    self.checks(compile_step, model, name, batch, plans, no_model)
+                    ref = self.checks(compile_step, model, name, batch, plans, no_model)
                 self.substep(bench, f"{name} b{batch}: bench",
                              lambda s, p=plans: self.bench(s, name, batch, p),
                              min_s=args.duration + 6,
                              skip=no_model or (None if plans else "needs a compiled plan"))
+                if batch == 1 and not args.skip_conv_ab:
+                    self.conv_algorithms_ab(compile_step, bench, model, name, plans, ref,
+                                            no_model)
         finish_step(compile_step)
         finish_step(bench)
         failed = any(s["status"] == "failed" for s in self.steps)
@@ -799,11 +843,35 @@ class Runner:
         self.cap_until = time.monotonic() + max(0.0, cap_s - spent)
         self.cap_label = label
 
+    def conv_algorithms_ab(self, compile_step, bench, model, name, plans, ref, no_model):
+        """Batch 1: a sequential plan with --conv-algorithms measure, checked against
+        onnxruntime when the reference exists, and benched beside the default one."""
+        args = self.args
+        label = "sequential --conv-algorithms measure"
+        measured = self.substep(
+            compile_step, f"{name} b1: compile {label}",
+            lambda s: self.compile(s, model, name, 1, "sequential", conv="measure"),
+            min_s=15, skip=no_model)
+        if measured and ref and not args.skip_checks:
+            self.substep(compile_step,
+                         f"{name} b1: check {label} (atol {args.tf32_atol}, rtol "
+                         f"{args.tf32_rtol})",
+                         lambda s: self.check(s, measured, ref, name, 1, label, "on",
+                                              args.tf32_atol, args.tf32_rtol), min_s=10)
+        skip = None
+        if not measured or not plans.get("sequential"):
+            skip = "needs the default and the measured sequential plans"
+        self.substep(bench, f"{name} b1: bench {label} against the default",
+                     lambda s: self.conv_ab(s, name, 1, plans["sequential"], measured),
+                     min_s=2 * args.duration + 12, skip=skip)
+
     def checks(self, step, model, name, batch, plans, no_model):
+        """iosrun --check of each plan and of a --tf32 off sequential plan; the onnxruntime
+        reference folder, or None."""
         args = self.args
         if args.skip_checks:
             self.substep(step, f"{name} b{batch}: checks", None, skip="--skip-checks")
-            return
+            return None
         plan_off = self.substep(
             step, f"{name} b{batch}: compile sequential --tf32 off",
             lambda s: self.compile(s, model, name, batch, "sequential", tf32="off"),
@@ -824,6 +892,7 @@ class Runner:
                          lambda s, p=plan, lb=label, t=tf32, a=atol, r=rtol: self.check(
                              s, p, ref, name, batch, lb, t, a, r),
                          min_s=10, skip=skip)
+        return ref
 
     # ---- the report --------------------------------------------------------------------------
     def write_report(self, final=False):
@@ -911,6 +980,15 @@ class Runner:
                           "; ".join(f"{k}: seq/IOS {v['predicted_speedup_over_sequential']:.2f},"
                                     f" greedy/IOS {v['predicted_speedup_over_greedy']:.2f}"
                                     f"{greedy_parts_note(v)}" for k, v in predicted)]
+        if self.facts["conv_ab"]:
+            lines += ["", "## Conv algorithms, batch 1: --conv-algorithms measure against the "
+                      "default (cuDNN's heuristic), sequential plans, CUDA Graph", "",
+                      "| network | heuristic ms | measure ms | measure / heuristic | rounds |",
+                      "|---|---|---|---|---|"]
+            for row in self.facts["conv_ab"]:
+                lines.append(f"| {row['network']} | {row['heuristic_ms']:.3f} | "
+                             f"{row['measure_ms']:.3f} | {row['measure/heuristic']:.2f} | "
+                             f"{row['rounds']} |")
         if failures:
             lines += ["", "## Failures (first error of each)", ""]
             for where, error in failures:
@@ -958,6 +1036,8 @@ def summary_of(details):
         parts.append(f"{details['parts_scheduled_greedily']} parts greedy (search budget)")
     if "graph" in details and details["graph"].get("seq/IOS") is not None:
         parts.append(f"seq/IOS {details['graph']['seq/IOS']:.2f} (graph)")
+    if "measure/heuristic" in details:
+        parts.append(f"measure/heuristic {details['measure/heuristic']:.2f}")
     if "gpus" in details:
         parts.append("; ".join(details["gpus"]))
     return ", ".join(parts)

@@ -51,6 +51,14 @@ def main():
                 runner.greedy_parts_note(complete) == "", complete)
     tally.check("predicted speedups", abs(complete["predicted_speedup_over_sequential"] -
                                           1.375 / 0.833) < 1e-9, complete)
+    # The batch-1 comparison of --conv-algorithms measure with the default heuristic.
+    tally.check("--skip-conv-ab is an option, off by default",
+                runner.parse_args(["out", "--skip-conv-ab"]).skip_conv_ab and
+                not runner.parse_args(["out"]).skip_conv_ab)
+    summary = runner.summary_of({"heuristic_ms": 1.372, "measure_ms": 4.54,
+                                 "measure/heuristic": 4.54 / 1.372, "rounds": 2})
+    tally.check("the sub-step's note gives measure/heuristic",
+                summary == "measure/heuristic 3.31", summary)
     tally.finish()
 
 

@@ -74,6 +74,64 @@ PlacedSpan SpanOf(const Graph& graph, const std::vector<const TensorPlacement*>&
   return span;
 }
 
+// cudnnFind's fastest kConvCandidatesTimedAsRun (`found`, fastest first) and the heuristic's
+// choice, each timed as the session runs the conv (ConvRunTimer) on x and w of `measure` and a
+// y placed as `placed` says; the fastest, cudnnFind's order breaking ties.
+StatusOr<plan::ConvAlgorithm> FastestAsRun(
+    const Graph& graph, NodeId n, const ConvMeasureLayout& placed,
+    const ConvDescriptors& descriptors, const std::vector<plan::ConvAlgorithm>& found,
+    const ConvAlgorithmSelectionOptions& options, size_t workspace_limit, CudaStreamSet& streams,
+    ConvRunTimer& timer, const ConvMeasureBuffers& measure, GrowingBuffer& run_output,
+    std::mt19937& rng) {
+  const CudaStreamContext& context = streams.stream(0);
+  std::vector<plan::ConvAlgorithm> candidates(
+      found.begin(), found.begin() + std::min(found.size(), kConvCandidatesTimedAsRun));
+  StatusOr<ConvAlgorithmChoice> heuristic = ChooseConvAlgorithmByHeuristic(
+      context.cudnn, descriptors, options.allow_tf32, workspace_limit);
+  if (heuristic.ok()) {
+    plan::ConvAlgorithm h = ToPlanConvAlgorithm(*heuristic, static_cast<int>(n));
+    const bool listed = std::any_of(candidates.begin(), candidates.end(),
+                                    [&h](const plan::ConvAlgorithm& c) {
+                                      return c.algo() == h.algo() && c.math_type() == h.math_type();
+                                    });
+    if (!listed) candidates.push_back(h);
+  }
+  if (candidates.size() == 1) return candidates.front();
+
+  const Node& node = graph.nodes[static_cast<size_t>(n)];
+  ConvRunBuffers run;
+  run.x = measure.x;
+  run.w = measure.w;
+  DeviceBuffer bias;
+  if (node.inputs.size() > 2 && node.inputs[2] != kNoValue) {
+    const Value& b = graph.values[static_cast<size_t>(node.inputs[2])];
+    if (b.constant) {
+      IOS_ASSIGN_OR_RETURN(bias, Upload(*b.constant, context.stream));
+    } else {
+      IOS_ASSIGN_OR_RETURN(bias, DeviceBuffer::Allocate(ValueBytes(b)));
+      IOS_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(bias.data(), 0, bias.bytes(), context.stream));
+    }
+    run.bias = bias.data();
+  }
+  IOS_ASSIGN_OR_RETURN(void* y_base,
+                       run_output.Get(static_cast<size_t>(placed.y_offset + placed.y_bytes),
+                                      context.stream, rng));
+  run.y = static_cast<char*>(y_base) + placed.y_offset;
+  size_t best = 0;
+  double best_ms = 0;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    StatusOr<double> ms = timer.Time(graph, n, placed.batch_strides, candidates[c],
+                                     options.allow_tf32, streams, run);
+    if (!ms.ok()) return ms.status().WithContext("timing " + graph.Describe(n));
+    if (c == 0 || *ms < best_ms) {
+      best = c;
+      best_ms = *ms;
+    }
+  }
+  IOS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(context.stream));  // before `bias` goes
+  return candidates[best];
+}
+
 }  // namespace
 
 StatusOr<ConvMeasureLayout> ConvMeasureLayoutInPlan(const Graph& graph, const MemoryPlan& memory,
@@ -226,52 +284,9 @@ StatusOr<plan::CudaOptions> SelectConvAlgorithms(const Graph& graph, const Memor
     if (!found.ok()) return found.status().WithContext("measuring " + graph.Describe(n));
     plan::ConvAlgorithm chosen = found->front();
     if (timer != nullptr) {
-      // cudnnFind's fastest few and the heuristic's choice, each timed as the plan runs it.
-      std::vector<plan::ConvAlgorithm> candidates(
-          found->begin(), found->begin() + std::min<size_t>(found->size(),
-                                                            kConvCandidatesTimedAsRun));
-      StatusOr<ConvAlgorithmChoice> heuristic = ChooseConvAlgorithmByHeuristic(
-          context.cudnn, descriptors, options.allow_tf32, workspace_limit);
-      if (heuristic.ok()) {
-        plan::ConvAlgorithm h = ToPlanConvAlgorithm(*heuristic, static_cast<int>(n));
-        const bool listed = std::any_of(
-            candidates.begin(), candidates.end(), [&h](const plan::ConvAlgorithm& c) {
-              return c.algo() == h.algo() && c.math_type() == h.math_type();
-            });
-        if (!listed) candidates.push_back(h);
-      }
-      if (candidates.size() > 1) {
-        ConvRunBuffers run;
-        run.x = buffers.x;
-        run.w = buffers.w;
-        DeviceBuffer bias;
-        if (node.inputs.size() > 2 && node.inputs[2] != kNoValue) {
-          const Value& b = graph.values[static_cast<size_t>(node.inputs[2])];
-          if (b.constant) {
-            IOS_ASSIGN_OR_RETURN(bias, Upload(*b.constant, context.stream));
-          } else {
-            IOS_ASSIGN_OR_RETURN(bias, DeviceBuffer::Allocate(ValueBytes(b)));
-            IOS_CUDA_RETURN_IF_ERROR(
-                cudaMemsetAsync(bias.data(), 0, bias.bytes(), context.stream));
-          }
-          run.bias = bias.data();
-        }
-        IOS_ASSIGN_OR_RETURN(void* run_y_base,
-                             run_output.Get(static_cast<size_t>(placed.y_offset + placed.y_bytes),
-                                            context.stream, rng));
-        run.y = static_cast<char*>(run_y_base) + placed.y_offset;
-        double best_ms = 0;
-        for (size_t c = 0; c < candidates.size(); ++c) {
-          StatusOr<double> ms = timer->Time(graph, n, placed.batch_strides, candidates[c],
-                                            options.allow_tf32, *streams, run);
-          if (!ms.ok()) return ms.status().WithContext("timing " + graph.Describe(n));
-          if (c == 0 || *ms < best_ms) {
-            best_ms = *ms;
-            chosen = candidates[c];
-          }
-        }
-        IOS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(context.stream));  // before `bias` goes
-      }
+      IOS_ASSIGN_OR_RETURN(chosen, FastestAsRun(graph, n, placed, descriptors, *found, options,
+                                                workspace_limit, *streams, *timer, buffers,
+                                                run_output, rng));
     }
     chosen.set_op(static_cast<int32_t>(n));
     *cuda.add_conv_algorithms() = chosen;

@@ -10,9 +10,10 @@
 // FindConvAlgorithms (runtime/cuda/conv_algorithm.h: cudnnFindConvolutionForwardAlgorithmEx),
 // whose fastest kConvCandidatesTimedAsRun and the heuristic's choice are then timed in the call
 // the session makes (conv_run_timing.h: the fused bias and ReLU call where it applies, which
-// cudnnFind does not time), the fastest recorded; on device buffers this pass owns: the conv's input filled once with random data in [-1, 1),
-// its weights uploaded, cuDNN's full output, and a workspace that bounds the algorithms
-// considered. The input, output and workspace buffers grow and are reused from conv to conv.
+// cudnnFind does not time), and the fastest is recorded. The buffers are this pass's own: the
+// conv's input filled once with random data in [-1, 1), its weights uploaded, cuDNN's full
+// output, and a workspace that bounds the algorithms considered. The input, output and
+// workspace buffers grow and are reused from conv to conv.
 //
 // Layout: each conv is measured on x and y laid out as the session will find them in the plan's
 // arena (ConvMeasureLayoutInPlan): the same batch strides (a strided view at batch > 1) and the
