@@ -310,7 +310,7 @@ class Runner:
             "bundle": bundle, "work_dir": self.work, "versions": self.versions,
             "library_path_for_ios": self.ios_path, "steps": self.steps, "checks":
             self.facts["checks"], "bench": self.facts["bench"], "plans": self.facts["plans"],
-            "build_info": self.build_info,
+            "conv_ab": self.facts["conv_ab"], "build_info": self.build_info,
         }
 
     # ---- time and commands -------------------------------------------------------------------

@@ -1,10 +1,12 @@
 """The GPU runner's reading of iosc (scripts/gpu/run_gpu_checks.py, parse_iosc) on the lines an
 H100 printed on 2026-11-26 for NasNet, whose IOS search ran out of its time budget: the report
 must say how many parts fell back to greedy, since such a plan's greedy/IOS ratio is then near 1
-by construction. Needs no GPU."""
+by construction. Also the batch-1 comparison of --conv-algorithms measure with the default
+(conv_ab), with a stand-in for iosrun --bench. Needs no GPU."""
 import os
 import subprocess
 import sys
+import tempfile
 
 from ios_test_util import Tally, parse_args
 
@@ -59,7 +61,44 @@ def main():
                                  "measure/heuristic": 4.54 / 1.372, "rounds": 2})
     tally.check("the sub-step's note gives measure/heuristic",
                 summary == "measure/heuristic 3.31", summary)
+    check_conv_ab(tally, runner)
     tally.finish()
+
+
+def check_conv_ab(tally, runner):
+    """The comparison's bench alternates which plan goes first and reports medians, with a
+    stand-in for iosrun --bench."""
+    with tempfile.TemporaryDirectory() as tmp:
+        args = runner.parse_args([os.path.join(tmp, "out"), "--work-dir",
+                                  os.path.join(tmp, "work"), "--rounds", "3"])
+        r = runner.Runner(args, bundle=tmp, environ={"IOS_GPU_LD_LIBRARY_PATH": "/nowhere"})
+        order = []
+        times = {"default.iosplan": [1.40, 1.37, 1.38], "measured.iosplan": [4.6, 4.5, 4.55]}
+
+        def fake_bench_once(iosrun, device, plan, duration, **kwargs):
+            order.append(plan)
+            ms = times[plan].pop(0)
+            return (ms, ms + 0.1, 0.01)
+
+        real = runner.bench_gpu.bench_once
+        runner.bench_gpu.bench_once = fake_bench_once
+        try:
+            step = r.step(4, "benchmarks")
+            r.substep(step, "inception_v3 b1: bench", lambda s: r.conv_ab(
+                s, "inception_v3", 1, "default.iosplan", "measured.iosplan"))
+        finally:
+            runner.bench_gpu.bench_once = real
+        tally.check("three rounds, the first plan alternating",
+                    order == ["default.iosplan", "measured.iosplan", "measured.iosplan",
+                              "default.iosplan", "default.iosplan", "measured.iosplan"], order)
+        row = r.facts["conv_ab"][0] if r.facts["conv_ab"] else {}
+        tally.check("medians and their ratio",
+                    row.get("heuristic_ms") == 1.38 and row.get("measure_ms") == 4.55 and
+                    abs(row.get("measure/heuristic", 0) - 4.55 / 1.38) < 1e-12, row)
+        report = r.markdown()
+        tally.check("the report's table", "| inception_v3 | 1.380 | 4.550 | 3.30 | 3 |" in report,
+                    report[-600:])
+        r.log.close()
 
 
 if __name__ == "__main__":
