@@ -3,10 +3,12 @@
 #include "runtime/cpu/cpu_profiler.h"
 
 #include <gtest/gtest.h>
+
 #include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
+#include <string>
 
 #include "sched/units.h"
 #include "test_graph_builder.h"
@@ -319,6 +321,13 @@ TEST(CpuProfilerTest, ReusesKernelsAndBuffers) {
   EXPECT_EQ(after.buffers_allocated, first.buffers_allocated);
   EXPECT_EQ(after.pool_bytes, first.pool_bytes);
   EXPECT_EQ(after.stages_measured, 4);
+  // The log's summary (iosc --log-level info) gives the same counts.
+  const std::string text = profiler.CountersText();
+  EXPECT_NE(text.find("4 stages measured"), std::string::npos) << text;
+  EXPECT_NE(text.find("kernels 3 created, 6 reused"), std::string::npos) << text;
+  EXPECT_NE(text.find("buffers 4 allocated"), std::string::npos) << text;
+  EXPECT_NE(text.find(std::to_string(after.samples_taken) + " samples"), std::string::npos)
+      << text;
 
   // Another graph drops the caches: its node 0 is another conv.
   GraphBuilder b2;

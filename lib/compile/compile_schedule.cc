@@ -159,6 +159,8 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
   }
   if (!options.timing_cache_path.empty())
     IOS_RETURN_IF_ERROR(cost.SaveTimingCache(options.timing_cache_path));
+  if (const std::string counters = cost.CountersText(); !counters.empty())
+    spdlog::info("{}: {}", cost.Name(), counters);
 
   proto::SearchStats stats;
   stats.set_model(options.model_path);

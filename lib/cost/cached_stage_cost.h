@@ -47,6 +47,7 @@ class CachedStageCost : public StageCostSource {
                                       int stage_width) override;
   bool BoundsStages() const override { return inner_.BoundsStages(); }
   std::string Name() const override { return inner_.Name(); }
+  std::string CountersText() const override { return inner_.CountersText(); }
   DeviceFingerprint Fingerprint() const override { return inner_.Fingerprint(); }
   std::string KernelVersions() const override { return inner_.KernelVersions(); }
 

@@ -61,6 +61,9 @@ class StageCostSource {
   // a timing cache made with other versions is not reused. Empty where ios's own code is all
   // (the analytic models), which the ios version in the cache covers.
   virtual std::string KernelVersions() const { return ""; }
+  // What the source did so far (runs, samples, kernels, buffers), for the log; empty where
+  // it measures nothing.
+  virtual std::string CountersText() const { return ""; }
 };
 
 }  // namespace ios

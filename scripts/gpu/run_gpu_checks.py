@@ -155,6 +155,8 @@ SEARCH = re.compile(r"IOS search \(([^)]*)\): (\d+) parts, (\d+) states, (\d+) t
 
 GREEDY_NOTE = re.compile(r"note: (\d+) part\(s\) were scheduled greedily")
 GREEDY_WARNING = re.compile(r"IOS: block \d+ part \d+ .* scheduled greedily")
+# The profiler's counters (iosc --log-level info).
+PROFILER = re.compile(r"cuda-profiler: (\d+) stages measured .*?(\d+) launches, (\d+) samples")
 
 
 def parse_iosc(result):
@@ -179,6 +181,10 @@ def parse_iosc(result):
     fallbacks = int(note.group(1)) if note else len(GREEDY_WARNING.findall(text))
     if fallbacks:
         info["parts_scheduled_greedily"] = fallbacks
+    m = PROFILER.search(text)
+    if m:
+        info["profiler"] = {"stages": int(m.group(1)), "launches": int(m.group(2)),
+                            "samples": int(m.group(3))}
     return info
 
 
@@ -599,6 +605,7 @@ class Runner:
         if conv != "heuristic":
             extra += ["--conv-algorithms", conv]
         if schedule == "ios":
+            extra += ["--log-level", "info"]  # the profiler's counters
             budget = self.search_budget(name, batch)
             if budget > 0:
                 extra += ["--search-budget", f"{budget:.0f}"]
@@ -1032,6 +1039,10 @@ def summary_of(details):
     if "search" in details:
         parts.append(f"{details['search']['stages_measured']} stages measured in "
                      f"{details['search']['seconds']:.1f} s")
+    if details.get("profiler", {}).get("stages"):
+        p = details["profiler"]
+        parts.append(f"{p['samples'] / p['stages']:.1f} samples, "
+                     f"{p['launches'] / p['stages']:.0f} launches per stage")
     if "parts_scheduled_greedily" in details:
         parts.append(f"{details['parts_scheduled_greedily']} parts greedy (search budget)")
     if "graph" in details and details["graph"].get("seq/IOS") is not None:

@@ -147,6 +147,17 @@ DeviceFingerprint CpuProfilerCostSource::Fingerprint() const {
 
 std::string CpuProfilerCostSource::KernelVersions() const { return CpuKernelVersions(); }
 
+std::string CpuProfilerCostSource::CountersText() const {
+  const CpuProfilerCounters& c = counters_;
+  auto n = [](int64_t value) { return std::to_string(value); };
+  return n(c.stages_measured) + " stages measured (" + n(c.merge_stages_measured) + " merge, " +
+         n(c.stages_composed) + " composed of their units), " + n(c.units_alone_measured) +
+         " units alone; " + n(c.executor_runs) + " runs, " + n(c.samples_taken) +
+         " samples; kernels " + n(c.kernels_created) + " created, " + n(c.kernel_cache_hits) +
+         " reused, " + n(c.kernels_freed) + " freed; buffers " + n(c.buffers_allocated) +
+         " allocated (" + n(c.pool_bytes >> 20) + " MiB), " + n(c.buffers_freed) + " freed";
+}
+
 // Caches belong to one graph: another graph drops them. Within a graph, a cached kernel is
 // re-checked against its node's signature before every use.
 void CpuProfilerCostSource::ResetForGraph(const Graph& graph) {

@@ -153,6 +153,7 @@ class CpuProfilerCostSource : public StageCostSource {
   StatusOr<double> StageLatencyMs(const Graph& graph, const UnitGraph& units,
                                   const StageCandidate& stage) override;
   std::string Name() const override { return "cpu-profiler"; }
+  std::string CountersText() const override;
   DeviceFingerprint Fingerprint() const override;
   std::string KernelVersions() const override;
 

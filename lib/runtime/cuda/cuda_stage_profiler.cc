@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "runtime/profiled_stage.h"
@@ -343,6 +344,18 @@ StatusOr<double> CudaStageProfiler::TimeCommands(const CommandList& commands,
       break;
   }
   return RobustMedian(std::move(samples));
+}
+
+std::string CudaStageProfiler::CountersText() const {
+  const CudaProfilerCounters& c = counters_;
+  auto n = [](int64_t value) { return std::to_string(value); };
+  return n(c.stages_measured) + " stages measured (" + n(c.merge_stages_measured) +
+         " merge); " + n(c.graphs_captured) + " graphs captured (" + n(c.capture_fallbacks) +
+         " replayed instead), " + n(c.graph_launches) + " launches, " + n(c.samples_taken) +
+         " samples, " + n(c.blocker_timeouts) + " blocker timeouts; kernels " +
+         n(c.kernels_created) + " created, " + n(c.kernel_cache_hits) + " reused; buffers " +
+         n(c.buffers_allocated) + " (" + n(c.pool_bytes >> 20) + " MiB); launch overhead " +
+         std::to_string(static_cast<int64_t>(std::lround(c.launch_overhead_ms * 1000))) + " us";
 }
 
 Status CudaStageProfiler::MeasureLaunchOverhead() {

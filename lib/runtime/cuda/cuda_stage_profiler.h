@@ -133,6 +133,7 @@ class CudaStageProfiler : public StageCostSource {
   StatusOr<double> StageLatencyMs(const Graph& graph, const UnitGraph& units,
                                   const StageCandidate& stage) override;
   std::string Name() const override { return "cuda-profiler"; }
+  std::string CountersText() const override;
   DeviceFingerprint Fingerprint() const override;
   // "CUDA runtime 13.0, cuDNN 9.10.2" (cuBLAS ships with the runtime).
   std::string KernelVersions() const override;
