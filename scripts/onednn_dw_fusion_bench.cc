@@ -71,6 +71,16 @@ Conv MakeConv(memory::dims x, memory::dims w, memory::dims y, memory::dims s, me
   return c;
 }
 
+double TimeConv(const Conv& c) {
+  return Median([&] {
+    c.p.execute(strm, {{DNNL_ARG_SRC, c.src},
+                       {DNNL_ARG_WEIGHTS, c.wei},
+                       {DNNL_ARG_BIAS, c.bias},
+                       {DNNL_ARG_DST, c.dst}});
+    strm.wait();
+  });
+}
+
 void Case(int n, int cin, int cexp, int hw, int stride) {
   const int ho = hw / stride;
   for (tag t : {tag::nhwc, tag::nChw16c}) {
@@ -81,20 +91,8 @@ void Case(int n, int cin, int cexp, int hw, int stride) {
         MakeConv({n, cin, hw, hw}, {cexp, cin, 1, 1}, {n, cexp, hw, hw}, {1, 1}, {0, 0}, t, src);
     Conv b = MakeConv({n, cexp, hw, hw}, {cexp, 1, 1, 3, 3}, {n, cexp, ho, ho}, {stride, stride},
                       {1, 1}, t, a.dst);
-    double ta = Median([&] {
-      a.p.execute(strm, {{DNNL_ARG_SRC, a.src},
-                         {DNNL_ARG_WEIGHTS, a.wei},
-                         {DNNL_ARG_BIAS, a.bias},
-                         {DNNL_ARG_DST, a.dst}});
-      strm.wait();
-    });
-    double tb = Median([&] {
-      b.p.execute(strm, {{DNNL_ARG_SRC, a.dst},
-                         {DNNL_ARG_WEIGHTS, b.wei},
-                         {DNNL_ARG_BIAS, b.bias},
-                         {DNNL_ARG_DST, b.dst}});
-      strm.wait();
-    });
+    const double ta = TimeConv(a);
+    const double tb = TimeConv(b);
     std::printf("%-8s %d->%d @%d s%d: 1x1 %.2f ms [%s]  dw %.2f ms [%s]  sum %.2f\n",
                 t == tag::nhwc ? "nhwc" : "nChw16c", cin, cexp, hw, stride, ta,
                 a.pd.impl_info_str(), tb, b.pd.impl_info_str(), ta + tb);

@@ -7,11 +7,6 @@
 #include "util/latency_stats.h"
 
 namespace ios {
-namespace {
-
-constexpr double kBlockTimeoutMs = 1000.0;
-
-}  // namespace
 
 StatusOr<std::unique_ptr<ConvRunTimer>> ConvRunTimer::Create() {
   std::unique_ptr<ConvRunTimer> timer(new ConvRunTimer());
@@ -32,8 +27,8 @@ StatusOr<double> ConvRunTimer::Time(const Graph& graph, NodeId conv,
                                     const plan::ConvAlgorithm& algorithm, bool allow_tf32,
                                     CudaStreamSet& streams, const ConvRunBuffers& buffers,
                                     const ConvRunTimingOptions& options) {
-  if (options.samples < 1 || options.runs_per_sample < 1 || options.warmup_runs < 1)
-    return Internal("conv run timing needs a warm-up run, a sample and a run per sample");
+  if (options.samples < 1 || options.warmup_runs < 1)
+    return Internal("conv run timing needs a warm-up run and a sample");
   const Node& node = graph.nodes[static_cast<size_t>(conv)];
   // As CudaSession::CreateKernels makes it.
   CudaKernelContext context = MakeCudaKernelContext(graph, node);
@@ -60,23 +55,15 @@ StatusOr<double> ConvRunTimer::Time(const Graph& graph, NodeId conv,
   // can show in it, as in a session without its CUDA Graph).
   bool hold = true;
   while (static_cast<int>(samples.size()) < options.samples) {
-    if (hold) IOS_RETURN_IF_ERROR(blocker_->Block(stream.stream, kBlockTimeoutMs));
-    Status queued = [&]() -> Status {
-      IOS_CUDA_RETURN_IF_ERROR(cudaEventRecord(start_, stream.stream));
-      for (int i = 0; i < options.runs_per_sample; ++i) IOS_RETURN_IF_ERROR(enqueue());
-      IOS_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop_, stream.stream));
-      return Status::Ok();
-    }();
-    if (hold) blocker_->Release();
-    IOS_RETURN_IF_ERROR(queued);
-    IOS_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(stop_));
-    if (hold && blocker_->timed_out()) {
+    bool timed_out = false;
+    IOS_ASSIGN_OR_RETURN(const double ms,
+                         TimeHeldRuns(hold ? blocker_.get() : nullptr, stream.stream, start_,
+                                      stop_, options.runs_per_sample, enqueue, &timed_out));
+    if (timed_out) {
       hold = false;
       continue;
     }
-    float elapsed_ms = 0;
-    IOS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&elapsed_ms, start_, stop_));
-    samples.push_back(static_cast<double>(elapsed_ms) / options.runs_per_sample);
+    samples.push_back(ms);
   }
   // The kernel (and its descriptors) go with this scope: nothing of it may still be queued.
   IOS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream.stream));

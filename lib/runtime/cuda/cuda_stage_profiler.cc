@@ -324,20 +324,12 @@ StatusOr<double> CudaStageProfiler::TimeCommands(const CommandList& commands,
   for (int r = 0; r < options_.repeats; ++r) {
     // The origin is held while the launches are queued, so they run back to back on the device
     // and the events time the GPU, not the host's launch rate.
-    IOS_RETURN_IF_ERROR(blocker_->Block(origin, kBlockTimeoutMs));
-    Status queued = [&]() -> Status {
-      IOS_CUDA_RETURN_IF_ERROR(cudaEventRecord(start_, origin));
-      for (int i = 0; i < launches_per_repeat; ++i) IOS_RETURN_IF_ERROR(launch());
-      IOS_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop_, origin));
-      return Status::Ok();
-    }();
-    blocker_->Release();
-    IOS_RETURN_IF_ERROR(queued);
-    IOS_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(stop_));
-    if (blocker_->timed_out()) ++counters_.blocker_timeouts;  // the robust median copes
-    float elapsed_ms = 0;
-    IOS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&elapsed_ms, start_, stop_));
-    samples.push_back(static_cast<double>(elapsed_ms) / launches_per_repeat);
+    bool timed_out = false;
+    IOS_ASSIGN_OR_RETURN(const double ms,
+                         TimeHeldRuns(blocker_.get(), origin, start_, stop_, launches_per_repeat,
+                                      launch, &timed_out, kBlockTimeoutMs));
+    if (timed_out) ++counters_.blocker_timeouts;  // the robust median copes
+    samples.push_back(ms);
     ++counters_.samples_taken;
     if (options_.settle_tolerance > 0 &&
         MedianSettled(samples, options_.min_repeats, options_.settle_tolerance))

@@ -61,4 +61,24 @@ bool StreamBlocker::timed_out() const {
   return reinterpret_cast<const volatile int32_t*>(flags_)[1] != 0;
 }
 
+StatusOr<double> TimeHeldRuns(StreamBlocker* blocker, cudaStream_t stream, cudaEvent_t start,
+                              cudaEvent_t stop, int runs, const std::function<Status()>& enqueue,
+                              bool* timed_out, double timeout_ms) {
+  if (runs < 1) return Internal("a timing sample needs at least one run");
+  if (blocker != nullptr) IOS_RETURN_IF_ERROR(blocker->Block(stream, timeout_ms));
+  Status queued = [&]() -> Status {
+    IOS_CUDA_RETURN_IF_ERROR(cudaEventRecord(start, stream));
+    for (int i = 0; i < runs; ++i) IOS_RETURN_IF_ERROR(enqueue());
+    IOS_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop, stream));
+    return Status::Ok();
+  }();
+  if (blocker != nullptr) blocker->Release();
+  IOS_RETURN_IF_ERROR(queued);
+  IOS_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(stop));
+  *timed_out = blocker != nullptr && blocker->timed_out();
+  float elapsed_ms = 0;
+  IOS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&elapsed_ms, start, stop));
+  return static_cast<double>(elapsed_ms) / runs;
+}
+
 }  // namespace ios

@@ -15,6 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "util/status.h"
@@ -45,5 +46,13 @@ class StreamBlocker {
   cudaStream_t held_ = nullptr;      // the stream blocked and not yet released
   cudaStream_t last_ = nullptr;      // the stream of the last block (must outlive the blocker)
 };
+
+// One timing sample as above: holds `stream` with `blocker` (null: not held), records `start`,
+// calls `enqueue` `runs` times, records `stop`, releases, and waits for `stop`. Milliseconds
+// per run. *timed_out says whether the hold ended by its timeout rather than the release (the
+// sample may then hold host time). The stage profiler and ConvRunTimer sample this way.
+StatusOr<double> TimeHeldRuns(StreamBlocker* blocker, cudaStream_t stream, cudaEvent_t start,
+                              cudaEvent_t stop, int runs, const std::function<Status()>& enqueue,
+                              bool* timed_out, double timeout_ms = 1000.0);
 
 }  // namespace ios
