@@ -137,8 +137,8 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   app.add_option("--layout", options->layout,
                  "Tensor layouts of a --device cpu plan: auto stores conv outputs channels-last "
                  "(NHWC) and keeps them so between the ops that take it, where this CPU's oneDNN "
-                 "prefers it (AVX-512); row-major keeps every tensor NCHW, for comparison. GPU "
-                 "plans are row-major")
+                 "has JIT convs for it (AVX-512, AVX2); row-major keeps every tensor NCHW, for "
+                 "comparison. GPU plans are row-major")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "row-major"}));
   app.add_option("--max-streams", options->max_streams,

@@ -1,10 +1,11 @@
 // Conv through oneDNN: 1-D/2-D/3-D, groups and depthwise, dilations, strides, asymmetric pads
 // and auto_pad, bias and the fused activation ("ios.activation") as post-ops.
 //
-// Layout. Tensors between kernels stay plain NC[D]HW. oneDNN's fastest AVX2 convs (jit:avx2,
-// jit_1x1, jit_dw) want channel-blocked nChw8c; with plain src/dst it picks im2col + sgemm
-// (gemm:jit). Measured on this machine (AVX2, libdnnl 2.6.3, one thread, ms per conv, the
-// blocked figure includes reordering src in and dst out):
+// Layout of plans whose tensors stay plain NC[D]HW (`--layout row-major`, or a CPU where oneDNN
+// has no JIT conv for channels-last tensors: not CpuPrefersChannelsLast). oneDNN's fastest AVX2
+// convs (jit:avx2, jit_1x1, jit_dw) want channel-blocked nChw8c; with plain src/dst it picks
+// im2col + sgemm (gemm:jit). Measured on the first machine (AVX2, libdnnl 2.6.3, one thread, the
+// blocked figure includes reordering src in and dst out, ms per conv):
 //   1x192x35x35 -> 64 1x1       plain 0.32  blocked 0.37     2048x8x8 -> 320 1x1  2.2 / 1.1
 //   1x256x28x28 -> 512 1x1 s2   plain 0.64  blocked 0.74     48 -> 64 5x5 35x35   3.3 / 1.8
 //   1x288x35x35 -> 384 3x3 s2   plain 7.4-9.6 blocked 6.9-7.5  96 -> 96 3x3 35x35  3.2 / 2.2
@@ -14,10 +15,13 @@
 // So blocked layouts pay off, reorders included, for grouped convs (10x for depthwise) and for
 // spatial kernels on outputs of at least ~12x12; gemm on plain layouts wins for 1x1 convs
 // (which need no im2col) unless the output is tiny, and for spatial kernels on tiny outputs.
-// ChooseBlocked encodes that; the reorders run through per-thread scratch buffers. On AVX-512
-// (CpuPrefersChannelsLast) the plain gemm conv loses everywhere: 16 -> 96 1x1 at 112x112 took
+// ChooseBlocked encodes that; the reorders run through per-thread scratch buffers. Where channels-
+// last pays (CpuPrefersChannelsLast: AVX-512, and AVX2 since its jit:avx2 convs take NHWC) the
+// plain gemm conv loses everywhere. On AVX-512: 16 -> 96 1x1 at 112x112 took
 // 9.9 ms through gemm:jit against 1.0 ms in onnxruntime, 40 -> 240 at 28x28 1.57 against 0.24
-// (one thread, with a fused SiLU), so every conv there takes the blocked path.
+// (one thread, with a fused SiLU); on an AVX2 EPYC 16 -> 96 1x1 at 112x112 at batch 8 took 74 ms
+// through gemm:jit against 5.5 ms on NHWC (2 threads). So every conv there takes the blocked
+// path.
 //
 // Strided views. X or Y may be a channel slice of a wider tensor at batch > 1
 // (plan/tensor_views.h): its memory descriptor then has the wider batch stride. Reorders to and
@@ -439,8 +443,8 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateConvCpuKernel(const CpuKernelContext&
     setup.src_batch_stride = context.batch_strides.inputs[0];
   if (!context.batch_strides.outputs.empty())
     setup.dst_batch_stride = context.batch_strides.outputs[0];
-  // Where oneDNN keeps its fastest convs on NHWC (AVX-512), its gemm conv on plain layouts is
-  // no match for them at any size; the table above is for AVX2.
+  // Where oneDNN has JIT convs on NHWC (AVX-512, AVX2), its gemm conv on plain layouts is no
+  // match for them at any size; the table above is for CPUs where it has none.
   setup.blocked = CpuPrefersChannelsLast() || ChooseBlocked(group, kernel, geo.output);
   setup.src_layout = context.input_layout(0);
   setup.dst_layout = context.output_layout(0);

@@ -1,8 +1,9 @@
 // Which tensors of a CPU plan are stored channels-last (ir/layout.h), as onnxruntime's NCHWc
 // transformer keeps its blocked layout between the ops that take it.
 //
-// oneDNN's fastest convolutions on AVX-512 read and write NHWC; a conv between row-major tensors
-// reorders its input in and its output out, which on MobileNetV2 cost as much as the convs
+// oneDNN's fastest convolutions on AVX-512 read and write NHWC, and its AVX2 JIT convs take it
+// too; a conv between row-major tensors reorders its input in and its output out (or, on AVX2,
+// may run oneDNN's much slower gemm conv), which on MobileNetV2 cost as much as the convs
 // themselves. So, walking the graph in topological order:
 // - a float32 Conv's output is channels-last;
 // - an op whose inputs stored differently in the two layouts are all channels-last (at least
@@ -18,8 +19,8 @@
 
 namespace ios {
 
-// True when oneDNN on this CPU stores a typical conv's tensors channels-last given the choice
-// (AVX-512 machines), which makes channels-last tensors pay.
+// True when one of oneDNN's JIT convs runs a typical conv on channels-last tensors on this CPU
+// (AVX-512 and AVX2 machines), which makes channels-last tensors pay.
 bool CpuPrefersChannelsLast();
 
 // Sets every value's layout as above (row-major everywhere when `channels_last` is false) and
