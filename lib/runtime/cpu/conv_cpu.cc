@@ -40,9 +40,17 @@
 // that take it. A conv with a channels-last X or Y gives oneDNN that side's layout as it is (a
 // row-major side whose bytes are the same both ways, [N, C, 1, 1], is read as channels-last
 // too) and `any` for a row-major one, reordered as above; if no optimised implementation takes
-// the fixed layouts, both become `any`. Measured on this machine (AVX-512, 2 threads,
-// MobileNetV2 at batch 1): 16.0 ms with the choice above on row-major tensors, 8.5 ms with every
-// conv blocked and its reorders, the reorders then half of it.
+// the fixed layouts, both become `any`. Where oneDNN blocks the channels of spatial convs when
+// left to choose (CpuBlocksSpatialConvs: AVX2), a dense conv with a spatial kernel gets `any` on
+// both sides and reorders its channels-last tensors in and out, through scratch as above: there
+// nChw8c ran such convs 1.2-2.5x faster than NHWC, and the reorders cost less than that
+// (side by side, 3 rounds of 1 s, medians, AVX2 EPYC, 2 threads: Inception V3 b1 143 -> 122 ms,
+// b8 1021 -> 914; ResNet-50 b1 83 -> 74, b8 749 -> 618; GoogLeNet b1 46 -> 40, b8 352 -> 308).
+// Depthwise and grouped convs keep NHWC: their tensors are large for their work, so the
+// reorders would cost a good part of what nChw8c saves (not measured on whole networks).
+// Measured on an AVX-512 machine (2 threads, MobileNetV2 at batch 1): 16.0 ms with the choice
+// above on row-major tensors, 8.5 ms with every conv blocked and its reorders, the reorders then
+// half of it.
 #include <cstring>
 #include <memory>
 #include <new>
@@ -103,6 +111,8 @@ struct ConvSetup {
   memory::dims strides, dilates, pad_begin, pad_end;
   bool has_bias = false;
   bool blocked = false;
+  // Channels-last tensors reordered into the layout oneDNN picks (see the file comment).
+  bool reorder_channels_last = false;
   Activation act;
   bool act_fused = false;  // false: ApplyActivation runs after the primitive
   // A fused residual (input 3, ir/fused_activation.h), added before the activation: a binary
@@ -298,7 +308,7 @@ class ConvCpuKernel : public CpuKernel {
                                setup_.dst_layout == Layout::kChannelsLast;
     memory::desc src_md = setup_.blocked ? src_any : src_md_;
     memory::desc dst_md = setup_.blocked ? dst_any : dst_md_;
-    if (channels_last) {  // see the file comment
+    if (channels_last && !setup_.reorder_channels_last) {  // see the file comment
       src_md = setup_.src_layout == Layout::kChannelsLast ? src_md_ : src_any;
       dst_md = setup_.dst_layout == Layout::kChannelsLast ? dst_md_ : dst_any;
     }
@@ -448,6 +458,7 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateConvCpuKernel(const CpuKernelContext&
   setup.blocked = CpuPrefersChannelsLast() || ChooseBlocked(group, kernel, geo.output);
   setup.src_layout = context.input_layout(0);
   setup.dst_layout = context.output_layout(0);
+  setup.reorder_channels_last = group == 1 && NumElements(kernel) > 1 && CpuBlocksSpatialConvs();
   // A side stored the same both ways is read as channels-last beside a channels-last one.
   if (setup.dst_layout == Layout::kChannelsLast && ChannelsLastIsRowMajor(setup.src) &&
       setup.src_batch_stride == 0)
