@@ -40,17 +40,21 @@ bool ReadsChannelsLast(const Graph& graph, const Node& node) {
   return any;
 }
 
-// oneDNN's primitive for a 3x3 conv of Inception's and ResNet's sizes with src and dst in
-// `layout` (`any`: oneDNN's choice), or nothing when it has none or oneDNN is not there.
+// The probe conv's src and dst (64 channels at 56x56, Inception's and ResNet's sizes) in `layout`.
+dnnl::memory::desc ProbeTensor(dnnl::memory::format_tag layout) {
+  return dnnl::memory::desc({1, 64, 56, 56}, dnnl::memory::data_type::f32, layout);
+}
+
+// oneDNN's primitive for a 64 -> 64 3x3 conv over ProbeTensor(layout) (`any`: oneDNN's
+// choice), or nothing when it has none or oneDNN is not there.
 std::optional<dnnl::convolution_forward::primitive_desc> ProbeConv3x3(
     dnnl::memory::format_tag layout) {
   StatusOr<dnnl::engine> engine = CpuEngine();
   if (!engine.ok()) return std::nullopt;
   try {
     using memory = dnnl::memory;
-    const memory::data_type f32 = memory::data_type::f32;
-    const memory::desc tensor({1, 64, 56, 56}, f32, layout);
-    const memory::desc weights({64, 64, 3, 3}, f32, memory::format_tag::any);
+    const memory::desc tensor = ProbeTensor(layout);
+    const memory::desc weights({64, 64, 3, 3}, memory::data_type::f32, memory::format_tag::any);
     const dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
                                                dnnl::algorithm::convolution_direct, tensor,
                                                weights, tensor, {1, 1}, {1, 1}, {1, 1});
@@ -82,8 +86,7 @@ bool CpuBlocksSpatialConvs() {
   static const bool blocks = [] {
     const auto pd = ProbeConv3x3(dnnl::memory::format_tag::any);
     if (!pd) return false;
-    const dnnl::memory::desc nhwc({1, 64, 56, 56}, dnnl::memory::data_type::f32,
-                                  dnnl::memory::format_tag::nhwc);
+    const dnnl::memory::desc nhwc = ProbeTensor(dnnl::memory::format_tag::nhwc);
     return pd->src_desc() != nhwc || pd->dst_desc() != nhwc;
   }();
   return blocks;
