@@ -14,6 +14,7 @@
 #include "ir/fused_activation.h"
 #include "random_tensor.h"
 #include "runtime/cpu/cpu_kernel.h"
+#include "runtime/cpu/cpu_vector_clones.h"
 #include "runtime/cpu/layout_adapter_cpu.h"
 
 namespace ios {
@@ -178,20 +179,28 @@ TEST(CpuLayoutKernelTest, WindowPoolsOnChannelsLast) {
       {"3-D", {1, 4, 7, 8, 9}, {2, 3, 3}, {2, 2, 1}, {0, 1, 1, 1, 1, 0}},
       {"150 channels: two full blocks and a tail", {2, 150, 9, 8}, {3, 3}, {2, 2}, {1, 1, 1, 1}},
   };
-  for (const PoolCase& spec : cases) {
-    for (const char* op : {"MaxPool", "AveragePool"}) {
-      for (int64_t include_pad : {int64_t{0}, int64_t{1}}) {
-        if (std::string(op) == "MaxPool" && include_pad == 1) continue;
-        SCOPED_TRACE(spec.name + " " + op + " include_pad " + std::to_string(include_pad));
-        OneNodeCase c(op, 13);
-        c.Input(RandomFloats(rng, spec.x)).Attr("kernel_shape", spec.kernel);
-        c.Attr("strides", spec.strides).Attr("pads", spec.pads).Attr("ceil_mode", spec.ceil_mode);
-        if (std::string(op) == "AveragePool") c.Attr("count_include_pad", include_pad);
-        c.Layouts({kCL}, {kCL});
-        c.Check(std::string(op) == "MaxPool" ? kExact : kElementwise);
+  // Each vector width the kernel has that this CPU runs (0: its own, the widest).
+  for (int vector_bytes : {0, 32, 16}) {
+    if (vector_bytes > NativeVectorBytes()) continue;
+    LimitVectorBytesForTesting(vector_bytes);
+    for (const PoolCase& spec : cases) {
+      for (const char* op : {"MaxPool", "AveragePool"}) {
+        for (int64_t include_pad : {int64_t{0}, int64_t{1}}) {
+          if (std::string(op) == "MaxPool" && include_pad == 1) continue;
+          SCOPED_TRACE(spec.name + " " + op + " include_pad " + std::to_string(include_pad) +
+                       " vector bytes " + std::to_string(NativeVectorBytes()));
+          OneNodeCase c(op, 13);
+          c.Input(RandomFloats(rng, spec.x)).Attr("kernel_shape", spec.kernel);
+          c.Attr("strides", spec.strides).Attr("pads", spec.pads);
+          c.Attr("ceil_mode", spec.ceil_mode);
+          if (std::string(op) == "AveragePool") c.Attr("count_include_pad", include_pad);
+          c.Layouts({kCL}, {kCL});
+          c.Check(std::string(op) == "MaxPool" ? kExact : kElementwise);
+        }
       }
     }
   }
+  LimitVectorBytesForTesting(0);
   // One side channels-last and the other not: the adapter.
   OneNodeCase mixed("MaxPool", 13);
   mixed.Input(RandomFloats(rng, {1, 6, 9, 9})).Attr("kernel_shape", Ints({3, 3}));

@@ -5,6 +5,8 @@
 // helper: each call goes through the dispatch), and keep the function non-template.
 #pragma once
 
+#include <atomic>
+
 // Not under ThreadSanitizer: the clones' resolver runs while the program is relocated, before
 // TSan's runtime starts, and its instrumentation then crashes the program.
 #if defined(__has_feature)
@@ -21,6 +23,48 @@
 #else
 #define IOS_VECTOR_CLONES
 #endif
+
+// IOS_TARGET_AVX512 / IOS_TARGET_AVX2 and NativeVectorBytes(): for loops written with GCC's
+// vector extension, which need the vector type itself to match the target. A vector wider than
+// the target's registers is split for arithmetic, but GCC 12 compares and selects it (a > b ?
+// a : b) one element at a time, through the stack: a MaxPool on 64-byte vectors ran at 1 GFLOP/s
+// on AVX2. Such a kernel instantiates its loops (always inlined) once per vector type inside an
+// entry function per target, and picks one by NativeVectorBytes().
+#if defined(__x86_64__) && defined(__GNUC__)
+#define IOS_TARGET_AVX512 __attribute__((target("avx512f")))
+#define IOS_TARGET_AVX2 __attribute__((target("avx2")))
+#define IOS_HAS_VECTOR_TARGETS 1
+#else
+#define IOS_TARGET_AVX512
+#define IOS_TARGET_AVX2
+#define IOS_HAS_VECTOR_TARGETS 0
+#endif
+
+namespace ios {
+
+// While non-zero, NativeVectorBytes() answers at most this: tests run the narrower instantiations
+// on a wider CPU (LimitVectorBytesForTesting).
+inline std::atomic<int> vector_bytes_limit{0};
+
+// The widest vector this CPU runs natively (64 with AVX-512F, 32 with AVX2, else 16 bytes).
+inline int NativeVectorBytes() {
+#if IOS_HAS_VECTOR_TARGETS
+  static const int detected = __builtin_cpu_supports("avx512f") ? 64
+                              : __builtin_cpu_supports("avx2")  ? 32
+                                                                : 16;
+#else
+  const int detected = 16;
+#endif
+  const int limit = vector_bytes_limit.load(std::memory_order_relaxed);
+  return limit > 0 && limit < detected ? limit : detected;
+}
+
+// 0 lifts the limit.
+inline void LimitVectorBytesForTesting(int bytes) {
+  vector_bytes_limit.store(bytes, std::memory_order_relaxed);
+}
+
+}  // namespace ios
 
 // For the helpers such a function calls: inlined, they are compiled for each clone's target.
 #if defined(__GNUC__)

@@ -162,63 +162,74 @@ struct ChannelsLastPool {
 
 // Channels of one output pixel over its window's input pixels (`taps`), the partial results in
 // vector registers: accumulating into Y instead loaded and stored each output element once per
-// tap, which left Inception V3's 3x3 average pools at batch 8 at 2.5x onnxruntime's time. GCC's
-// vector extension is one AVX-512 register, two AVX2 or four SSE ones in each clone.
-// The helpers are inlined into each clone, so no vector crosses a call: GCC's note that the
-// baseline target passes them differently (-Wpsabi) does not apply.
+// tap, which left Inception V3's 3x3 average pools at batch 8 at 2.5x onnxruntime's time.
+// V is the target's own vector (cpu_vector_clones.h): GCC does a wider vector's max one element
+// at a time, which left GoogLeNet's max pools at batch 8 on AVX2 at 1 GFLOP/s, 30% of its time.
+// The helpers are inlined into each target's entry below, so no vector crosses a call: GCC's
+// note that the baseline target passes them differently (-Wpsabi) does not apply.
 // (Clang reads the same pragma and has the same warning; the sanitizer builds use it.)
 #pragma GCC diagnostic ignored "-Wpsabi"
 typedef float Floats16 __attribute__((vector_size(64)));
+typedef float Floats8 __attribute__((vector_size(32)));
+typedef float Floats4 __attribute__((vector_size(16)));
 
-IOS_ALWAYS_INLINE Floats16 Load16(const float* p) {
-  Floats16 v;
+template <typename V>
+IOS_ALWAYS_INLINE V LoadV(const float* p) {
+  V v;
   __builtin_memcpy(&v, p, sizeof(v));
   return v;
 }
 
-IOS_ALWAYS_INLINE void Store16(float* p, Floats16 v) { __builtin_memcpy(p, &v, sizeof(v)); }
+template <typename V>
+IOS_ALWAYS_INLINE void StoreV(float* p, V v) {
+  __builtin_memcpy(p, &v, sizeof(v));
+}
 
-IOS_ALWAYS_INLINE Floats16 Max16(Floats16 a, Floats16 x) { return x > a ? x : a; }
+template <typename V>
+IOS_ALWAYS_INLINE V MaxV(V a, V x) {
+  return x > a ? x : a;
+}
 
-template <bool kIsMax>
+template <typename V, bool kIsMax>
 IOS_ALWAYS_INLINE void PoolPixelChannels(const float* const* taps, int64_t tap_count,
                                          int64_t channels, float scale, float* __restrict yp) {
+  constexpr int64_t kLanes = sizeof(V) / sizeof(float);
   const float init = kIsMax ? std::numeric_limits<float>::lowest() : 0.f;
-  const Floats16 init16 = init - Floats16{};
-  const Floats16 scale16 = scale + Floats16{};
+  const V init_v = init - V{};
+  const V scale_v = scale + V{};
   int64_t c = 0;
-  for (; c + 64 <= channels; c += 64) {  // four registers' worth: independent chains
-    Floats16 a0 = init16, a1 = init16, a2 = init16, a3 = init16;
+  for (; c + 4 * kLanes <= channels; c += 4 * kLanes) {  // four registers: independent chains
+    V a0 = init_v, a1 = init_v, a2 = init_v, a3 = init_v;
     for (int64_t t = 0; t < tap_count; ++t) {
       const float* xp = taps[t] + c;
       if (kIsMax) {
-        a0 = Max16(a0, Load16(xp));
-        a1 = Max16(a1, Load16(xp + 16));
-        a2 = Max16(a2, Load16(xp + 32));
-        a3 = Max16(a3, Load16(xp + 48));
+        a0 = MaxV(a0, LoadV<V>(xp));
+        a1 = MaxV(a1, LoadV<V>(xp + kLanes));
+        a2 = MaxV(a2, LoadV<V>(xp + 2 * kLanes));
+        a3 = MaxV(a3, LoadV<V>(xp + 3 * kLanes));
       } else {
-        a0 += Load16(xp);
-        a1 += Load16(xp + 16);
-        a2 += Load16(xp + 32);
-        a3 += Load16(xp + 48);
+        a0 += LoadV<V>(xp);
+        a1 += LoadV<V>(xp + kLanes);
+        a2 += LoadV<V>(xp + 2 * kLanes);
+        a3 += LoadV<V>(xp + 3 * kLanes);
       }
     }
     if (!kIsMax) {
-      a0 *= scale16;
-      a1 *= scale16;
-      a2 *= scale16;
-      a3 *= scale16;
+      a0 *= scale_v;
+      a1 *= scale_v;
+      a2 *= scale_v;
+      a3 *= scale_v;
     }
-    Store16(yp + c, a0);
-    Store16(yp + c + 16, a1);
-    Store16(yp + c + 32, a2);
-    Store16(yp + c + 48, a3);
+    StoreV(yp + c, a0);
+    StoreV(yp + c + kLanes, a1);
+    StoreV(yp + c + 2 * kLanes, a2);
+    StoreV(yp + c + 3 * kLanes, a3);
   }
-  for (; c + 16 <= channels; c += 16) {
-    Floats16 a = init16;
+  for (; c + kLanes <= channels; c += kLanes) {
+    V a = init_v;
     for (int64_t t = 0; t < tap_count; ++t)
-      a = kIsMax ? Max16(a, Load16(taps[t] + c)) : a + Load16(taps[t] + c);
-    Store16(yp + c, kIsMax ? a : a * scale16);
+      a = kIsMax ? MaxV(a, LoadV<V>(taps[t] + c)) : a + LoadV<V>(taps[t] + c);
+    StoreV(yp + c, kIsMax ? a : a * scale_v);
   }
   for (; c < channels; ++c) {
     float a = init;
@@ -231,8 +242,8 @@ IOS_ALWAYS_INLINE void PoolPixelChannels(const float* const* taps, int64_t tap_c
 }
 
 // Output pixels [begin, end) of all batch items, counted from the first item's first pixel.
-// One clone per x86 vector width (cpu_vector_clones.h): the channel loops are the work.
-IOS_VECTOR_CLONES void ChannelsLastPoolPixels(const ChannelsLastPool& pool, const float* x,
+template <typename V>
+IOS_ALWAYS_INLINE void ChannelsLastPoolPixels(const ChannelsLastPool& pool, const float* x,
                                               float* y, int64_t begin, int64_t end) {
   const PoolKind kind = pool.kind;
   const AxisWindows& ad = pool.axes[0];
@@ -264,7 +275,7 @@ IOS_VECTOR_CLONES void ChannelsLastPoolPixels(const ChannelsLastPool& pool, cons
     }
     const int64_t tap_count = static_cast<int64_t>(taps.size());
     if (kind == PoolKind::kMax) {
-      PoolPixelChannels<true>(taps.data(), tap_count, c_count, 1.f, yp);
+      PoolPixelChannels<V, true>(taps.data(), tap_count, c_count, 1.f, yp);
       continue;
     }
     const int64_t divisor =
@@ -274,8 +285,24 @@ IOS_VECTOR_CLONES void ChannelsLastPoolPixels(const ChannelsLastPool& pool, cons
                   (aw.k_end[ow] - aw.k_begin[ow]);
     // No tap inside the input (or a zero divisor): the reference's 0.
     const float scale = divisor > 0 ? 1.f / static_cast<float>(divisor) : 0.f;
-    PoolPixelChannels<false>(taps.data(), divisor > 0 ? tap_count : 0, c_count, scale, yp);
+    PoolPixelChannels<V, false>(taps.data(), divisor > 0 ? tap_count : 0, c_count, scale, yp);
   }
+}
+
+// One entry per x86 vector width, each with its own vector type (cpu_vector_clones.h).
+IOS_TARGET_AVX512 void ChannelsLastPoolPixels64(const ChannelsLastPool& pool, const float* x,
+                                                float* y, int64_t begin, int64_t end) {
+  ChannelsLastPoolPixels<Floats16>(pool, x, y, begin, end);
+}
+
+IOS_TARGET_AVX2 void ChannelsLastPoolPixels32(const ChannelsLastPool& pool, const float* x,
+                                              float* y, int64_t begin, int64_t end) {
+  ChannelsLastPoolPixels<Floats8>(pool, x, y, begin, end);
+}
+
+void ChannelsLastPoolPixels16(const ChannelsLastPool& pool, const float* x, float* y,
+                              int64_t begin, int64_t end) {
+  ChannelsLastPoolPixels<Floats4>(pool, x, y, begin, end);
 }
 
 class ChannelsLastPoolCpuKernel : public CpuKernel {
@@ -292,8 +319,12 @@ class ChannelsLastPoolCpuKernel : public CpuKernel {
     const int64_t in_pixels = axes_[0].in * axes_[1].in * axes_[2].in;
     const int team = ThreadsForWork(threads, batch_ * (in_pixels + out_pixels) * channels_);
     const ChannelsLastPool pool{kind_, channels_, axes_.data()};
+    const int vector_bytes = NativeVectorBytes();
+    const auto pixels = vector_bytes == 64   ? ChannelsLastPoolPixels64
+                        : vector_bytes == 32 ? ChannelsLastPoolPixels32
+                                             : ChannelsLastPoolPixels16;
     ParallelFor(batch_ * out_pixels, team, [&](int64_t begin, int64_t end) {
-      ChannelsLastPoolPixels(pool, x, y, begin, end);
+      pixels(pool, x, y, begin, end);
     });
     return Status::Ok();
   }
