@@ -44,7 +44,10 @@ namespace ios {
 
 // While non-zero, NativeVectorBytes() answers at most this: tests run the narrower instantiations
 // on a wider CPU (LimitVectorBytesForTesting).
-inline std::atomic<int> vector_bytes_limit{0};
+inline std::atomic<int>& VectorBytesLimit() {
+  static std::atomic<int> limit{0};
+  return limit;
+}
 
 // The widest vector this CPU runs natively (64 with AVX-512F, 32 with AVX2, else 16 bytes).
 inline int NativeVectorBytes() {
@@ -55,13 +58,13 @@ inline int NativeVectorBytes() {
 #else
   const int detected = 16;
 #endif
-  const int limit = vector_bytes_limit.load(std::memory_order_relaxed);
+  const int limit = VectorBytesLimit().load(std::memory_order_relaxed);
   return limit > 0 && limit < detected ? limit : detected;
 }
 
 // 0 lifts the limit.
 inline void LimitVectorBytesForTesting(int bytes) {
-  vector_bytes_limit.store(bytes, std::memory_order_relaxed);
+  VectorBytesLimit().store(bytes, std::memory_order_relaxed);
 }
 
 }  // namespace ios

@@ -305,6 +305,16 @@ void ChannelsLastPoolPixels16(const ChannelsLastPool& pool, const float* x, floa
   ChannelsLastPoolPixels<Floats4>(pool, x, y, begin, end);
 }
 
+using PoolPixelsFn = void (*)(const ChannelsLastPool&, const float*, float*, int64_t, int64_t);
+
+// The entry for this CPU's vector width.
+PoolPixelsFn NativePoolPixels() {
+  const int vector_bytes = NativeVectorBytes();
+  return vector_bytes == 64   ? ChannelsLastPoolPixels64
+         : vector_bytes == 32 ? ChannelsLastPoolPixels32
+                              : ChannelsLastPoolPixels16;
+}
+
 class ChannelsLastPoolCpuKernel : public CpuKernel {
  public:
   ChannelsLastPoolCpuKernel(PoolKind kind, int64_t batch, int64_t channels,
@@ -319,12 +329,8 @@ class ChannelsLastPoolCpuKernel : public CpuKernel {
     const int64_t in_pixels = axes_[0].in * axes_[1].in * axes_[2].in;
     const int team = ThreadsForWork(threads, batch_ * (in_pixels + out_pixels) * channels_);
     const ChannelsLastPool pool{kind_, channels_, axes_.data()};
-    const int vector_bytes = NativeVectorBytes();
-    const auto pixels = vector_bytes == 64   ? ChannelsLastPoolPixels64
-                        : vector_bytes == 32 ? ChannelsLastPoolPixels32
-                                             : ChannelsLastPoolPixels16;
     ParallelFor(batch_ * out_pixels, team, [&](int64_t begin, int64_t end) {
-      pixels(pool, x, y, begin, end);
+      pixels_(pool, x, y, begin, end);
     });
     return Status::Ok();
   }
@@ -334,6 +340,7 @@ class ChannelsLastPoolCpuKernel : public CpuKernel {
   int64_t batch_;
   int64_t channels_;
   std::vector<AxisWindows> axes_;  // D, H, W (unit axes for 1-D and 2-D pools)
+  PoolPixelsFn pixels_ = NativePoolPixels();  // picked once, as the kernel is made
 };
 
 StatusOr<std::unique_ptr<CpuKernel>> CreateWindowPool(const CpuKernelContext& context,
