@@ -490,19 +490,21 @@ TEST(IosSchedulerTest, PruningAndReferenceEndingsNeverBeatTheWiderSpace) {
 }
 
 // A source with lower bounds, for the branch and bound (ios_dp.h). Unit u alone at width w costs
-// a(u, w) = base(u) * (1 + 0.6 (w - 1)), base in [0.3, 1) (a narrower share is slower); a stage
+// a(u, w) = base(u) * (1 + slowdown (w - 1)), base in [0.3, 1) (a narrower share is slower:
+// slowdown 0.6 by default; 1 where units scale perfectly across the device's share); a stage
 // costs its largest group's sum of a(u, w), times a contention factor drawn from the stage's
 // groups in [1 - undershoot, 1.5). With undershoot 0 the bounds hold; above it a stage can come in
 // up to that fraction below its bound, as a noisy measurement can.
 class BoundedFakeCost : public StageCostSource {
  public:
-  BoundedFakeCost(uint64_t seed, bool bounds, double undershoot = 0)
-      : seed_(seed), bounds_(bounds), undershoot_(undershoot) {}
+  BoundedFakeCost(uint64_t seed, bool bounds, double undershoot = 0, double slowdown = 0.6)
+      : seed_(seed), bounds_(bounds), undershoot_(undershoot), slowdown_(slowdown) {}
 
   StatusOr<double> StageLatencyMs(const Graph&, const UnitGraph&,
                                   const StageCandidate& stage) override {
     ++stage_calls_;
     const int width = static_cast<int>(stage.groups.size());
+    if (width > 1) ++multi_group_calls_;
     std::vector<std::vector<UnitId>> groups = stage.groups;
     std::sort(groups.begin(), groups.end());
     uint64_t h = Mix(seed_ ^ 0x5eedULL);
@@ -530,19 +532,22 @@ class BoundedFakeCost : public StageCostSource {
 
   int64_t stage_calls() const { return stage_calls_; }
   int64_t unit_calls() const { return unit_calls_; }
+  int64_t multi_group_calls() const { return multi_group_calls_; }
 
- private:
   double Alone(UnitId u, int width) const {
     const uint64_t h = Mix(seed_ ^ (static_cast<uint64_t>(u) * 0x9e37ULL + 11));
     const double base = 0.3 + 0.7 * static_cast<double>(h >> 11) * 0x1.0p-53;
-    return base * (1 + 0.6 * (width - 1));
+    return base * (1 + slowdown_ * (width - 1));
   }
 
+ private:
   uint64_t seed_;
   bool bounds_;
   double undershoot_;
+  double slowdown_;
   int64_t stage_calls_ = 0;
   int64_t unit_calls_ = 0;
+  int64_t multi_group_calls_ = 0;
 };
 
 // Branch and bound with bounds that hold (or overshoot by less than the slack) finds the full
@@ -629,6 +634,86 @@ TEST(IosSchedulerTest, BranchAndBoundWithoutSlackTrustsItsBounds) {
   FakeModel m = MakeModel(3, {{0, 1}});
   BoundedFakeCost cost(1, true);
   EXPECT_FALSE(IosSchedule(m.graph, m.blocks, cost, bad).ok());
+}
+
+// The part ceiling (part_ceiling.h), against its definition computed here: the sequential
+// latency minus max(critical path, summed device time), each unit at its best share of widths
+// 1..s. Units that scale perfectly (a unit at share 1/w takes w times as long) leave no room: the
+// part runs one unit per stage, unsearched, and no stage of two groups or more is measured.
+// Units slowed by less than that leave room, and the search runs as without the margin.
+TEST(IosSchedulerTest, PartCeilingSkipsTheSearchOfPartsWithoutRoom) {
+  std::mt19937_64 rng(20261128);
+  std::uniform_int_distribution<int> size(3, 11);
+  std::uniform_real_distribution<double> density(0.0, 0.4);
+  int no_room = 0, searched = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    const int n = size(rng);
+    FakeModel m = MakeModel(n, RandomEdges(n, density(rng), rng));
+    const int s = 1 + trial % 3;
+    const double slowdown = trial % 2 == 0 ? 1.0 : 0.6;
+    SCOPED_TRACE("trial " + std::to_string(trial) + " n " + std::to_string(n) + " s " +
+                 std::to_string(s) + " slowdown " + std::to_string(slowdown));
+    IosOptions options = Options(Endings::kPaper, 3, s, IosStrategies::kConcurrentOnly);
+    options.min_part_gain = 0.05;
+    const uint64_t seed = static_cast<uint64_t>(trial) * 7u + 3u;
+    BoundedFakeCost cost(seed, /*bounds=*/true, 0, slowdown);
+    IosSearchResult result = RunIos(m, cost, options);
+    ASSERT_EQ(result.parts.size(), 1u);
+    const PartSearchStats& stats = result.parts[0];
+    const int width = m.blocks.blocks[0].parts[0].width;
+    if (width < 2) {
+      EXPECT_EQ(stats.ceiling_ms, -1);  // a chain: nothing to bound
+      EXPECT_FALSE(stats.no_room);
+      continue;
+    }
+    // The definition, from the fake's own unit timings.
+    const int widths = std::min(s, width);
+    double sequential = 0, work = 0, path = 0;
+    std::vector<double> finish(static_cast<size_t>(n), 0);
+    for (int u = 0; u < n; ++u) {
+      double fastest = cost.Alone(u, 1), device = fastest;
+      for (int w = 2; w <= widths; ++w) {
+        fastest = std::min(fastest, cost.Alone(u, w));
+        device = std::min(device, cost.Alone(u, w) / w);
+      }
+      sequential += cost.Alone(u, 1);
+      work += device;
+      double start = 0;
+      for (int v = 0; v < u; ++v)
+        if (m.pred[u] >> v & 1) start = std::max(start, finish[v]);
+      finish[u] = start + fastest;
+      path = std::max(path, finish[u]);
+    }
+    const double ceiling = sequential - std::max(work, path);
+    EXPECT_NEAR(stats.ceiling_ms, ceiling, 1e-9 * sequential);
+    EXPECT_EQ(stats.no_room, ceiling < 0.05 * sequential);
+    if (slowdown == 1.0 || s == 1) {
+      // Perfect scaling: the work term is the units' summed timings, so no gain is possible.
+      EXPECT_NEAR(ceiling, 0, 1e-9 * sequential);
+    }
+    if (stats.no_room) {
+      ++no_room;
+      EXPECT_EQ(stats.states, 0);
+      EXPECT_EQ(cost.multi_group_calls(), 0);
+      ASSERT_EQ(result.schedule.blocks.size(), 1u);
+      EXPECT_EQ(result.schedule.blocks[0].stages.size(), static_cast<size_t>(n));
+      for (const ScheduleStage& stage : result.schedule.blocks[0].stages)
+        EXPECT_EQ(stage.groups.size(), 1u);
+      ExpectValidIosSchedule(m, result.schedule, Endings::kPaper, 1, 1);
+    } else {
+      ++searched;
+      // The same search as without the margin.
+      IosOptions plain = options;
+      plain.min_part_gain = 0;
+      BoundedFakeCost plain_cost(seed, /*bounds=*/true, 0, slowdown);
+      IosSearchResult without = RunIos(m, plain_cost, plain);
+      EXPECT_NEAR(result.predicted_latency_ms, without.predicted_latency_ms,
+                  1e-9 * without.predicted_latency_ms);
+      EXPECT_EQ(stats.transitions, without.parts[0].transitions);
+    }
+  }
+  EXPECT_GT(no_room, 10);
+  EXPECT_GT(searched, 10);
 }
 
 // Hand counts with a constant 1 ms per stage. States include the empty one (the paper's

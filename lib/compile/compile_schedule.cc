@@ -120,6 +120,12 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
   if (!options.timing_cache_path.empty())
     IOS_RETURN_IF_ERROR(cost.LoadTimingCache(options.timing_cache_path));
   IosOptions search = SearchOptions(options);
+  // On the CPU, a part whose units alone already use the cores about as well as any schedule
+  // could (its ceiling, sched/part_ceiling.h) under the margin that concurrent plans must save
+  // runs sequentially unsearched: measuring its candidate stages could not pay. Merge stages,
+  // which the ceiling does not bound, never pass the block check there (it cannot run them).
+  if (options.check_blocks && cost.MeasuresBlocks())
+    search.min_part_gain = options.min_concurrency_gain;
   IOS_ASSIGN_OR_RETURN(IosSearchResult result, IosSchedule(graph, blocks, cost, search));
   // What the search bought: the baselines under the same cost source.
   const int streams = options.max_groups_per_stage > 0 ? options.max_groups_per_stage : 8;
@@ -169,7 +175,7 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
   stats.set_max_groups_per_stage(options.max_groups_per_stage);
   stats.set_endings(options.endings);
   stats.set_schedule(options.schedule);
-  int fallbacks = 0;
+  int fallbacks = 0, no_room = 0, ceilings = 0;
   for (const PartSearchStats& part : result.parts) {
     proto::PartStats* p = stats.add_parts();
     p->set_block(part.block);
@@ -186,7 +192,11 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
     p->set_transitions_bounded(part.transitions_bounded);
     p->set_bounds_checked(part.bounds_checked);
     p->set_bounds_broken(part.bounds_broken);
+    p->set_ceiling_ms(part.ceiling_ms);
+    p->set_no_room(part.no_room);
     if (!part.fallback.empty()) ++fallbacks;
+    if (part.no_room) ++no_room;
+    if (part.ceiling_ms >= 0) ++ceilings;
   }
   stats.set_search_seconds(result.search_seconds);
   stats.set_predicted_latency_ms(result.predicted_latency_ms);
@@ -219,6 +229,12 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
            "after their bound came in below it\n",
            static_cast<long long>(bounded), static_cast<long long>(cost.unit_bounds_measured()),
            static_cast<long long>(broken), static_cast<long long>(checked));
+  if (ceilings > 0)
+    Report(options,
+           "ceiling: %d of %d part(s) could gain under %.0f%% of their sequential "
+           "latency with any schedule (their units alone use the cores about as well); they run "
+           "sequentially, unsearched\n",
+           no_room, ceilings, 100 * options.min_concurrency_gain);
   Report(options, 
       "predicted latency (%s): %s %.3f ms, greedy %.3f ms, sequential %.3f ms "
       "(%.2fx over sequential, %.2fx over greedy)\n",

@@ -67,20 +67,23 @@ StatusOr<double> StageTable::LowerBound(uint64_t mask) {
   for (int g = 0; g < width; ++g) {
     double sum = 0;
     for (uint64_t m = components[g]; m; m &= m - 1) {
-      const int bit = LowestBit(m);
-      std::vector<double>& by_width = unit_alone_ms_[bit];
-      if (by_width.size() <= static_cast<size_t>(width))
-        by_width.resize(static_cast<size_t>(width) + 1, std::numeric_limits<double>::quiet_NaN());
-      if (std::isnan(by_width[width])) {
-        IOS_ASSIGN_OR_RETURN(
-            by_width[width],
-            source_.UnitAloneLatencyMs(graph_, units_, dag_.unit_of_bit[bit], width));
-      }
-      sum += by_width[width];
+      IOS_ASSIGN_OR_RETURN(double alone, UnitAlone(LowestBit(m), width));
+      sum += alone;
     }
     bound = std::max(bound, sum);
   }
   return bound;
+}
+
+StatusOr<double> StageTable::UnitAlone(int bit, int width) {
+  std::vector<double>& by_width = unit_alone_ms_[bit];
+  if (by_width.size() <= static_cast<size_t>(width))
+    by_width.resize(static_cast<size_t>(width) + 1, std::numeric_limits<double>::quiet_NaN());
+  if (std::isnan(by_width[width])) {
+    IOS_ASSIGN_OR_RETURN(by_width[width],
+                         source_.UnitAloneLatencyMs(graph_, units_, dag_.unit_of_bit[bit], width));
+  }
+  return by_width[width];
 }
 
 StageTable::Entry StageTable::Unpack(double packed) {

@@ -157,6 +157,8 @@ class StageTable {
   // their units alone at the stage's width (UnitAloneLatencyMs, asked once per unit and width).
   // 0 for a stage that may merge: a merged conv is not bounded by its parts.
   StatusOr<double> LowerBound(uint64_t mask);
+  // UnitAloneLatencyMs of local unit `bit` at `width`, asked once per unit and width.
+  StatusOr<double> UnitAlone(int bit, int width);
 
   // The stage's groups (components of `mask`, by first unit) as unit ids.
   StageCandidate Candidate(uint64_t mask, StageStrategy strategy) const;

@@ -1,7 +1,9 @@
 // IosSchedule runs one dynamic program per block part (ios_dp.h) over the part's states
 // (ios_endings.h), and falls back to the greedy rule for a part whose DP would be too large or
 // once the time budget is spent. A part of more than 64 units (one uint64 per state) is cut into
-// consecutive pieces of at most 64, each searched on its own (with a warning).
+// consecutive pieces of at most 64, each searched on its own (with a warning). With
+// IosOptions::min_part_gain, a part whose ceiling (part_ceiling.h) is under the margin runs its
+// units one per stage, in order, and no stage of it is searched.
 //
 // What the statistics count (PartSearchStats):
 //   states           the part's down-sets, the empty one included (every down-set is reachable);
@@ -15,7 +17,9 @@
 //                    the branch and bound's (ios_dp.h), 0 when the source gives no bounds;
 //   reused_part      a part identical to an earlier one (PartKey: same units, DAG and tensor
 //                    sharing) takes that part's stages without running the DP again; its states
-//                    and transitions are then those of the search it reuses.
+//                    and transitions are then those of the search it reuses;
+//   ceiling_ms       what any schedule of the part could save (part_ceiling.h), -1 when not
+//                    measured; no_room when that is under IosOptions::min_part_gain.
 // Strategies: kBoth measures the concurrent stage, and the merged one when CanMergeStage; it
 // keeps the concurrent one only if strictly cheaper (Algorithm 1, L30). kMergeOnly allows a stage
 // that cannot merge only when it is a single group (at most r units, run on one stream), so that
@@ -33,6 +37,7 @@
 #include "sched/dag_width.h"
 #include "sched/ios_dp.h"
 #include "sched/ios_endings.h"
+#include "sched/part_ceiling.h"
 #include "sched/part_key.h"
 
 namespace ios {
@@ -127,19 +132,32 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
             const PartSearchStats& original = result.parts[same->second.stats_index];
             stats.states = original.states;
             stats.transitions = original.transitions;
+            stats.ceiling_ms = original.ceiling_ms;
+            stats.no_room = original.no_room;
             stats.reused_part = static_cast<int>(same->second.stats_index);
             stage_masks = same->second.stages;
           } else {
-            IOS_ASSIGN_OR_RETURN(PartDpResult dp, RunPartDp(dag, options, table, deadline));
-            stats.states = dp.states;
-            stats.transitions = dp.transitions;
-            stats.transitions_bounded = dp.transitions_bounded;
-            stats.bounds_checked = dp.bounds_checked;
-            stats.bounds_broken = dp.bounds_broken;
-            stats.fallback = dp.fallback;
-            if (dp.fallback == kTimeBudgetFallback) out_of_time = true;
-            stage_masks = std::move(dp.stages);
-            if (dp.fallback.empty())
+            if (options.min_part_gain > 0 && table.bounded() && stats.width > 1) {
+              const int widths = options.max_groups > 0 ? std::min(options.max_groups, stats.width)
+                                                        : stats.width;
+              IOS_ASSIGN_OR_RETURN(PartCeiling ceiling, MeasurePartCeiling(dag, table, widths));
+              stats.ceiling_ms = ceiling.GainMs();
+              stats.no_room = ceiling.GainMs() < options.min_part_gain * ceiling.sequential_ms;
+            }
+            if (stats.no_room) {
+              stage_masks = GreedyPartStages(dag, 1);  // one unit per stage, in order
+            } else {
+              IOS_ASSIGN_OR_RETURN(PartDpResult dp, RunPartDp(dag, options, table, deadline));
+              stats.states = dp.states;
+              stats.transitions = dp.transitions;
+              stats.transitions_bounded = dp.transitions_bounded;
+              stats.bounds_checked = dp.bounds_checked;
+              stats.bounds_broken = dp.bounds_broken;
+              stats.fallback = dp.fallback;
+              if (dp.fallback == kTimeBudgetFallback) out_of_time = true;
+              stage_masks = std::move(dp.stages);
+            }
+            if (stats.fallback.empty())
               searched.emplace(std::move(key), Searched{result.parts.size(), stage_masks});
           }
         }

@@ -57,6 +57,13 @@ struct IosOptions {
   // can disagree by twice that: on RandWire at batch 1 (2 cores), 2.8% of the stages measured
   // after their bound came in more than 10% below it, 4.8% more than 5% below.
   double bound_slack = 0.1;
+  // Where the source bounds stages: a part whose ceiling (sched/part_ceiling.h: what any
+  // schedule of concurrent stages could save, from its units' timings) is under this fraction of
+  // its sequential latency gets one unit per stage, in order, without a search: none of its
+  // candidate stages is measured. 0 searches every part. Merged stages are not bounded by the
+  // ceiling, so this is for sources whose plans keep no merge stage unmeasured (the CPU, whose
+  // block check cannot run them).
+  double min_part_gain = 0;
   // Called on the searching thread after each part; may be empty.
   std::function<void(const SearchProgress&)> progress;
 };
@@ -81,6 +88,10 @@ struct PartSearchStats {
   // >= 0: this part is identical to parts[reused_part] (same units, DAG and tensor sharing) and
   // took its stages without a search of its own; states and transitions are that search's.
   int reused_part = -1;
+  // With IosOptions::min_part_gain: the part's ceiling (-1 when not measured), and whether it
+  // was under the margin, so that the part runs its units one by one unsearched.
+  double ceiling_ms = -1;
+  bool no_room = false;
 };
 
 struct IosSearchResult {
