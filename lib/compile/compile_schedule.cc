@@ -95,9 +95,15 @@ Status WriteStats(const std::string& path, const proto::SearchStats& stats) {
 // block's greedy stages can be predicted faster than the parts' optima put together. Such a block
 // keeps its greedy stages: the written schedule is never predicted slower than greedy. Returns
 // the number of blocks replaced. Not for --schedule ios-merge: greedy stages run groups
-// concurrently, which that ablation excludes.
+// concurrently, which that ablation excludes. Nor for a block whose every part had no room
+// (PartSearchStats::no_room): its ceiling, from the units' own timings, says no concurrent
+// stages can save the margin, whatever the noisier stage timings predict for greedy's.
 int KeepGreedyWhereFaster(const Schedule& greedy, const std::vector<double>& greedy_stages,
                           IosSearchResult* result) {
+  std::vector<bool> no_room(result->schedule.blocks.size(), true);
+  for (const PartSearchStats& part : result->parts)
+    if (!part.no_room && part.block >= 0 && static_cast<size_t>(part.block) < no_room.size())
+      no_room[static_cast<size_t>(part.block)] = false;
   std::vector<bool> replace;
   size_t ios_index = 0, greedy_index = 0;
   for (size_t b = 0; b < result->schedule.blocks.size(); ++b) {
@@ -106,7 +112,7 @@ int KeepGreedyWhereFaster(const Schedule& greedy, const std::vector<double>& gre
     double ios_ms = 0, greedy_ms = 0;
     for (size_t i = 0; i < ios_count; ++i) ios_ms += result->stage_latency_ms[ios_index + i];
     for (size_t i = 0; i < greedy_count; ++i) greedy_ms += greedy_stages[greedy_index + i];
-    replace.push_back(greedy_ms < ios_ms);
+    replace.push_back(greedy_ms < ios_ms && !no_room[b]);
     ios_index += ios_count;
     greedy_index += greedy_count;
   }
