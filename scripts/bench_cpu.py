@@ -17,7 +17,8 @@ For each network and batch:
   - a lower bound for any schedule of the plan's ops on this CPU: max(the critical path of the
     op times measured one at a time with all threads, the sum of the op times measured with one
     thread / the thread count), both from iosrun --export-profile of the sequential plan; the
-    IOS plan's latency over it is printed.
+    IOS plan's latency over it is printed, and the sequential plan's: the most any schedule of
+    these ops could gain over the sequential plan on this CPU.
 
 Each round measures every configuration once, back to back (interleaved, so that machine noise
 hits them alike; odd rounds in the reverse order, so that a drift within a round favours none);
