@@ -204,6 +204,36 @@ TEST(BlockCheckTest, AnUnmeasurableMergeSegmentKeepsTheSequentialStages) {
   }
 }
 
+// Greedy stages replace a block predicted slower than them, unless every part of the block had
+// no room (its ceiling under the margin): the search ran it sequentially on that evidence.
+TEST(BlockCheckTest, GreedyStagesDoNotReplaceABlockWithoutRoom) {
+  for (bool block0_without_room : {false, true}) {
+    SCOPED_TRACE(block0_without_room);
+    Case c = ThreeBlocks();
+    // The search's result: sequential stages; greedy's: ThreeBlocks' concurrent ones, predicted
+    // faster in blocks 0 (4 against 2 + 3) and 1 (6 against 4 + 5).
+    Schedule greedy = c.result.schedule;
+    const std::vector<double> greedy_stages = c.result.stage_latency_ms;
+    c.result.schedule = c.sequential;
+    c.result.stage_latency_ms = c.sequential_stages;
+    c.result.predicted_latency_ms = 2 + 3 + 4 + 5 + 6;
+    // Block 0 has two parts; block 1 one, with room; block 2 a chain (nothing measured).
+    for (auto [block, no_room] : {std::pair{0, block0_without_room}, std::pair{0, true},
+                                  std::pair{1, false}, std::pair{2, false}}) {
+      PartSearchStats part;
+      part.block = block;
+      part.no_room = no_room;
+      c.result.parts.push_back(part);
+    }
+    EXPECT_EQ(KeepGreedyWhereFaster(greedy, greedy_stages, &c.result),
+              block0_without_room ? 1 : 2);
+    EXPECT_EQ(c.result.schedule.blocks[0].stages.size(), block0_without_room ? 2u : 1u);
+    EXPECT_EQ(c.result.schedule.blocks[1].stages.size(), 1u);
+    EXPECT_DOUBLE_EQ(c.result.predicted_latency_ms,
+                     block0_without_room ? 2 + 3 + 6 + 6 : 4 + 6 + 6);
+  }
+}
+
 TEST(BlockCheckTest, DroppingConcurrencyRunsEveryConcurrentBlockSequentially) {
   Case c = ThreeBlocks();
   EXPECT_EQ(DropConcurrentBlocks(c.sequential, c.sequential_stages, &c.result), 2);

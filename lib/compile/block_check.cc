@@ -82,6 +82,31 @@ int ReplaceBlocks(const Schedule& other, const std::vector<double>& other_stages
   return replaced;
 }
 
+int KeepGreedyWhereFaster(const Schedule& greedy, const std::vector<double>& greedy_stages,
+                          IosSearchResult* result) {
+  // Per block: its parts, and those of them without room.
+  std::vector<int> parts(result->schedule.blocks.size(), 0), without_room(parts.size(), 0);
+  for (const PartSearchStats& part : result->parts) {
+    if (part.block < 0 || static_cast<size_t>(part.block) >= parts.size()) continue;
+    ++parts[static_cast<size_t>(part.block)];
+    if (part.no_room) ++without_room[static_cast<size_t>(part.block)];
+  }
+  std::vector<bool> replace;
+  size_t ios_index = 0, greedy_index = 0;
+  for (size_t b = 0; b < result->schedule.blocks.size(); ++b) {
+    const size_t ios_count = result->schedule.blocks[b].stages.size();
+    const size_t greedy_count = greedy.blocks[b].stages.size();
+    double ios_ms = 0, greedy_ms = 0;
+    for (size_t i = 0; i < ios_count; ++i) ios_ms += result->stage_latency_ms[ios_index + i];
+    for (size_t i = 0; i < greedy_count; ++i) greedy_ms += greedy_stages[greedy_index + i];
+    const bool no_room = parts[b] > 0 && without_room[b] == parts[b];
+    replace.push_back(greedy_ms < ios_ms && !no_room);
+    ios_index += ios_count;
+    greedy_index += greedy_count;
+  }
+  return ReplaceBlocks(greedy, greedy_stages, replace, result);
+}
+
 double PredictedConcurrentGainMs(const Schedule& sequential,
                                  const std::vector<double>& sequential_stages,
                                  const IosSearchResult& result) {

@@ -60,6 +60,16 @@ StatusOr<BlockCheck> KeepSequentialWhereMeasuredFaster(const Graph& graph,
 int ReplaceBlocks(const Schedule& other, const std::vector<double>& other_stages,
                   const std::vector<bool>& replace, IosSearchResult* result);
 
+// The DP is optimal within each block part, but greedy stages may span part boundaries, so a
+// block's greedy stages can be predicted faster than the parts' optima put together. Such a block
+// keeps its greedy stages: the written schedule is never predicted slower than greedy. Returns
+// the number of blocks replaced. Not for --schedule ios-merge: greedy stages run groups
+// concurrently, which that ablation excludes. Nor for a block whose every part had no room
+// (PartSearchStats::no_room): its ceiling, from the units' own timings, says no concurrent
+// stages can save the margin, whatever the noisier stage timings predict for greedy's.
+int KeepGreedyWhereFaster(const Schedule& greedy, const std::vector<double>& greedy_stages,
+                          IosSearchResult* result);
+
 // What the blocks of `result` that have a concurrent stage (two groups or more, not a merge)
 // are predicted to save against their sequential stages, stage cost by stage cost.
 double PredictedConcurrentGainMs(const Schedule& sequential,

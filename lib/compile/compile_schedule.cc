@@ -91,34 +91,6 @@ Status WriteStats(const std::string& path, const proto::SearchStats& stats) {
   return WriteFileAtomically(path, text);
 }
 
-// The DP is optimal within each block part, but greedy stages may span part boundaries, so a
-// block's greedy stages can be predicted faster than the parts' optima put together. Such a block
-// keeps its greedy stages: the written schedule is never predicted slower than greedy. Returns
-// the number of blocks replaced. Not for --schedule ios-merge: greedy stages run groups
-// concurrently, which that ablation excludes. Nor for a block whose every part had no room
-// (PartSearchStats::no_room): its ceiling, from the units' own timings, says no concurrent
-// stages can save the margin, whatever the noisier stage timings predict for greedy's.
-int KeepGreedyWhereFaster(const Schedule& greedy, const std::vector<double>& greedy_stages,
-                          IosSearchResult* result) {
-  std::vector<bool> no_room(result->schedule.blocks.size(), true);
-  for (const PartSearchStats& part : result->parts)
-    if (!part.no_room && part.block >= 0 && static_cast<size_t>(part.block) < no_room.size())
-      no_room[static_cast<size_t>(part.block)] = false;
-  std::vector<bool> replace;
-  size_t ios_index = 0, greedy_index = 0;
-  for (size_t b = 0; b < result->schedule.blocks.size(); ++b) {
-    const size_t ios_count = result->schedule.blocks[b].stages.size();
-    const size_t greedy_count = greedy.blocks[b].stages.size();
-    double ios_ms = 0, greedy_ms = 0;
-    for (size_t i = 0; i < ios_count; ++i) ios_ms += result->stage_latency_ms[ios_index + i];
-    for (size_t i = 0; i < greedy_count; ++i) greedy_ms += greedy_stages[greedy_index + i];
-    replace.push_back(greedy_ms < ios_ms && !no_room[b]);
-    ios_index += ios_count;
-    greedy_index += greedy_count;
-  }
-  return ReplaceBlocks(greedy, greedy_stages, replace, result);
-}
-
 StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph,
                                     const BlockStructure& blocks) {
   IOS_ASSIGN_OR_RETURN(std::unique_ptr<StageCostSource> source, MakeCostSource(options, graph));
