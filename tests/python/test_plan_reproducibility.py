@@ -3,7 +3,8 @@ timing cache give byte-identical plans in another process, from another folder a
 output name, for every schedule kind on an analytic model, and for a CPU-profiled IOS plan whose
 second compilation takes every timing, the search's lower bounds included, from the cache (it
 measures nothing new): SqueezeNet. Its concurrent blocks, when predicted to save under
---min-concurrency-gain, run sequentially without being measured whole.
+--min-concurrency-gain, run sequentially without being measured whole (at a margin of 100%, its
+parts are not even searched: none has room).
 iosplan diff says "same" (exit 0) for those, and for a schedule changed on purpose (Inception V3
 with --max-groups-per-stage 2)
 reports the option and the schedule as changed (exit 1), in words and in JSON."""
@@ -95,17 +96,27 @@ def main():
         tally.check("--min-concurrency-gain 1 measures no block whole",
                     "measured whole" not in reports[1], reports[1])
         if "measured whole" in reports[0]:
-            tally.check("... and runs the concurrent blocks sequentially, unmeasured",
-                        "run sequentially, unmeasured" in reports[1], reports[1])
-            # The search's prediction stays on its line; the plan's follows it.
+            # At 100% no part has room either (its ceiling, sched/part_ceiling.h, is under it):
+            # the search itself keeps every part sequential, unsearched, and nothing is left to
+            # drop. A part the ceiling did not bound (a chain) has no concurrency to drop.
             searched = re.search(r"predicted latency \(cpu-profiler\): ios-parallel ([\d.]+) ms, "
                                  r"greedy [\d.]+ ms, sequential ([\d.]+) ms", reports[1])
-            written = re.search(r"predicted latency of the plan written, after the block "
-                                r"check: ([\d.]+) ms", reports[1])
-            tally.check("... and prints the searched and the written plan's predictions",
-                        searched and written and
-                        float(searched.group(1)) < float(searched.group(2)) and
-                        written.group(1) == searched.group(2), reports[1])
+            unsearched = re.search(r"ceiling: (\d+) of (\d+) part\(s\) could gain under 100%",
+                                   reports[1])
+            if unsearched:
+                tally.check("... and runs every bounded part sequentially, unsearched",
+                            unsearched.group(1) == unsearched.group(2) and searched and
+                            searched.group(1) == searched.group(2), reports[1])
+            else:
+                tally.check("... and runs the concurrent blocks sequentially, unmeasured",
+                            "run sequentially, unmeasured" in reports[1], reports[1])
+                # The search's prediction stays on its line; the plan's follows it.
+                written = re.search(r"predicted latency of the plan written, after the block "
+                                    r"check: ([\d.]+) ms", reports[1])
+                tally.check("... and prints the searched and the written plan's predictions",
+                            searched and written and
+                            float(searched.group(1)) < float(searched.group(2)) and
+                            written.group(1) == searched.group(2), reports[1])
 
         # Inception's modules run up to four groups at once: two changes the schedule.
         base = os.path.join(tmp, "inception.iosplan")
