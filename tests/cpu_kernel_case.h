@@ -41,14 +41,21 @@ constexpr Tolerance kElementwise{1e-6, 1e-5};
 inline Tensor Relayout(const Tensor& tensor, Layout layout, bool to_row_major) {
   const Dims& dims = tensor.dims();
   Tensor out(tensor.dtype(), dims);
-  const Dims stored = LayoutStrides(dims, layout);
+  const bool blocked = layout == Layout::kChannelsBlocked8;
+  const Dims stored = blocked ? RowMajorStrides(dims) : LayoutStrides(dims, layout);
   const float* in = tensor.data<float>();
   float* dst = out.data<float>();
   const int64_t count = NumElements(dims);
   for (int64_t i = 0; i < count; ++i) {
     int64_t rest = i;
     int64_t offset = 0;
-    for (size_t d = dims.size(); d-- > 0;) {
+    if (blocked) {  // nChw8c, written out: [n][c / 8][h][w][c % 8]
+      const int64_t w = rest % dims[3], h = rest / dims[3] % dims[2];
+      const int64_t c = rest / (dims[3] * dims[2]) % dims[1];
+      const int64_t n = rest / (dims[3] * dims[2] * dims[1]);
+      offset = (((n * (dims[1] / 8) + c / 8) * dims[2] + h) * dims[3] + w) * 8 + c % 8;
+    }
+    for (size_t d = dims.size(); !blocked && d-- > 0;) {
       offset += (rest % dims[d]) * stored[d];
       rest /= dims[d];
     }
@@ -140,7 +147,7 @@ class OneNodeCase : public testing::OneNodeBuilder<OneNodeCase> {
     EXPECT_EQ(!IsReferenceFallbackCpuKernel(*kernel.value()), expect_fast)
         << (expect_fast ? "the reference fallback ran instead of the fast kernel"
                         : "expected the reference fallback");
-    if (context.any_channels_last()) {
+    if (context.any_non_row_major()) {
       EXPECT_EQ(LayoutAdapterInner(*kernel.value()) != nullptr, adapted_)
           << (adapted_ ? "expected a layout adapter" : "the kernel ran behind a layout adapter");
     }

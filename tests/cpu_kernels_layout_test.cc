@@ -25,6 +25,7 @@ using testing::RandomFloats;
 
 constexpr Layout kRM = Layout::kRowMajor;
 constexpr Layout kCL = Layout::kChannelsLast;
+constexpr Layout kB8 = Layout::kChannelsBlocked8;
 
 Dims Ints(std::initializer_list<int64_t> values) { return Dims(values); }
 
@@ -54,6 +55,25 @@ TEST(LayoutTest, RelayoutRoundTrips) {
   // Element (n=1, c=2, h=3, w=4) lies at 1*60 + 3*15 + 4*3 + 2.
   EXPECT_EQ(stored.data<float>()[60 + 45 + 12 + 2], t.data<float>()[60 + 40 + 15 + 4]);
   testing::ExpectTensorsNear(Relayout(stored, kCL, true), t, 0, 0);
+}
+
+TEST(LayoutTest, ChannelsBlocked8) {
+  EXPECT_EQ(LayoutName(kB8), "channels-blocked-8");
+  EXPECT_EQ(LayoutTag(kB8), "b8");
+  EXPECT_EQ(LayoutTag(kCL), "cl");
+  EXPECT_EQ(LayoutTag(kRM), "");
+  EXPECT_TRUE(HasChannelsBlocked8Form({2, 16, 4, 5}));
+  EXPECT_FALSE(HasChannelsBlocked8Form({2, 12, 4, 5}));  // a block would hold padding
+  EXPECT_FALSE(HasChannelsBlocked8Form({2, 16, 4}));     // 2-D images only (nChw8c)
+  EXPECT_FALSE(HasChannelsBlocked8Form({2, 16, 4, 5, 6}));
+  EXPECT_FALSE(HasChannelsBlocked8Form({2, 0, 4, 5}));
+  std::mt19937 rng(3);
+  const Tensor t = RandomFloats(rng, {2, 16, 4, 5});
+  const Tensor stored = Relayout(t, kB8, false);
+  // Element (n=1, c=10, h=2, w=3) lies in block 1 of batch item 1, lane 2: ((3 * 4 + 2) * 5 + 3)
+  // * 8 + 2; row-major it is 320 + 200 + 10 + 3.
+  EXPECT_EQ(stored.data<float>()[586], t.data<float>()[533]);
+  testing::ExpectTensorsNear(Relayout(stored, kB8, true), t, 0, 0);
 }
 
 struct ConvCase {
@@ -88,6 +108,40 @@ TEST(CpuLayoutKernelTest, ConvTakesEveryLayoutPair) {
       c.Input(RandomFloats(rng, spec.x)).Input(RandomFloats(rng, spec.w), spec.constant_weights);
       if (spec.bias) c.Constant(RandomFloats(rng, {spec.w[0]}));
       c.Attr("kernel_shape", Dims(spec.w.begin() + 2, spec.w.end())).Attr("group", spec.group);
+      if (!spec.pads.empty()) c.Attr("pads", spec.pads);
+      if (!spec.strides.empty()) c.Attr("strides", spec.strides);
+      c.Fused(ActivationKind::kRelu);
+      c.Layouts({in}, {out});
+      c.Check(DotTolerance(NumElements(spec.w) / spec.w[0]));
+    }
+  }
+}
+
+// Convs reading or writing channels-blocked-8 tensors (the layout assignment gives them to
+// dense spatial convs, but any conv must run them): oneDNN's blocked conv on them as they are,
+// with no layout adapter, whatever the other side's layout.
+TEST(CpuLayoutKernelTest, ConvOnChannelsBlocked8) {
+  std::mt19937 rng(21);
+  const std::vector<ConvCase> cases = {
+      {"3x3 pad 1", {1, 8, 12, 10}, {16, 8, 3, 3}, {1, 1, 1, 1}, {}},
+      {"1x7 batch 2", {2, 16, 9, 9}, {16, 16, 1, 7}, {0, 3, 0, 3}, {}},
+      {"3x3 stride 2", {1, 16, 15, 15}, {24, 16, 3, 3}, {}, {2, 2}},
+      {"1x1", {2, 16, 7, 7}, {8, 16, 1, 1}, {}, {}},
+      {"run-time weights", {1, 8, 12, 12}, {8, 8, 3, 3}, {1, 1, 1, 1}, {}, 1, true, false},
+      {"no bias", {1, 16, 10, 10}, {16, 16, 3, 3}, {1, 1, 1, 1}, {}, 1, false},
+  };
+  const std::vector<std::pair<Layout, Layout>> pairs = {
+      {kB8, kB8}, {kCL, kB8}, {kB8, kCL}, {kRM, kB8}, {kB8, kRM}};
+  for (const ConvCase& spec : cases) {
+    for (const auto& [in, out] : pairs) {
+      const bool in_fits = in != kB8 || HasChannelsBlocked8Form(spec.x);
+      const bool out_fits = out != kB8 || spec.w[0] % 8 == 0;
+      if (!in_fits || !out_fits) continue;
+      SCOPED_TRACE(spec.name + ": " + LayoutName(in) + " -> " + LayoutName(out));
+      OneNodeCase c("Conv");
+      c.Input(RandomFloats(rng, spec.x)).Input(RandomFloats(rng, spec.w), spec.constant_weights);
+      if (spec.bias) c.Constant(RandomFloats(rng, {spec.w[0]}));
+      c.Attr("kernel_shape", Dims(spec.w.begin() + 2, spec.w.end()));
       if (!spec.pads.empty()) c.Attr("pads", spec.pads);
       if (!spec.strides.empty()) c.Attr("strides", spec.strides);
       c.Fused(ActivationKind::kRelu);
@@ -360,6 +414,45 @@ TEST(CpuLayoutKernelTest, OtherOpsRunBehindTheAdapter) {
     bn.Layouts({kCL}, {kCL}, /*adapted=*/true);
     bn.Check(kElementwise, /*expect_fast=*/false);
   }
+}
+
+// Only the conv takes channels-blocked-8 tensors: every other kernel, even one that takes
+// channels-last ones, and the conv that would add a residual to a blocked output, run behind
+// the adapter.
+TEST(CpuLayoutKernelTest, BlockedTensorsReachOtherKernelsThroughTheAdapter) {
+  std::mt19937 rng(22);
+  OneNodeCase relu("Relu", 14);
+  relu.Input(RandomFloats(rng, {2, 16, 5, 6}, -1.f, 1.f));
+  relu.Layouts({kB8}, {kB8}, /*adapted=*/true);
+  relu.Check(kExact);
+  OneNodeCase pool("MaxPool", 12);
+  pool.Input(RandomFloats(rng, {1, 8, 9, 9})).Attr("kernel_shape", Ints({3, 3}));
+  pool.Layouts({kB8}, {kCL}, /*adapted=*/true);
+  pool.Check(kExact);
+  OneNodeCase add("Add", 14);
+  add.Input(RandomFloats(rng, {1, 16, 4, 4})).Input(RandomFloats(rng, {1, 16, 4, 4}));
+  add.Layouts({kB8, kCL}, {kRM}, /*adapted=*/true);
+  add.Check(kElementwise);
+  OneNodeCase residual = ResidualConv(rng, 2, 3, true);
+  residual.Layouts({kCL, kRM, kRM, kCL}, {kB8}, /*adapted=*/true);
+  residual.Check(DotTolerance(12 * 9), /*expect_fast=*/false);
+}
+
+TEST(CpuLayoutKernelTest, AdapterRefusesABlockedTensorThatCannotBeOne) {
+  Node node;
+  node.name = "soft";
+  node.op_type = "Softmax";
+  CpuKernelContext context;
+  context.node = &node;
+  context.input_types = {TensorType{DType::kFloat32, {1, 12, 4, 4}}};  // 12: not whole blocks
+  context.output_types = {TensorType{DType::kFloat32, {1, 12, 4, 4}}};
+  context.constants = {nullptr};
+  context.input_layouts = {kB8};
+  context.output_layouts = {kRM};
+  StatusOr<std::unique_ptr<CpuKernel>> kernel = CreateCpuKernel(context);
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_NE(kernel.status().message().find("cannot be channels-blocked-8"), std::string::npos)
+      << kernel.status().message();
 }
 
 TEST(CpuLayoutKernelTest, AdapterRefusesAChannelsLastTensorThatCannotBeOne) {

@@ -21,6 +21,7 @@ using testing::GraphBuilder;
 
 constexpr Layout kRM = Layout::kRowMajor;
 constexpr Layout kCL = Layout::kChannelsLast;
+constexpr Layout kB8 = Layout::kChannelsBlocked8;
 
 AttributeMap Axis(int64_t axis) {
   AttributeMap attrs;
@@ -159,6 +160,59 @@ TEST(CpuLayoutTest, PlanRecordsLayoutsAndRefusesImpossibleOnes) {
                 static_cast<plan::Layout>(7));
           },
           "unknown layout 7");
+}
+
+// Where oneDNN blocks spatial convs (AVX2), the values that pass only between dense 2-D spatial
+// convs, with whole blocks of 8 channels, are channels-blocked-8; any other consumer, producer
+// or channel count keeps them channels-last. The plan records them, and refuses one that cannot
+// be.
+TEST(CpuLayoutTest, ValuesBetweenSpatialConvsAreBlocked) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 8, 16, 16});
+  ValueId a = b.Conv(x, 16, 3, 1, 1, 1, "a");   // read by a 3x3 conv only
+  ValueId bb = b.Conv(a, 16, 3, 1, 1, 1, "b");  // read by a 1x1 conv
+  ValueId c = b.Conv(bb, 16, 1, 0, 1, 1, "c");  // made by a 1x1 conv
+  ValueId d = b.Conv(c, 12, 3, 1, 1, 1, "d");   // 12 channels
+  ValueId e = b.Conv(d, 16, 3, 1, 1, 1, "e");   // read by a conv and a Relu
+  ValueId f = b.Conv(e, 16, 3, 1, 1, 1, "f");   // read by a grouped conv
+  ValueId g = b.Conv(f, 16, 3, 1, 2, 1, "g");   // made by a grouped conv
+  ValueId h = b.Conv(g, 16, 3, 1, 1, 1, "h");   // a graph output
+  ValueId relu = b.Op("Relu", {e});
+  Graph graph = b.Finish({h, relu});
+  const int count = AssignCpuLayouts(graph);
+  EXPECT_EQ(count, 7);  // a to g, blocked or not
+  EXPECT_EQ(graph.values[a].layout, CpuBlocksSpatialConvs() ? kB8 : kCL);
+  for (ValueId v : {bb, c, d, e, f, g})
+    EXPECT_EQ(graph.values[v].layout, kCL) << graph.values[v].name;
+  EXPECT_EQ(graph.values[h].layout, kRM);  // graph outputs
+  EXPECT_EQ(graph.values[relu].layout, kRM);
+  if (!CpuBlocksSpatialConvs()) return;  // the rest is about a blocked value
+
+  Schedule schedule;
+  schedule.kind = "sequential";
+  ScheduleBlock& block = schedule.blocks.emplace_back();
+  for (NodeId n = 0; n < static_cast<NodeId>(graph.nodes.size()); ++n)
+    block.stages.emplace_back().groups.push_back(ScheduleGroup{{n}});
+  StatusOr<MemoryPlan> memory = PlanMemory(graph, schedule, 256, true);
+  ASSERT_TRUE(memory.ok()) << memory.status().message();
+  StatusOr<plan::Plan> built = BuildPlan(graph, schedule, *memory, PlanMetadata());
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  StatusOr<LoadedPlan> loaded = LoadPlan(built.value(), "test.iosplan");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->graph.values[loaded->graph.FindValue(graph.values[a].name)].layout, kB8);
+  for (const std::string& name : {graph.values[d].name, std::string("x")}) {
+    SCOPED_TRACE(name);
+    plan::Plan bad = built.value();
+    for (plan::Tensor& t : *bad.mutable_tensors())
+      if (t.name() == name) t.set_layout(plan::CHANNELS_BLOCKED_8);
+    StatusOr<LoadedPlan> result = LoadPlan(std::move(bad), "bad.iosplan");
+    ASSERT_FALSE(result.ok());
+    EXPECT_NE(result.status().message().find("is channels-blocked-8, which only float32 "
+                                             "intermediate tensors [N, C, H, W] with C a multiple "
+                                             "of 8"),
+              std::string::npos)
+        << result.status().message();
+  }
 }
 
 }  // namespace

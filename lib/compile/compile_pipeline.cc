@@ -268,10 +268,16 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
     if (residuals > 0)
       Report(options, "cpu: %d residual Adds and %d activations after them fused into convs\n",
              residuals, activations);
-    const bool channels_last = options.layout == "auto" && CpuPrefersChannelsLast();
-    const int stored = AssignCpuLayouts(graph, channels_last);
+    const bool channels_last = options.layout != "row-major" && CpuPrefersChannelsLast();
+    const int stored = AssignCpuLayouts(graph, channels_last, options.layout == "auto");
+    const auto blocked =
+        std::count_if(graph.values.begin(), graph.values.end(),
+                      [](const Value& v) { return v.layout == Layout::kChannelsBlocked8; });
     if (channels_last)
-      Report(options, "layout: %d tensors channels-last (NHWC), the rest row-major\n", stored);
+      Report(options,
+             "layout: %d tensors channels-last (NHWC), %d of them between convs blocked (nChw8c), "
+             "the rest row-major\n",
+             stored, static_cast<int>(blocked));
   }
 
   BlockOptions block_options;

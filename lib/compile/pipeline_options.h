@@ -44,8 +44,9 @@ struct PipelineOptions {
   std::string slice_views = "on";  // zero-copy Concat/Split slices in the memory plan
   std::string in_place = "on";  // CPU plans: elementwise outputs over dying inputs (plan/in_place.h)
   // Tensor layouts: "auto" stores a CPU plan's conv outputs channels-last where this CPU's
-  // oneDNN prefers it (runtime/cpu/cpu_layout.h); "row-major" keeps every tensor row-major.
-  // GPU plans are row-major either way.
+  // oneDNN prefers it, and blocked between the spatial convs it runs blocked
+  // (runtime/cpu/cpu_layout.h); "channels-last" the same without blocked tensors; "row-major"
+  // keeps every tensor row-major. GPU plans are row-major either way.
   std::string layout = "auto";
   std::string tf32 = "on";         // CUDA: fp32 convs and GEMMs may use TF32 tensor cores
   // CUDA: "heuristic" records no conv algorithm, so the runtime takes cuDNN's heuristic choice

@@ -141,7 +141,7 @@ StatusOr<double> CachedStageCost::BlockLatencyMs(const Graph& graph, const Sched
     std::string dims;
     for (int64_t d : value.dims) dims += std::to_string(d) + "x";
     // The layout too: the same block over channels-last tensors runs other kernels.
-    return value.name + ":" + dims + (value.layout == Layout::kChannelsLast ? "cl" : "");
+    return value.name + ":" + dims + LayoutTag(value.layout);
   };
   for (const ScheduleStage& stage : block.stages) {
     text += stage.strategy == StageStrategy::kMerge ? "\nmerge" : "\nstage";

@@ -14,9 +14,11 @@
 
 namespace ios {
 
-enum class Layout : uint8_t { kRowMajor = 0, kChannelsLast = 1 };
+enum class Layout : uint8_t { kRowMajor = 0, kChannelsLast = 1, kChannelsBlocked8 = 2 };
 
-std::string LayoutName(Layout layout);  // "row-major", "channels-last"
+std::string LayoutName(Layout layout);  // "row-major", "channels-last", "channels-blocked-8"
+// A short tag for keys that tell tensors apart by layout: "" (row-major), "cl", "b8".
+std::string LayoutTag(Layout layout);
 
 // True for dims that a channels-last layout applies to: rank 3 to 5 (N, C, 1 to 3 spatial).
 bool HasChannelsLastForm(const Dims& dims);
@@ -25,8 +27,12 @@ bool HasChannelsLastForm(const Dims& dims);
 // spatial dim 1 (the [N, C, 1, 1] output of a global pool), so that no reorder is needed.
 bool ChannelsLastIsRowMajor(const Dims& dims);
 
+// True for dims that the channels-blocked-8 layout applies to: [N, C, H, W] with C a positive
+// multiple of 8 (no channel of a block is padding, so the bytes are those of row-major).
+bool HasChannelsBlocked8Form(const Dims& dims);
+
 // Element strides of `dims` stored in `layout` (row-major for kRowMajor or for dims without a
-// channels-last form).
+// channels-last form). Not for kChannelsBlocked8, which has none: callers check first.
 Dims LayoutStrides(const Dims& dims, Layout layout);
 
 }  // namespace ios

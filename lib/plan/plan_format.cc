@@ -40,13 +40,19 @@ plan::Strategy StrategyToPlan(StageStrategy strategy) {
 }
 
 plan::Layout LayoutToPlan(Layout layout) {
-  return layout == Layout::kChannelsLast ? plan::CHANNELS_LAST : plan::ROW_MAJOR;
+  switch (layout) {
+    case Layout::kChannelsLast: return plan::CHANNELS_LAST;
+    case Layout::kChannelsBlocked8: return plan::CHANNELS_BLOCKED_8;
+    case Layout::kRowMajor: break;
+  }
+  return plan::ROW_MAJOR;
 }
 
 std::optional<Layout> LayoutFromPlan(int32_t layout) {
   switch (layout) {
     case plan::ROW_MAJOR: return Layout::kRowMajor;
     case plan::CHANNELS_LAST: return Layout::kChannelsLast;
+    case plan::CHANNELS_BLOCKED_8: return Layout::kChannelsBlocked8;
     default: return std::nullopt;
   }
 }

@@ -18,8 +18,9 @@ namespace ios {
 // the container file whose weights follow the message (plan_io.h, Weight.offset); 3.1
 // weight-stripped plans (Plan.weights_stripped, Weight.derivation; a 3.0 reader refuses them as
 // truncated, since their weights lie outside the file); 4.0 tensor layouts (Tensor.layout: a
-// 3.x reader would read a channels-last tensor as row-major).
-constexpr uint32_t kPlanFormatMajor = 4;
+// 3.x reader would read a channels-last tensor as row-major); 5.0 the channels-blocked-8 layout
+// (a 4.x reader would refuse it only as an unknown layout, not as a plan it is too old for).
+constexpr uint32_t kPlanFormatMajor = 5;
 constexpr uint32_t kPlanFormatMinor = 0;
 constexpr uint32_t kOldestPlanFormatMajor = 1;
 

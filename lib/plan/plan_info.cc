@@ -70,10 +70,14 @@ std::string FormatPlanSummary(const plan::Plan& plan) {
   out << "tensors: " << plan.tensors_size() << ", ops: " << plan.ops_size()
       << ", weights: " << plan.weights_size() << " (" << FormatBytes(weight_bytes) << ")\n";
   int channels_last = 0;
-  for (const plan::Tensor& tensor : plan.tensors()) channels_last += tensor.layout() != plan::ROW_MAJOR;
-  if (channels_last > 0)
+  int blocked = 0;
+  for (const plan::Tensor& tensor : plan.tensors()) {
+    channels_last += tensor.layout() == plan::CHANNELS_LAST;
+    blocked += tensor.layout() == plan::CHANNELS_BLOCKED_8;
+  }
+  if (channels_last + blocked > 0)
     out << "layout: " << channels_last << " channels-last tensors between the ops that take them, "
-        << "the rest row-major\n";
+        << blocked << " channels-blocked-8 between convs, the rest row-major\n";
   if (plan.weights_stripped()) {
     int counts[4] = {0, 0, 0, 0};
     for (const plan::Weight& weight : plan.weights())

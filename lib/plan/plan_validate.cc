@@ -77,6 +77,12 @@ class Validator {
         return Error(DescribeTensor(t) +
                      " is channels-last, which only float32 intermediate tensors of rank 3 to 5 "
                      "may be");
+      if (*layout == Layout::kChannelsBlocked8 &&
+          (tensor.kind() != plan::INTERMEDIATE || tensor.dtype() != plan::FLOAT32 ||
+           !HasChannelsBlocked8Form(Dims(tensor.dims().begin(), tensor.dims().end()))))
+        return Error(DescribeTensor(t) +
+                     " is channels-blocked-8, which only float32 intermediate tensors [N, C, H, W] "
+                     "with C a multiple of 8 may be");
       switch (tensor.kind()) {
         case plan::INPUT:
         case plan::OUTPUT:

@@ -42,7 +42,7 @@ void AppendType(const Value& value, std::string* out) {
   } else {
     *out += "[?]";
   }
-  if (value.layout == Layout::kChannelsLast) *out += "cl";  // kernels run it differently
+  *out += LayoutTag(value.layout);  // kernels run each layout differently
 }
 
 void AppendAttribute(const AttributeValue& value, std::string* out) {

@@ -137,10 +137,12 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   app.add_option("--layout", options->layout,
                  "Tensor layouts of a --device cpu plan: auto stores conv outputs channels-last "
                  "(NHWC) and keeps them so between the ops that take it, where this CPU's oneDNN "
-                 "has JIT convs for it (AVX-512, AVX2); row-major keeps every tensor NCHW, for "
+                 "has JIT convs for it (AVX-512, AVX2), and channel-blocked (nChw8c) between the "
+                 "spatial convs that oneDNN runs blocked (AVX2); channels-last does the same "
+                 "without blocked tensors, and row-major keeps every tensor NCHW, both for "
                  "comparison. GPU plans are row-major")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "row-major"}));
+      ->check(CLI::IsMember({"auto", "channels-last", "row-major"}));
   app.add_option("--max-streams", options->max_streams,
                  "greedy: most groups (streams) per stage; 0 = the device's default (CPU: its "
                  "cores, GPU: 8)")

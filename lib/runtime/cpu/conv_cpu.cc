@@ -48,6 +48,10 @@
 // b8 1021 -> 914; ResNet-50 b1 83 -> 74, b8 749 -> 618; GoogLeNet b1 46 -> 40, b8 352 -> 308).
 // Depthwise and grouped convs keep NHWC: their tensors are large for their work, so the
 // reorders would cost a good part of what nChw8c saves (not measured on whole networks).
+// Channels-blocked-8 tensors (nChw8c, ir/layout.h) are the ones the layout assignment keeps
+// blocked between such spatial convs: a blocked side is given to oneDNN as it is, so that a
+// chain of them reorders only at its ends (oneDNN 2.6 has no AVX2 conv that mixes nChw8c and
+// NHWC, so a side stored otherwise is still reordered).
 // Measured on an AVX-512 machine (2 threads, MobileNetV2 at batch 1): 16.0 ms with the choice
 // above on row-major tensors, 8.5 ms with every conv blocked and its reorders, the reorders then
 // half of it.
@@ -82,13 +86,6 @@ constexpr int64_t kSmallOutput = 128;
 // takes the descriptors.
 bool IsReferenceImplementation(const dnnl::convolution_forward::primitive_desc& pd) {
   return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
-}
-
-// F32 in `layout`, with the batch stride of a strided view when `batch_stride` is not 0.
-memory::desc StoredF32(const Dims& dims, Layout layout, int64_t batch_stride) {
-  Dims strides = LayoutStrides(dims, layout);
-  if (batch_stride != 0) strides[0] = batch_stride;
-  return memory::desc(ToDnnlDims(dims), memory::data_type::f32, ToDnnlDims(strides));
 }
 
 bool ChooseBlocked(int64_t group, const Dims& kernel, const Dims& out_spatial) {
@@ -157,10 +154,10 @@ class ConvCpuKernel : public CpuKernel {
   ConvCpuKernel(ConvSetup setup, dnnl::engine engine)
       : setup_(std::move(setup)),
         engine_(std::move(engine)),
-        src_md_(StoredF32(setup_.src, setup_.src_layout, setup_.src_batch_stride)),
+        src_md_(LayoutF32(setup_.src, setup_.src_layout, setup_.src_batch_stride)),
         weights_md_(PlainF32(setup_.weights)),
-        dst_md_(StoredF32(setup_.dst, setup_.dst_layout, setup_.dst_batch_stride)),
-        residual_md_(StoredF32(setup_.dst, setup_.residual_layout, 0)) {}
+        dst_md_(LayoutF32(setup_.dst, setup_.dst_layout, setup_.dst_batch_stride)),
+        residual_md_(LayoutF32(setup_.dst, setup_.residual_layout, 0)) {}
 
   // Creates the one-thread variant, prepacking `weights` and keeping a copy of `bias` (each null
   // when not constant).
@@ -304,13 +301,20 @@ class ConvCpuKernel : public CpuKernel {
     const memory::format_tag any = memory::format_tag::any;
     const memory::desc src_any(ToDnnlDims(setup_.src), f32, any);
     const memory::desc dst_any(ToDnnlDims(setup_.dst), f32, any);
-    const bool channels_last = setup_.src_layout == Layout::kChannelsLast ||
-                               setup_.dst_layout == Layout::kChannelsLast;
+    const bool channels_last =
+        setup_.src_layout != Layout::kRowMajor || setup_.dst_layout != Layout::kRowMajor;
     memory::desc src_md = setup_.blocked ? src_any : src_md_;
     memory::desc dst_md = setup_.blocked ? dst_any : dst_md_;
-    if (channels_last && !setup_.reorder_channels_last) {  // see the file comment
-      src_md = setup_.src_layout == Layout::kChannelsLast ? src_md_ : src_any;
-      dst_md = setup_.dst_layout == Layout::kChannelsLast ? dst_md_ : dst_any;
+    if (channels_last) {  // see the file comment
+      // A side as it is stored where it is blocked, or channels-last and oneDNN's NHWC conv
+      // runs it; else oneDNN's choice, reordered to and from.
+      auto side = [&](Layout layout, const memory::desc& stored, const memory::desc& any_md) {
+        const bool as_stored = layout == Layout::kChannelsBlocked8 ||
+                               (layout == Layout::kChannelsLast && !setup_.reorder_channels_last);
+        return as_stored ? stored : any_md;
+      };
+      src_md = side(setup_.src_layout, src_md_, src_any);
+      dst_md = side(setup_.dst_layout, dst_md_, dst_any);
     }
     const memory::desc weights_md(ToDnnlDims(setup_.weights), f32, any);
     dnnl::post_ops ops;
@@ -466,9 +470,12 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateConvCpuKernel(const CpuKernelContext&
   if (setup.src_layout == Layout::kChannelsLast && ChannelsLastIsRowMajor(setup.dst) &&
       setup.dst_batch_stride == 0)
     setup.dst_layout = Layout::kChannelsLast;
-  if ((setup.src_layout == Layout::kChannelsLast && setup.src_batch_stride != 0) ||
-      (setup.dst_layout == Layout::kChannelsLast && setup.dst_batch_stride != 0))
-    return Internal("a channels-last tensor cannot be a strided view");
+  if ((setup.src_layout != Layout::kRowMajor && setup.src_batch_stride != 0) ||
+      (setup.dst_layout != Layout::kRowMajor && setup.dst_batch_stride != 0))
+    return Internal("a channels-last or blocked tensor cannot be a strided view");
+  if ((setup.src_layout == Layout::kChannelsBlocked8 && !HasChannelsBlocked8Form(setup.src)) ||
+      (setup.dst_layout == Layout::kChannelsBlocked8 && !HasChannelsBlocked8Form(setup.dst)))
+    return Internal("a channels-blocked-8 tensor must be [N, C, H, W] with C a multiple of 8");
   IOS_RETURN_IF_ERROR(CheckConvFusedActivation(node.attrs));
   setup.act = GetFusedActivation(node.attrs);
   setup.act_fused = ActivationHasPostOps(setup.act);
@@ -482,8 +489,14 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateConvCpuKernel(const CpuKernelContext&
       return Internal("a conv's residual cannot be a strided view");
     setup.has_residual = true;
     setup.residual_layout = context.input_layout(3);
-    if (setup.residual_layout == Layout::kRowMajor && ChannelsLastIsRowMajor(setup.dst))
+    if (setup.residual_layout == Layout::kRowMajor && ChannelsLastIsRowMajor(setup.dst) &&
+        setup.dst_layout == Layout::kChannelsLast)
       setup.residual_layout = setup.dst_layout;  // the same bytes either way
+    // AddResidual walks element strides, which blocked tensors have none of; the layout
+    // assignment never blocks a residual conv's tensors, so the reference runs any other plan.
+    if (setup.residual_layout == Layout::kChannelsBlocked8 ||
+        setup.dst_layout == Layout::kChannelsBlocked8)
+      return std::unique_ptr<CpuKernel>();
   }
   setup.macs = NumElements(setup.dst) * NumElements(w.dims) / out_channels;
   if (NumElements(setup.dst) == 0 || NumElements(setup.src) == 0)

@@ -44,7 +44,9 @@ struct CpuKernelContext {
   Layout output_layout(size_t i) const {
     return i < output_layouts.size() ? output_layouts[i] : Layout::kRowMajor;
   }
-  bool any_channels_last() const;
+  // Whether any tensor is stored other than row-major (channels-last or channels-blocked).
+  bool any_non_row_major() const;
+  bool any_channels_blocked() const;
 };
 
 // The context for a node of `graph`: its types, and its constant inputs (for prepacking).
@@ -57,7 +59,8 @@ StatusOr<bool> IsFloat32Elementwise(const CpuKernelContext& context);
 
 // The fast kernel for the node when there is one, else a wrapper around the reference kernel;
 // either behind a layout adapter (runtime/cpu/layout_adapter_cpu.h) when the node has
-// channels-last tensors that the kernel does not take.
+// channels-last or channels-blocked tensors that the kernel does not take (only Conv takes
+// channels-blocked ones).
 StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& context);
 // True when the fast kernel for the node takes its tensors in the context's layouts (any node
 // whose tensors are all row-major does).

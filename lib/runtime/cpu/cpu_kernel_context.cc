@@ -21,11 +21,19 @@ CpuKernelContext MakeCpuKernelContext(const Graph& graph, const Node& node) {
   return context;
 }
 
-bool CpuKernelContext::any_channels_last() const {
+bool CpuKernelContext::any_non_row_major() const {
   for (Layout layout : input_layouts)
-    if (layout == Layout::kChannelsLast) return true;
+    if (layout != Layout::kRowMajor) return true;
   for (Layout layout : output_layouts)
-    if (layout == Layout::kChannelsLast) return true;
+    if (layout != Layout::kRowMajor) return true;
+  return false;
+}
+
+bool CpuKernelContext::any_channels_blocked() const {
+  for (Layout layout : input_layouts)
+    if (layout == Layout::kChannelsBlocked8) return true;
+  for (Layout layout : output_layouts)
+    if (layout == Layout::kChannelsBlocked8) return true;
   return false;
 }
 

@@ -139,11 +139,12 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& con
                     "' touches a strided view, which its CPU kernel cannot take");
   const std::string label = context.node->op_type + " '" + context.node->name + "' (CPU kernel)";
   const bool takes_layouts = CpuKernelTakesLayouts(context);
-  // A kernel that cannot take the node's channels-last tensors runs on row-major copies.
+  // A kernel that cannot take the node's channels-last or blocked tensors runs on row-major
+  // copies.
   const CpuKernelContext row_major = takes_layouts ? CpuKernelContext() : RowMajorContext(context);
   const CpuKernelContext& inner = takes_layouts ? context : row_major;
   auto adapted = [&](std::unique_ptr<CpuKernel> kernel) -> StatusOr<std::unique_ptr<CpuKernel>> {
-    if (!context.any_channels_last() || takes_layouts) return kernel;
+    if (!context.any_non_row_major() || takes_layouts) return kernel;
     StatusOr<std::unique_ptr<CpuKernel>> wrapped = WrapInLayoutAdapter(std::move(kernel), context);
     if (!wrapped.ok()) return wrapped.status().WithContext(label);
     return wrapped;
@@ -157,7 +158,7 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& con
   if (context.batch_strides.any())
     return Internal(context.node->op_type + " '" + context.node->name +
                     "' touches a strided view, but runs the reference kernel, which cannot");
-  if (!context.any_channels_last()) return CreateReferenceFallbackCpuKernel(context);
+  if (!context.any_non_row_major()) return CreateReferenceFallbackCpuKernel(context);
   IOS_ASSIGN_OR_RETURN(std::unique_ptr<CpuKernel> reference,
                        CreateReferenceFallbackCpuKernel(RowMajorContext(context)));
   StatusOr<std::unique_ptr<CpuKernel>> wrapped = WrapInLayoutAdapter(std::move(reference), context);
@@ -166,9 +167,13 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& con
 }
 
 bool CpuKernelTakesLayouts(const CpuKernelContext& context) {
-  if (!context.any_channels_last()) return true;
+  if (!context.any_non_row_major()) return true;
   const FastKernelEntry* entry =
       context.node == nullptr ? nullptr : FindFastKernel(context.node->op_type);
+  // Only the conv gives oneDNN a blocked tensor's descriptor; every other kernel reads memory by
+  // element strides, which a blocked layout has none of.
+  if (context.any_channels_blocked() && context.node != nullptr && context.node->op_type != "Conv")
+    return false;
   return entry != nullptr && entry->takes_layouts != nullptr && entry->takes_layouts(context);
 }
 

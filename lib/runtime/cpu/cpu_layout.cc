@@ -1,9 +1,11 @@
 #include "runtime/cpu/cpu_layout.h"
 
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
+#include "ir/fused_activation.h"
 #include "runtime/cpu/cpu_kernel.h"
 #include "runtime/cpu/dnnl_common.h"
 
@@ -64,6 +66,54 @@ std::optional<dnnl::convolution_forward::primitive_desc> ProbeConv3x3(
   }
 }
 
+// A conv that oneDNN runs on blocked channels where it may choose (CpuBlocksSpatialConvs): dense
+// (group 1), 2-D, float32, with a spatial kernel. conv_cpu.cc reorders its channels-last
+// tensors into nChw8c and back.
+bool RunsOnBlockedChannels(const Graph& graph, const Node& node) {
+  if (node.op_type != "Conv" || node.inputs.size() < 2 || node.inputs[0] == kNoValue ||
+      node.inputs[1] == kNoValue)
+    return false;
+  const Value& x = graph.values[node.inputs[0]];
+  const Value& w = graph.values[node.inputs[1]];
+  StatusOr<int64_t> group = node.attrs.GetInt("group", 1);
+  return x.dtype == DType::kFloat32 && x.dims.size() == 4 && w.dims.size() == 4 && group.ok() &&
+         group.value() == 1 && w.dims[2] * w.dims[3] > 1;
+}
+
+// Stores channels-blocked-8 the channels-last values that pass only between such convs: each
+// is the output of one (without a fused residual, which its kernel adds by element strides) and
+// only ever X of others. Both ends then run on it as it is, where each would reorder it.
+int AssignBlockedChannels(Graph& graph) {
+  std::vector<std::vector<std::pair<NodeId, size_t>>> uses(graph.values.size());
+  for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes.size()); ++id) {
+    const Node& node = graph.nodes[id];
+    if (node.dead) continue;
+    for (size_t i = 0; i < node.inputs.size(); ++i)
+      if (node.inputs[i] != kNoValue) uses[node.inputs[i]].emplace_back(id, i);
+  }
+  std::vector<NodeId> producer(graph.values.size(), kNoNode);
+  for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes.size()); ++id)
+    if (!graph.nodes[id].dead && !graph.nodes[id].outputs.empty() &&
+        graph.nodes[id].outputs[0] != kNoValue)
+      producer[graph.nodes[id].outputs[0]] = id;
+  int count = 0;
+  for (ValueId id = 0; id < static_cast<ValueId>(graph.values.size()); ++id) {
+    Value& value = graph.values[id];
+    if (value.layout != Layout::kChannelsLast || !HasChannelsBlocked8Form(value.dims) ||
+        producer[id] == kNoNode || uses[id].empty())
+      continue;
+    const Node& made_by = graph.nodes[producer[id]];
+    if (!RunsOnBlockedChannels(graph, made_by) || HasFusedResidual(made_by)) continue;
+    bool only_convs = true;
+    for (const auto& [consumer, input] : uses[id])
+      only_convs = only_convs && input == 0 && RunsOnBlockedChannels(graph, graph.nodes[consumer]);
+    if (!only_convs) continue;
+    value.layout = Layout::kChannelsBlocked8;
+    ++count;
+  }
+  return count;
+}
+
 }  // namespace
 
 bool CpuPrefersChannelsLast() {
@@ -92,7 +142,7 @@ bool CpuBlocksSpatialConvs() {
   return blocks;
 }
 
-int AssignCpuLayouts(Graph& graph, bool channels_last) {
+int AssignCpuLayouts(Graph& graph, bool channels_last, bool blocked) {
   for (Value& value : graph.values) value.layout = Layout::kRowMajor;
   if (!channels_last) return 0;
   StatusOr<std::vector<NodeId>> order = graph.TopologicalOrder();
@@ -120,6 +170,7 @@ int AssignCpuLayouts(Graph& graph, bool channels_last) {
     }
     count += static_cast<int>(changed.size());
   }
+  if (blocked && CpuBlocksSpatialConvs()) AssignBlockedChannels(graph);
   return count;
 }
 

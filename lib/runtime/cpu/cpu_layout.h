@@ -30,8 +30,14 @@ bool CpuPrefersChannelsLast();
 // plan's dense spatial convs reorder into and out of oneDNN's layout (conv_cpu.cc).
 bool CpuBlocksSpatialConvs();
 
-// Sets every value's layout as above (row-major everywhere when `channels_last` is false) and
-// returns how many values are channels-last.
-int AssignCpuLayouts(Graph& graph, bool channels_last = true);
+// Where oneDNN blocks spatial convs' channels (CpuBlocksSpatialConvs), a channels-last value that
+// passes only from one dense 2-D spatial conv (without a fused residual) to others, as their X,
+// with a multiple of 8 channels, is stored channels-blocked-8 (nChw8c) instead: both ends then
+// run on it as it is rather than each reordering it (Inception V3's 1x7 -> 7x1 chains, the
+// stems' 3x3 convs).
+//
+// Sets every value's layout as above (row-major everywhere when `channels_last` is false, none
+// blocked when `blocked` is false) and returns how many values are not row-major.
+int AssignCpuLayouts(Graph& graph, bool channels_last = true, bool blocked = true);
 
 }  // namespace ios

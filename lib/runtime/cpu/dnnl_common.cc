@@ -46,6 +46,15 @@ dnnl::memory::desc PlainF32(const Dims& dims) {
                             ToDnnlDims(RowMajorStrides(dims)));
 }
 
+dnnl::memory::desc LayoutF32(const Dims& dims, Layout layout, int64_t batch_stride) {
+  if (layout == Layout::kChannelsBlocked8)
+    return dnnl::memory::desc(ToDnnlDims(dims), dnnl::memory::data_type::f32,
+                              dnnl::memory::format_tag::nChw8c);
+  Dims strides = LayoutStrides(dims, layout);
+  if (batch_stride != 0) strides[0] = batch_stride;
+  return dnnl::memory::desc(ToDnnlDims(dims), dnnl::memory::data_type::f32, ToDnnlDims(strides));
+}
+
 bool ActivationHasPostOps(const Activation& act) {
   // Only the kinds a conv may carry (ConvFusesActivation) map to an eltwise algorithm.
   if (!ConvFusesActivation(act.kind)) return false;

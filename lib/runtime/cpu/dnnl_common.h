@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/layout.h"
 #include "ir/tensor.h"
 #include "kernels/math/activation_math.h"
 #include "runtime/cpu/cpu_threading.h"
@@ -54,6 +55,10 @@ dnnl::memory::dims ToDnnlDims(const Dims& dims);
 dnnl::memory::format_tag PlainTag(size_t rank);
 // A row-major f32 memory descriptor.
 dnnl::memory::desc PlainF32(const Dims& dims);
+// An f32 memory descriptor of `dims` stored in `layout` (ir/layout.h): by element strides, with
+// the batch stride of a strided view when `batch_stride` is not 0, or as oneDNN's nChw8c for
+// kChannelsBlocked8 (which no view is). Throws dnnl::error.
+dnnl::memory::desc LayoutF32(const Dims& dims, Layout layout, int64_t batch_stride = 0);
 
 // Appends post-ops computing `act` exactly as ApplyActivation does. False (and nothing
 // appended) when oneDNN 2.6 has no equivalent; the kernel then applies ApplyActivation itself.

@@ -21,15 +21,6 @@ struct LayoutReorderCpu::Impl {
   VariantsByThreads<Variant> variants;
 };
 
-namespace {
-
-dnnl::memory::desc F32InLayout(const Dims& dims, Layout layout) {
-  return dnnl::memory::desc(ToDnnlDims(dims), dnnl::memory::data_type::f32,
-                            ToDnnlDims(LayoutStrides(dims, layout)));
-}
-
-}  // namespace
-
 LayoutReorderCpu::LayoutReorderCpu(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 LayoutReorderCpu::~LayoutReorderCpu() = default;
 
@@ -40,8 +31,8 @@ StatusOr<std::unique_ptr<LayoutReorderCpu>> LayoutReorderCpu::Create(const Dims&
   impl->engine = engine;
   impl->elements = NumElements(dims);
   IOS_RETURN_IF_ERROR(CatchDnnl("layout reorder " + DimsToString(dims), [&]() -> Status {
-    impl->src = F32InLayout(dims, from);
-    impl->dst = F32InLayout(dims, to);
+    impl->src = LayoutF32(dims, from);
+    impl->dst = LayoutF32(dims, to);
     return Status::Ok();
   }));
   return std::unique_ptr<LayoutReorderCpu>(new LayoutReorderCpu(std::move(impl)));
@@ -138,19 +129,25 @@ class LayoutAdapterCpuKernel : public CpuKernel {
   }
 
   std::unique_ptr<CpuKernel> inner_;
-  std::vector<std::unique_ptr<LayoutReorderCpu>> inputs_;   // channels-last -> row-major, or null
-  std::vector<std::unique_ptr<LayoutReorderCpu>> outputs_;  // row-major -> channels-last, or null
+  std::vector<std::unique_ptr<LayoutReorderCpu>> inputs_;   // stored layout -> row-major, or null
+  std::vector<std::unique_ptr<LayoutReorderCpu>> outputs_;  // row-major -> stored layout, or null
 };
 
 // The reorder of a tensor stored in `layout` to or from row-major, or null when its bytes are
 // row-major already.
 StatusOr<std::unique_ptr<LayoutReorderCpu>> ReorderFor(const TensorType& type, Layout layout,
                                                        bool to_row_major) {
-  if (layout == Layout::kRowMajor || ChannelsLastIsRowMajor(type.dims))
+  if (layout == Layout::kRowMajor) return std::unique_ptr<LayoutReorderCpu>();
+  if (layout == Layout::kChannelsBlocked8) {
+    if (type.dtype != DType::kFloat32 || !HasChannelsBlocked8Form(type.dims))
+      return Internal("a " + DTypeName(type.dtype) + DimsToString(type.dims) +
+                      " tensor cannot be channels-blocked-8");
+  } else if (ChannelsLastIsRowMajor(type.dims)) {
     return std::unique_ptr<LayoutReorderCpu>();
-  if (type.dtype != DType::kFloat32 || !HasChannelsLastForm(type.dims))
+  } else if (type.dtype != DType::kFloat32 || !HasChannelsLastForm(type.dims)) {
     return Internal("a " + DTypeName(type.dtype) + DimsToString(type.dims) +
                     " tensor cannot be channels-last");
+  }
   return to_row_major ? LayoutReorderCpu::Create(type.dims, layout, Layout::kRowMajor)
                       : LayoutReorderCpu::Create(type.dims, Layout::kRowMajor, layout);
 }

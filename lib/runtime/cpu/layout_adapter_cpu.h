@@ -1,8 +1,8 @@
 // Layout conversion on the CPU (ir/layout.h): a oneDNN reorder of a float32 tensor between
-// row-major and channels-last, and the adapter that lets a kernel which reads and writes
-// row-major tensors run a node whose tensors are channels-last. The adapter reorders each such
-// input into a per-thread scratch buffer before the kernel runs, and each such output from one
-// after; the layout assignment (runtime/cpu/cpu_layout.h) keeps these to the edges of the runs
+// row-major and channels-last or channels-blocked-8, and the adapter that lets a kernel which
+// reads and writes row-major tensors run a node whose tensors are not. The adapter reorders each
+// such input into a per-thread scratch buffer before the kernel runs, and each such output from
+// one after; the layout assignment (runtime/cpu/cpu_layout.h) keeps these to the edges of the runs
 // of ops that take channels-last tensors, where they cost what the conv's own reorders would.
 #pragma once
 
@@ -33,8 +33,9 @@ class LayoutReorderCpu {
 // created for.
 CpuKernelContext RowMajorContext(const CpuKernelContext& context);
 
-// `inner`, made for RowMajorContext(context), run on the buffers of `context`. Channels-last
-// tensors must be float32 (the plan validator's rule); anything else is an Internal error.
+// `inner`, made for RowMajorContext(context), run on the buffers of `context`. Channels-last and
+// blocked tensors must be float32 of their layout's form (the plan validator's rule); anything
+// else is an Internal error.
 StatusOr<std::unique_ptr<CpuKernel>> WrapInLayoutAdapter(std::unique_ptr<CpuKernel> inner,
                                                          const CpuKernelContext& context);
 

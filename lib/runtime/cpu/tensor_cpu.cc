@@ -394,7 +394,7 @@ AxisParts PixelRows(AxisParts parts, const Dims& whole) {
 }  // namespace
 
 bool ConcatSplitTakesLayouts(const CpuKernelContext& context) {
-  if (!context.any_channels_last()) return true;
+  if (!context.any_non_row_major()) return true;
   const bool is_concat = context.node->op_type == "Concat";
   const std::vector<TensorType>& slices = is_concat ? context.input_types : context.output_types;
   if (context.input_types.empty() || context.output_types.empty()) return false;

@@ -84,7 +84,8 @@ Status CheckCudaLayouts(const Graph& graph) {
   }
   if (first == nullptr) return Status::Ok();
   return Unsupported("tensor '" + first->name + "' and " + std::to_string(count - 1) +
-                     " more are stored channels-last, as iosc lays out plans for the CPU; the "
+                     " more are stored " + LayoutName(first->layout) +
+                     " or otherwise not row-major, as iosc lays out plans for the CPU; the "
                      "CUDA backend runs row-major plans: compile this model for the GPU "
                      "(iosc --device N, or sim:NAME) or with --layout row-major");
 }
