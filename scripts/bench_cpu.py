@@ -30,7 +30,12 @@ apart can be off by that much, a paired ratio cannot.
 
     python3 scripts/bench_cpu.py [--models inception_v3,squeezenet,randwire,nasnet,CNNS]
         [--batches 1,8] [--threads N] [--rounds 3] [--duration 3] [--build-dir build]
-        [--schedules sequential,ios] [--no-ort] [--no-bound] [--fresh-profile] [--json FILE]
+        [--schedules sequential,ios] [--variant LABEL:SCHEDULE:IOSC FLAGS ...] [--no-ort]
+        [--no-bound] [--fresh-profile] [--json FILE]
+
+--variant adds a plan compiled with other iosc flags to the same interleaved rounds, with its
+paired ratio to the plan of the same schedule: `--variant "seq-cl:sequential:--layout
+channels-last"` measures the sequential plan without channel-blocked tensors beside it.
 
 `CNNS` in --models stands for the CNNs of scripts/models (MobileNetV2, MobileNetV3-Large,
 EfficientNet-B0, ResNet-50, DenseNet-121, GoogLeNet, ShuffleNetV2).
@@ -166,6 +171,8 @@ def main():
     parser.add_argument("--duration", type=float, default=3.0, help="seconds per measurement")
     parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     parser.add_argument("--schedules", default="sequential,ios")
+    parser.add_argument("--variant", action="append", default=[],
+                        help="LABEL:SCHEDULE:IOSC FLAGS, a plan compiled with other flags")
     parser.add_argument("--no-ort", action="store_true", help="skip onnxruntime")
     parser.add_argument("--no-bound", action="store_true", help="skip the lower bound")
     parser.add_argument("--fresh-profile", action="store_true",
@@ -181,6 +188,12 @@ def main():
         names += cnn_names() if name == "CNNS" else [name]
     batches = [int(b) for b in args.batches.split(",")]
     schedules = args.schedules.split(",")
+    variants = {}  # label -> (schedule, extra iosc flags)
+    for spec in args.variant:
+        label, schedule, flags = (spec.split(":", 2) + ["", ""])[:3]
+        if not label or not schedule or label in schedules or label in variants:
+            parser.error(f"--variant {spec!r}: want a new LABEL:SCHEDULE:FLAGS")
+        variants[label] = (schedule, flags.split())
     subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "generate_models.py"), "--out",
                     models_dir, "--models", ",".join(names)], check=True, capture_output=True)
     print(f"threads {args.threads}, batches {batches}, {args.rounds} rounds of {args.duration} s; "
@@ -215,15 +228,24 @@ def main():
                         print(f"{name} b{batch}: iosc --device cpu {wall:.1f} s, peak "
                               f"{peak:.0f} MiB, {row['stages_measured']} stages measured "
                               f"(0 when the timing cache had them)", flush=True)
+                for label, (schedule, flags) in variants.items():
+                    plans[label] = os.path.join(tmp, f"{name}_b{batch}_{label}.iosplan")
+                    command = [iosc, model, "--batch", str(batch), "--schedule", schedule,
+                               "--max-streams", str(args.threads), "-o", plans[label],
+                               "--progress", "off"] + flags
+                    if schedule.startswith("ios"):
+                        command += ["--device", "cpu", "--timing-cache", os.path.join(
+                            models_dir, f"{name}.b{batch}.{label}.cpu.timings")]
+                    run_with_rusage(command)
                 if "ios" in plans and "sequential" in plans:
                     row["same_schedule"] = runs_the_same_program(
                         iosplan, plans["sequential"], plans["ios"], tmp)
                 sessions = {} if args.no_ort else {
                     "ort_seq": ort_session(model, args.threads, False),
                     "ort_par": ort_session(model, args.threads, True)}
-                medians = {key: [] for key in list(sessions) + schedules}
+                medians = {key: [] for key in list(sessions) + schedules + list(variants)}
                 for round_index in range(args.rounds):
-                    order = list(sessions) + schedules
+                    order = list(sessions) + schedules + list(variants)
                     if round_index % 2 == 1:
                         order.reverse()
                     for key in order:
@@ -236,11 +258,15 @@ def main():
                 sessions.clear()
                 row.update({key: statistics.median(v) for key, v in medians.items()})
                 row.update(paired_ratios(medians))
+                for label, (schedule, _) in variants.items():
+                    if schedule in medians:
+                        row.update(paired_ratios({label: medians[label],
+                                                  schedule: medians[schedule]}, (label, schedule)))
                 if "sequential" in plans and not args.no_bound:
                     row["bound_ms"], row["critical_path_ms"], row["work_ms"] = lower_bound_ms(
                         iosrun, plans["sequential"], args.threads, tmp)
                 rows.append(row)
-                print(format_row(row, schedules), flush=True)
+                print(format_row(row, schedules, variants.items()), flush=True)
     print_targets(rows, schedules)
     if args.json:
         with open(args.json, "w") as f:
@@ -267,8 +293,9 @@ def runs_the_same_program(iosplan, plan_a, plan_b, tmp):
     return True
 
 
-def paired_ratios(medians):
-    """Per round ratios of configurations measured in that round: median and range."""
+def paired_ratios(medians, variant=None):
+    """Per round ratios of configurations measured in that round: median and range; for a
+    `variant` (label, schedule), only its ratio to the plan of its schedule."""
     ratios = {}
 
     def pair(name, numerators, denominators):
@@ -277,6 +304,10 @@ def paired_ratios(medians):
             ratios[name] = statistics.median(values)
             ratios[name + "_range"] = [min(values), max(values)]
 
+    if variant:
+        label, schedule = variant
+        pair(f"{label}_over_{schedule}", medians[label], medians[schedule])
+        return ratios
     if "ort_seq" in medians:
         best = [min(a, b) for a, b in zip(medians["ort_seq"], medians["ort_par"])]
         for schedule in ("sequential", "ios"):
@@ -292,7 +323,7 @@ def format_ratio(row, name):
     return f"{row[name]:.2f}x [{low:.2f}-{high:.2f}]"
 
 
-def format_row(row, schedules):
+def format_row(row, schedules, variants=()):
     line = f"{row['model']:15s} b{row['batch']:<2d}"
     best = None
     if "ort_seq" in row:
@@ -303,6 +334,11 @@ def format_row(row, schedules):
         line += f" {schedule} {row[schedule]:8.2f} ms"
         if f"{schedule}_over_ort" in row:
             line += f" ({format_ratio(row, schedule + '_over_ort')} ort best)"
+        line += " |"
+    for label, (schedule, _) in variants:
+        line += f" {label} {row[label]:8.2f} ms"
+        if f"{label}_over_{schedule}" in row:
+            line += f" ({format_ratio(row, f'{label}_over_{schedule}')} {schedule})"
         line += " |"
     if "seq_over_ios" in row:
         line += f" seq/ios {format_ratio(row, 'seq_over_ios')}"
