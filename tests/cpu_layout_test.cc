@@ -187,6 +187,10 @@ TEST(CpuLayoutTest, ValuesBetweenSpatialConvsAreBlocked) {
   EXPECT_EQ(graph.values[h].layout, kRM);  // graph outputs
   EXPECT_EQ(graph.values[relu].layout, kRM);
   if (!CpuBlocksSpatialConvs()) return;  // the rest is about a blocked value
+  // --layout channels-last: none blocked.
+  EXPECT_EQ(AssignCpuLayouts(graph, true, /*blocked=*/false), 7);
+  EXPECT_EQ(graph.values[a].layout, kCL);
+  AssignCpuLayouts(graph);
 
   Schedule schedule;
   schedule.kind = "sequential";
