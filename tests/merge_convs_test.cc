@@ -296,6 +296,38 @@ TEST(MergeConvsTest, RejectsAStageThatCannotMerge) {
   EXPECT_NE(status.message().find("conv"), std::string::npos) << status.message();
 }
 
+// The merged output is stored as the convs' outputs are; blocked channels only where every
+// output is blocked, since their sum must come in whole blocks of 8 for the plan to be valid.
+TEST(MergeConvsTest, MergedOutputKeepsALayoutItsChannelsFit) {
+  struct Case {
+    Layout first, second;
+    Layout merged;
+  };
+  const Layout kCL = Layout::kChannelsLast, kB8 = Layout::kChannelsBlocked8;
+  for (const Case& c :
+       {Case{kB8, kB8, kB8}, Case{kB8, kCL, kCL}, Case{kCL, kB8, kCL}, Case{kCL, kCL, kCL}}) {
+    SCOPED_TRACE(LayoutName(c.first) + " and " + LayoutName(c.second));
+    // 16 and 8 channels: whole blocks each and together.
+    MergeCase spec{"layouts", {{16, 3, 3, {1, 1, 1, 1}}, {8, 3, 3, {1, 1, 1, 1}}}};
+    spec.concat = false;
+    std::vector<std::string> names;
+    Graph graph = BuildGraph(spec, 1, &names);
+    ASSERT_TRUE(Canonicalize(graph, CanonicalizeOptions{}, nullptr).ok());
+    const NodeId first = FindNode(graph, names[0]), second = FindNode(graph, names[1]);
+    graph.values[graph.nodes[first].outputs[0]].layout = c.first;
+    graph.values[graph.nodes[second].outputs[0]].layout = c.second;
+    Schedule schedule;
+    schedule.blocks.resize(1);
+    ScheduleStage& stage = schedule.blocks[0].stages.emplace_back();
+    stage.strategy = StageStrategy::kMerge;
+    stage.groups = {ScheduleGroup{{first}}, ScheduleGroup{{second}}};
+    ASSERT_TRUE(ApplyMergeStages(graph, schedule).ok());
+    const ValueId merged = graph.FindValue("ios_merge(" + names[0] + "," + names[1] + "):0");
+    ASSERT_NE(merged, kNoValue);
+    EXPECT_EQ(graph.values[merged].layout, c.merged);
+  }
+}
+
 TEST(MergeConvsTest, ProfilerCostsAMergeStage) {
   std::vector<std::string> names;
   Graph graph = BuildGraph(Cases()[2], 1, &names);

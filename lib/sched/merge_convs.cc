@@ -116,8 +116,14 @@ StatusOr<std::vector<NodeId>> MergeStage(Graph& graph, const ScheduleStage& stag
   if (any_bias) merged.inputs.push_back(AddConstant(graph, merged_name + ".bias", std::move(bias)));
   Value merged_out;
   merged_out.name = UniqueValueName(graph, merged_name + ":0");
-  // Stored as the convs' outputs are, so that the split copies without a reorder.
+  // Stored as the convs' outputs are, so that the split copies without a reorder. Blocked
+  // channels (ir/layout.h) only where every output is blocked, so that the merged channels come
+  // in whole blocks too; else channels-last, the layout a CPU plan's blocked values began as.
   merged_out.layout = graph.values[first.outputs[0]].layout;
+  for (NodeId n : convs)
+    if (merged_out.layout == Layout::kChannelsBlocked8 &&
+        graph.values[graph.nodes[n].outputs[0]].layout != Layout::kChannelsBlocked8)
+      merged_out.layout = Layout::kChannelsLast;
   const ValueId merged_value = graph.AddValue(std::move(merged_out));
   merged.outputs = {merged_value};
 
