@@ -1,7 +1,6 @@
 #include "runtime/cpu/cpu_layout.h"
 
 #include <optional>
-#include <utility>
 #include <string>
 #include <vector>
 
@@ -84,29 +83,27 @@ bool RunsOnBlockedChannels(const Graph& graph, const Node& node) {
 // is the output of one (without a fused residual, which its kernel adds by element strides) and
 // only ever X of others. Both ends then run on it as it is, where each would reorder it.
 int AssignBlockedChannels(Graph& graph) {
-  std::vector<std::vector<std::pair<NodeId, size_t>>> uses(graph.values.size());
-  for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes.size()); ++id) {
-    const Node& node = graph.nodes[id];
-    if (node.dead) continue;
-    for (size_t i = 0; i < node.inputs.size(); ++i)
-      if (node.inputs[i] != kNoValue) uses[node.inputs[i]].emplace_back(id, i);
-  }
-  std::vector<NodeId> producer(graph.values.size(), kNoNode);
-  for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes.size()); ++id)
-    if (!graph.nodes[id].dead && !graph.nodes[id].outputs.empty() &&
-        graph.nodes[id].outputs[0] != kNoValue)
-      producer[graph.nodes[id].outputs[0]] = id;
+  graph.RebuildUses();
+  // Only X: the conv's other inputs (weights, bias, residual) are read by element strides.
+  auto reads_only_as_x = [&](NodeId consumer, ValueId id) {
+    const Node& node = graph.nodes[consumer];
+    for (size_t i = 1; i < node.inputs.size(); ++i)
+      if (node.inputs[i] == id) return false;
+    return RunsOnBlockedChannels(graph, node);
+  };
   int count = 0;
   for (ValueId id = 0; id < static_cast<ValueId>(graph.values.size()); ++id) {
     Value& value = graph.values[id];
     if (value.layout != Layout::kChannelsLast || !HasChannelsBlocked8Form(value.dims) ||
-        producer[id] == kNoNode || uses[id].empty())
+        value.producer == kNoNode || value.consumers.empty())
       continue;
-    const Node& made_by = graph.nodes[producer[id]];
-    if (!RunsOnBlockedChannels(graph, made_by) || HasFusedResidual(made_by)) continue;
+    const Node& made_by = graph.nodes[value.producer];
+    if (made_by.outputs[0] != id || !RunsOnBlockedChannels(graph, made_by) ||
+        HasFusedResidual(made_by))
+      continue;
     bool only_convs = true;
-    for (const auto& [consumer, input] : uses[id])
-      only_convs = only_convs && input == 0 && RunsOnBlockedChannels(graph, graph.nodes[consumer]);
+    for (NodeId consumer : value.consumers)
+      only_convs = only_convs && reads_only_as_x(consumer, id);
     if (!only_convs) continue;
     value.layout = Layout::kChannelsBlocked8;
     ++count;
