@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <random>
 #include <string>
@@ -35,6 +38,16 @@ constexpr Tolerance kExact{0.0, 0.0};
 // Elementwise arithmetic and activations: both sides compute in float with the same formula;
 // libm's expf/tanhf against oneDNN or a reordered sum leave a few ulps.
 constexpr Tolerance kElementwise{1e-6, 1e-5};
+
+// Conv and GEMM accumulate K = C/group * kernel products in float (the reference in double),
+// in another order, over values in [-1, 1]. The rounding error of such a sum grows with K and
+// with the terms' magnitude, not with the (possibly cancelled) result, so the absolute part
+// scales with sqrt(K) (random-walk rounding): 1e-5 for K <= 1 up to ~4e-4 for K = 1600.
+inline Tolerance DotTolerance(int64_t k) {
+  return Tolerance{1e-5 * std::sqrt(static_cast<double>(std::max<int64_t>(k, 1))), 1e-4};
+}
+
+inline Dims Ints(std::initializer_list<int64_t> values) { return Dims(values); }
 
 // Float32 `tensor` (row-major) with its bytes reordered into `to` (from row-major), or back into
 // row-major from `to` (`to_row_major`); its dims stay logical (ir/layout.h).

@@ -12,6 +12,7 @@
 
 #include "cpu_kernel_case.h"
 #include "ir/fused_activation.h"
+#include "layout_shorthands.h"
 #include "random_tensor.h"
 #include "runtime/cpu/cpu_kernel.h"
 #include "runtime/cpu/cpu_vector_clones.h"
@@ -23,15 +24,9 @@ namespace {
 using namespace cpu_testing;  // NOLINT: the harness of cpu_kernel_case.h
 using testing::RandomFloats;
 
-constexpr Layout kRM = Layout::kRowMajor;
-constexpr Layout kCL = Layout::kChannelsLast;
-constexpr Layout kB8 = Layout::kChannelsBlocked8;
-
-Dims Ints(std::initializer_list<int64_t> values) { return Dims(values); }
-
-Tolerance DotTolerance(int64_t k) {
-  return Tolerance{1e-5 * std::sqrt(static_cast<double>(std::max<int64_t>(k, 1))), 1e-4};
-}
+using testing::kB8;
+using testing::kCL;
+using testing::kRM;
 
 TEST(LayoutTest, StridesOfEachLayout) {
   EXPECT_EQ(LayoutStrides({2, 3, 4, 5}, kRM), Ints({60, 20, 5, 1}));

@@ -31,16 +31,6 @@ namespace {
 using namespace cpu_testing;  // NOLINT: the harness of cpu_kernel_case.h
 using testing::RandomFloats;
 
-// Conv and GEMM accumulate K = C/group * kernel products in float (the reference in double),
-// in another order, over values in [-1, 1]. The rounding error of such a sum grows with K and
-// with the terms' magnitude, not with the (possibly cancelled) result, so the absolute part
-// scales with sqrt(K) (random-walk rounding): 1e-5 for K <= 1 up to ~4e-4 for K = 1600.
-Tolerance DotTolerance(int64_t k) {
-  return Tolerance{1e-5 * std::sqrt(static_cast<double>(std::max<int64_t>(k, 1))), 1e-4};
-}
-
-Dims Ints(std::initializer_list<int64_t> values) { return Dims(values); }
-
 // ---- Conv ----------------------------------------------------------------------------------
 
 struct ConvSpec {

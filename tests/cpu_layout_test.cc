@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "layout_shorthands.h"
 #include "plan/memory_plan.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_loader.h"
@@ -19,9 +20,9 @@ namespace {
 
 using testing::GraphBuilder;
 
-constexpr Layout kRM = Layout::kRowMajor;
-constexpr Layout kCL = Layout::kChannelsLast;
-constexpr Layout kB8 = Layout::kChannelsBlocked8;
+using testing::kB8;
+using testing::kCL;
+using testing::kRM;
 
 AttributeMap Axis(int64_t axis) {
   AttributeMap attrs;

@@ -14,30 +14,20 @@
 #include "ops/op_registry.h"
 #include "passes/fuse_activation.h"
 #include "passes/fuse_residual_add.h"
+#include "tensor_compare.h"
 #include "test_graph_builder.h"
 
 namespace ios {
 namespace {
 
+using testing::CountOps;
 using testing::GraphBuilder;
-
-int CountOps(const Graph& g, const std::string& op_type) {
-  int n = 0;
-  for (const Node& node : g.nodes) n += !node.dead && node.op_type == op_type;
-  return n;
-}
+using testing::MaxAbsDiff;
 
 int ResidualConvs(const Graph& g) {
   int n = 0;
   for (const Node& node : g.nodes) n += !node.dead && HasFusedResidual(node);
   return n;
-}
-
-float MaxAbsDiff(const Tensor& a, const Tensor& b) {
-  float worst = 0;
-  for (int64_t i = 0; i < a.num_elements(); ++i)
-    worst = std::max(worst, std::fabs(a.data<float>()[i] - b.data<float>()[i]));
-  return worst;
 }
 
 // A ResNet bottleneck with an identity shortcut and one with a projection shortcut (both

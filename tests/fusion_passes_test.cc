@@ -16,26 +16,15 @@
 #include "passes/canonicalize.h"
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_layer_norm.h"
+#include "tensor_compare.h"
 #include "test_graph_builder.h"
 
 namespace ios {
 namespace {
 
+using testing::CountOps;
 using testing::GraphBuilder;
-
-int CountOps(const Graph& g, const std::string& op_type) {
-  int n = 0;
-  for (const Node& node : g.nodes) n += (!node.dead && node.op_type == op_type) ? 1 : 0;
-  return n;
-}
-
-float MaxAbsDiff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.dims(), b.dims());
-  float worst = 0;
-  for (int64_t i = 0; i < a.num_elements(); ++i)
-    worst = std::max(worst, std::fabs(a.data<float>()[i] - b.data<float>()[i]));
-  return worst;
-}
+using testing::MaxAbsDiff;
 
 ValueId Scalar(GraphBuilder& b, const std::string& name, float value) {
   return b.Constant(name, Tensor::FromFloat({value}, {}));

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ir/fused_activation.h"
+#include "kernels/math/cast_math.h"
 #include "kernels/reference/reference_graph.h"
 #include "passes/canonicalize.h"
 #include "passes/eliminate_identity.h"
@@ -10,27 +11,15 @@
 #include "passes/fuse_activation.h"
 #include "passes/infer_and_fold.h"
 #include "passes/widen_float16.h"
-#include "kernels/math/cast_math.h"
+#include "tensor_compare.h"
 #include "test_graph_builder.h"
 
 namespace ios {
 namespace {
 
+using testing::CountOps;
 using testing::GraphBuilder;
-
-float MaxAbsDiff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.dims(), b.dims());
-  float worst = 0;
-  for (int64_t i = 0; i < a.num_elements(); ++i)
-    worst = std::max(worst, std::fabs(a.data<float>()[i] - b.data<float>()[i]));
-  return worst;
-}
-
-int CountOps(const Graph& g, const std::string& op_type) {
-  int n = 0;
-  for (const Node& node : g.nodes) n += (!node.dead && node.op_type == op_type) ? 1 : 0;
-  return n;
-}
+using testing::MaxAbsDiff;
 
 // Conv -> BatchNormalization -> Relu, with random statistics.
 Graph ConvBnRelu(GraphBuilder& b) {

@@ -20,26 +20,19 @@
 #include "plan/plan_loader.h"
 #include "runtime/cpu/cpu_session.h"
 #include "small_fork_join_model.h"
+#include "temp_files.h"
 #include "util/file_util.h"
 
 namespace ios {
 namespace {
 
+using testing::TempPath;
+using testing::WriteRaw;
+
 using google::protobuf::internal::WireFormatLite;
 
 constexpr size_t kHeaderBytes = 56;
 constexpr int kFlipsPerSection = 1000;
-
-std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "ios_corruption_test_" + std::to_string(::getpid()) + "_" + name;
-}
-
-void WriteRaw(const std::string& path, const std::string& bytes) {
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  ASSERT_NE(file, nullptr);
-  ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), file), bytes.size());
-  std::fclose(file);
-}
 
 // The byte ranges [begin, end) of the body's top-level fields, by field number, found by walking
 // the wire format.

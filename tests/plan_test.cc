@@ -18,6 +18,7 @@
 #include "plan/plan_validate.h"
 #include "sched/blocks.h"
 #include "small_fork_join_model.h"
+#include "temp_files.h"
 #include "test_graph_builder.h"
 #include "util/file_util.h"
 #include "util/sha256.h"
@@ -26,10 +27,8 @@ namespace ios {
 namespace {
 
 using testing::GraphBuilder;
-
-std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "ios_plan_test_" + std::to_string(::getpid()) + "_" + name;
-}
+using testing::TempPath;
+using testing::WriteRaw;
 
 using Compiled = testing::ScheduledGraph;
 
@@ -446,11 +445,6 @@ TEST(PlanLoadTest, RejectsAScheduleThatRunsAnOpBeforeItsInput) {
   auto loaded = LoadPlan(plan, "model.iosplan");
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), StatusCode::kInvalidInput);
-}
-
-void WriteRaw(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 TEST(PlanIoTest, RejectsATruncatedFile) {

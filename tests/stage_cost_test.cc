@@ -18,6 +18,7 @@
 #include "sched/stage_signature.h"
 #include "passes/canonicalize.h"
 #include "sched/units.h"
+#include "temp_files.h"
 #include "test_graph_builder.h"
 #include "timing_cache.pb.h"
 #include "util/file_util.h"
@@ -26,6 +27,7 @@ namespace ios {
 namespace {
 
 using testing::GraphBuilder;
+using testing::TempPath;
 
 struct ConvSpec {
   int64_t out_channels = 8;
@@ -694,10 +696,6 @@ class CountingSource : public StageCostSource {
   std::string cpu_model_;
   std::string kernels_;
 };
-
-std::string TempPath(const std::string& name) {
-  return (std::filesystem::path(::testing::TempDir()) / name).string();
-}
 
 TEST(CachedStageCostTest, MeasuresEachDistinctSignatureOnce) {
   const ConvSpec standard = ConvSpec().Out(8).KH(3).KW(3).PH(1).PW(1).Act("Relu");

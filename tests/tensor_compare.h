@@ -42,4 +42,13 @@ inline void ExpectTensorsNear(const Tensor& want, const Tensor& got, double abs,
   EXPECT_EQ(mismatches, 0) << "of " << want.num_elements() << ", worst error " << worst;
 }
 
+// The largest |a - b| over two float tensors of one shape.
+inline float MaxAbsDiff(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.dims(), b.dims());
+  float worst = 0;
+  for (int64_t i = 0; i < a.num_elements(); ++i)
+    worst = std::max(worst, std::fabs(a.data<float>()[i] - b.data<float>()[i]));
+  return worst;
+}
+
 }  // namespace ios::testing

@@ -123,4 +123,11 @@ class GraphBuilder {
   bool infer_ = true;
 };
 
+// The live nodes of `op_type` in `g`.
+inline int CountOps(const Graph& g, const std::string& op_type) {
+  int n = 0;
+  for (const Node& node : g.nodes) n += (!node.dead && node.op_type == op_type) ? 1 : 0;
+  return n;
+}
+
 }  // namespace ios::testing

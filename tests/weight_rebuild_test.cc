@@ -17,20 +17,18 @@
 #include "plan/plan_pick.h"
 #include "compile/weight_rebuild.h"
 #include "small_fork_join_model.h"
+#include "temp_files.h"
 #include "util/file_util.h"
 #include "util/sha256.h"
 
 namespace ios {
 namespace {
 
+using testing::TempPath;
+
 const std::string kModel = std::string(IOS_SOURCE_DIR) + "/testdata/models/pytorch_style_opset14.onnx";
 const std::string kOtherModel =
     std::string(IOS_SOURCE_DIR) + "/testdata/models/residual_blocks_opset17.onnx";
-
-std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "ios_weight_rebuild_test_" + std::to_string(::getpid()) + "_" +
-         name;
-}
 
 std::string Joined(const std::vector<std::string>& parts) {
   std::string out;
@@ -217,7 +215,7 @@ plan::DeviceFingerprint Cuda(const std::string& name, int major, int minor, int 
   return device;
 }
 
-plan::DeviceFingerprint Sim(const std::string& model) {
+plan::DeviceFingerprint SimFingerprint(const std::string& model) {
   plan::DeviceFingerprint device;
   device.set_kind("sim");
   device.set_sim_model(model);
@@ -259,7 +257,7 @@ class PlanPickTest : public ::testing::Test {
 TEST_F(PlanPickTest, PicksThePlanMadeForThisGpu) {
   Add("a100.iosplan", Cuda("NVIDIA A100-SXM4-80GB", 8, 0, 108));
   const std::string h100 = Add("h100.iosplan", Cuda("NVIDIA H100 80GB HBM3", 9, 0, 132));
-  Add("sim-H100.iosplan", Sim("H100"));
+  Add("sim-H100.iosplan", SimFingerprint("H100"));
   ASSERT_TRUE(WriteFileAtomically(folder_ + "/README.txt", "not a plan").ok());
   auto picked = PickPlanInFolder(folder_, On(Cuda("NVIDIA H100 80GB HBM3", 9, 0, 132)));
   ASSERT_TRUE(picked.ok()) << picked.status().message();
@@ -270,7 +268,7 @@ TEST_F(PlanPickTest, PicksThePlanMadeForThisGpu) {
 TEST_F(PlanPickTest, WithoutAnExactMatchItNamesThePlansAndTheClosestAndNeedsForce) {
   const std::string a100 = Add("a100.iosplan", Cuda("NVIDIA A100-SXM4-80GB", 8, 0, 108));
   const std::string h100 = Add("h100.iosplan", Cuda("NVIDIA H100 80GB HBM3", 9, 0, 132));
-  const std::string sim = Add("sim-H100.iosplan", Sim("H100"));
+  const std::string sim = Add("sim-H100.iosplan", SimFingerprint("H100"));
   const plan::DeviceFingerprint pcie = Cuda("NVIDIA H100 PCIe", 9, 0, 114);
   auto refused = PickPlanInFolder(folder_, On(pcie));
   ASSERT_FALSE(refused.ok());

@@ -12,7 +12,6 @@ namespace ios {
 namespace {
 
 using google::protobuf::Struct;
-using google::protobuf::Value;
 
 constexpr int kPid = 1;
 // Tracks after the streams': the stages of each run.
@@ -44,7 +43,7 @@ class TraceBuilder {
   explicit TraceBuilder(int64_t origin_ns) : origin_ns_(origin_ns) {}
 
   Struct* Add(const std::string& name, const std::string& phase, int tid) {
-    Value* value = events_.add_values();
+    google::protobuf::Value* value = events_.add_values();
     Struct* event = value->mutable_struct_value();
     Set(event, "name", name);
     Set(event, "ph", phase);

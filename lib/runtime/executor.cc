@@ -28,17 +28,14 @@
 #include "runtime/race_checker.h"
 
 namespace ios {
-namespace {
-
-struct Event {
-  std::mutex mutex;
-  std::condition_variable changed;
-  bool recorded = false;
-};
-
-}  // namespace
 
 struct StreamExecutor::Impl {
+  struct Event {
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool recorded = false;
+  };
+
   std::mutex mutex;  // control: everything down to `running`
   // One per worker, so that a run wakes only the workers of its streams: a worker woken for
   // nothing took a core just as the origin's op forked its OpenMP team, which then shared one
@@ -208,7 +205,8 @@ Status StreamExecutor::Run(const CommandList& commands, OpRunner& runner, RunTra
   // Every worker is idle here (the previous run has finished), so the per-run state can be reset
   // without their locks; publishing the run under the control mutex orders it before their use.
   impl.num_events = static_cast<size_t>(commands.num_events);
-  while (impl.events.size() < impl.num_events) impl.events.push_back(std::make_unique<Event>());
+  while (impl.events.size() < impl.num_events)
+    impl.events.push_back(std::make_unique<Impl::Event>());
   for (size_t e = 0; e < impl.num_events; ++e) impl.events[e]->recorded = false;
   impl.failed.store(false, std::memory_order_relaxed);
   impl.first_failure = Status::Ok();

@@ -1,6 +1,7 @@
 // The --bench loop and its report, in the style of trtexec's performance summary.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 
@@ -20,6 +21,12 @@ struct BenchResult {
 // Warms up for options.warmup_ms, then times `run` until both options.iterations runs and
 // options.duration_s seconds are done. Shows progress on a terminal only.
 StatusOr<BenchResult> Benchmark(const IosrunOptions& options, const std::function<Status()>& run);
+
+// Wall time from `start` to now, in milliseconds.
+inline double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
 
 std::string FormatBenchReport(const BenchResult& result, int64_t batch);
 // "min = ... ms, max = ..., percentile(99%) = ... ms", as trtexec prints a latency line.

@@ -14,10 +14,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double MillisecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
 // Benchmark() also calls the inference during its warm-up: the timed runs are the last `count`.
 std::vector<double> LastSamples(const std::vector<double>& samples, int count) {
   const size_t keep = std::min(samples.size(), static_cast<size_t>(count));

@@ -78,7 +78,7 @@ Status CheckNoStreamCapturing(const CudaStreamSet& streams) {
   return Status::Ok();
 }
 
-void LogIfFailed(cudaError_t error, const char* call) {
+void LogGraphReleaseFailure(cudaError_t error, const char* call) {
   Status status = CudaStatus(error, call, __FILE__, __LINE__);
   if (!status.ok()) spdlog::warn("releasing a CUDA graph: {}", status.message());
 }
@@ -87,7 +87,8 @@ void LogIfFailed(cudaError_t error, const char* call) {
 class TimingEvents {
  public:
   ~TimingEvents() {
-    for (cudaEvent_t event : events_) LogIfFailed(cudaEventDestroy(event), "cudaEventDestroy");
+    for (cudaEvent_t event : events_)
+      LogGraphReleaseFailure(cudaEventDestroy(event), "cudaEventDestroy");
   }
   StatusOr<cudaEvent_t> Record(cudaStream_t stream) {
     cudaEvent_t event = nullptr;
@@ -176,8 +177,8 @@ Status ReplayCommands(const CommandList& commands, CudaStreamSet& streams, CudaO
 // --- CudaGraphExec ----------------------------------------------------------------------------
 
 CudaGraphExec::~CudaGraphExec() {
-  if (exec_ != nullptr) LogIfFailed(cudaGraphExecDestroy(exec_), "cudaGraphExecDestroy");
-  if (graph_ != nullptr) LogIfFailed(cudaGraphDestroy(graph_), "cudaGraphDestroy");
+  if (exec_ != nullptr) LogGraphReleaseFailure(cudaGraphExecDestroy(exec_), "cudaGraphExecDestroy");
+  if (graph_ != nullptr) LogGraphReleaseFailure(cudaGraphDestroy(graph_), "cudaGraphDestroy");
 }
 
 CudaGraphExec::CudaGraphExec(CudaGraphExec&& other) noexcept

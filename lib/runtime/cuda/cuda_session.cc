@@ -25,7 +25,7 @@ size_t AlignUp(size_t bytes) {
   return (bytes + a - 1) / a * a;
 }
 
-void LogIfFailed(cudaError_t error, const char* call) {
+void LogSessionReleaseFailure(cudaError_t error, const char* call) {
   Status status = CudaStatus(error, call, __FILE__, __LINE__);
   if (!status.ok()) spdlog::warn("releasing a CUDA session: {}", status.message());
 }
@@ -248,15 +248,20 @@ Status CudaSession::AllocateStaging() {
 
 CudaSession::~CudaSession() {
   if (!streams_) return;  // refused before touching the device: nothing to release here
-  LogIfFailed(cudaSetDevice(device_), "cudaSetDevice");
+  LogSessionReleaseFailure(cudaSetDevice(device_), "cudaSetDevice");
   // The members (graph, kernels, buffers, streams) go after this body; no work may still use
   // them then.
   for (int s = 0; s < streams_->num_streams(); ++s)
-    LogIfFailed(cudaStreamSynchronize(streams_->stream(s).stream), "cudaStreamSynchronize");
-  if (caller_done_ != nullptr) LogIfFailed(cudaEventDestroy(caller_done_), "cudaEventDestroy");
-  if (caller_ready_ != nullptr) LogIfFailed(cudaEventDestroy(caller_ready_), "cudaEventDestroy");
-  if (compute_stop_ != nullptr) LogIfFailed(cudaEventDestroy(compute_stop_), "cudaEventDestroy");
-  if (compute_start_ != nullptr) LogIfFailed(cudaEventDestroy(compute_start_), "cudaEventDestroy");
+    LogSessionReleaseFailure(cudaStreamSynchronize(streams_->stream(s).stream),
+                             "cudaStreamSynchronize");
+  if (caller_done_ != nullptr)
+    LogSessionReleaseFailure(cudaEventDestroy(caller_done_), "cudaEventDestroy");
+  if (caller_ready_ != nullptr)
+    LogSessionReleaseFailure(cudaEventDestroy(caller_ready_), "cudaEventDestroy");
+  if (compute_stop_ != nullptr)
+    LogSessionReleaseFailure(cudaEventDestroy(compute_stop_), "cudaEventDestroy");
+  if (compute_start_ != nullptr)
+    LogSessionReleaseFailure(cudaEventDestroy(compute_start_), "cudaEventDestroy");
 }
 
 Status CudaSession::SetInputs(const std::vector<Tensor>& inputs) {

@@ -155,12 +155,6 @@ Dims PadToCudnnRank(const Dims& dims) {
   return out;
 }
 
-Dims DenseStrides(const Dims& dims) {
-  Dims strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-  return strides;
-}
-
 StatusOr<CudnnTensorDescriptor> MakeTensorDescriptor(const Dims& dims, const Dims& strides) {
   if (dims.size() != strides.size() || dims.empty()) {
     return Internal("tensor descriptor: dims " + DimsToString(dims) + " and strides " +

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "kernels/math/index_math.h"  // DenseStrides
 #include "util/status.h"
 
 namespace ios {
@@ -94,8 +95,6 @@ using CudnnActivationDescriptor =
 
 // Dims with trailing 1s appended up to rank 4 (cuDNN's Nd minimum).
 Dims PadToCudnnRank(const Dims& dims);
-// Row-major strides of dense dims.
-Dims DenseStrides(const Dims& dims);
 
 // A float32 tensor with explicit strides (both padded to rank 4 the same way).
 StatusOr<CudnnTensorDescriptor> MakeTensorDescriptor(const Dims& dims, const Dims& strides);
