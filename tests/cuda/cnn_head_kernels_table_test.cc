@@ -13,50 +13,23 @@
 namespace ios {
 namespace {
 
+using testing::ExpectAccepted;
+using testing::ExpectRefused;
+using testing::Ints;
 using testing::OneNodeGraph;
 
-Tensor Floats(Dims dims) {
+Tensor CenteredFloats(Dims dims) {
   Tensor t(DType::kFloat32, std::move(dims));
   for (int64_t i = 0; i < t.num_elements(); ++i)
     t.data<float>()[i] = 0.5f * static_cast<float>(i % 5) - 1.f;
   return t;
 }
 
-StatusOr<std::unique_ptr<CudaKernel>> Create(OneNodeGraph& g, int runtime_input = -1) {
-  Status built = g.Build();
-  EXPECT_TRUE(built.ok()) << built.message();
-  CudaKernelContext context = g.Context();
-  if (runtime_input >= 0) context.constants.at(runtime_input) = nullptr;
-  return CreateCudaKernel(context);
-}
-
-void ExpectAccepted(OneNodeGraph& g) {
-  auto kernel = Create(g);
-  EXPECT_TRUE(kernel.ok()) << g.node().op_type << ": " << kernel.status().message();
-}
-
-void ExpectRefused(const StatusOr<std::unique_ptr<CudaKernel>>& kernel, const Node& node,
-                   StatusCode code, const std::string& what) {
-  ASSERT_FALSE(kernel.ok()) << node.op_type;
-  const std::string& message = kernel.status().message();
-  EXPECT_EQ(kernel.status().code(), code) << message;
-  EXPECT_NE(message.find("'" + node.name + "'"), std::string::npos) << message;
-  EXPECT_NE(message.find("(" + node.op_type + ")"), std::string::npos) << message;
-  EXPECT_NE(message.find(what), std::string::npos) << message;
-}
-
-// Creates the kernel first: the node exists only once the graph is built.
-void ExpectRefused(OneNodeGraph& g, StatusCode code, const std::string& what,
-                   int runtime_input = -1) {
-  auto kernel = Create(g, runtime_input);
-  ExpectRefused(kernel, g.node(), code, what);
-}
-
 TEST(CnnHeadCudaKernelsTest, ActivationsAreFloat32) {
   for (const char* op : {"Softplus", "Mish", "Selu", "Celu", "Softsign", "ThresholdedRelu"}) {
     EXPECT_TRUE(CudaSupportsOp(op)) << op;
     OneNodeGraph g(op, 22);
-    g.Input(Floats({2, 8, 5, 5}));
+    g.Input(CenteredFloats({2, 8, 5, 5}));
     ExpectAccepted(g);
     OneNodeGraph doubles(op, 22);
     doubles.Input(Tensor(DType::kFloat64, {4}));
@@ -69,7 +42,7 @@ TEST(CnnHeadCudaKernelsTest, AConvRefusesAnActivationItMayNotFuse) {
   for (ActivationKind kind : {ActivationKind::kSelu, ActivationKind::kCelu,
                               ActivationKind::kSoftsign, ActivationKind::kThresholdedRelu}) {
     OneNodeGraph conv("Conv", 13);
-    conv.Input(Floats({1, 4, 6, 6})).Constant(Floats({4, 4, 3, 3}));
+    conv.Input(CenteredFloats({1, 4, 6, 6})).Constant(CenteredFloats({4, 4, 3, 3}));
     Status built = conv.Build();
     ASSERT_TRUE(built.ok()) << built.message();
     Node node = conv.node();
@@ -81,17 +54,13 @@ TEST(CnnHeadCudaKernelsTest, AConvRefusesAnActivationItMayNotFuse) {
   }
 }
 
-Tensor Ints(const std::vector<int64_t>& values) {
-  return Tensor::FromInt64(values, {static_cast<int64_t>(values.size())});
-}
-
 TEST(CnnHeadCudaKernelsTest, PReluIsTheBroadcastingBinaryKernel) {
   EXPECT_TRUE(CudaSupportsOp("PRelu"));
   OneNodeGraph prelu("PRelu", 16);
-  prelu.Input(Floats({2, 8, 5, 5})).Constant(Floats({8, 1, 1}));
+  prelu.Input(CenteredFloats({2, 8, 5, 5})).Constant(CenteredFloats({8, 1, 1}));
   ExpectAccepted(prelu);
   OneNodeGraph runtime_slope("PRelu", 9);
-  runtime_slope.Input(Floats({2, 8, 5, 5})).Input(Floats({1}));
+  runtime_slope.Input(CenteredFloats({2, 8, 5, 5})).Input(CenteredFloats({1}));
   ExpectAccepted(runtime_slope);
   OneNodeGraph int_prelu("PRelu", 16);
   int_prelu.Input(Ints({1, -2})).Input(Ints({3}));
@@ -102,7 +71,7 @@ TEST(CnnHeadCudaKernelsTest, LogSoftmaxTakesBothAxisForms) {
   EXPECT_TRUE(CudaSupportsOp("LogSoftmax"));
   for (int64_t opset : {11, 13}) {
     OneNodeGraph g("LogSoftmax", opset);
-    g.Input(Floats({2, 3, 4})).Attr("axis", int64_t{1});
+    g.Input(CenteredFloats({2, 3, 4})).Attr("axis", int64_t{1});
     ExpectAccepted(g);
   }
 }
@@ -117,20 +86,20 @@ TEST(CnnHeadCudaKernelsTest, ReductionsTakeEveryConstantAxesForm) {
     const std::string name = op;
     const int64_t since = name == "ReduceSum" ? 13 : 18;
     OneNodeGraph attr(op, since - 1);
-    attr.Input(Floats({2, 8, 5, 5})).Attr("axes", Dims{2, 3}).Attr("keepdims", int64_t{0});
+    attr.Input(CenteredFloats({2, 8, 5, 5})).Attr("axes", Dims{2, 3}).Attr("keepdims", int64_t{0});
     ExpectAccepted(attr);
     OneNodeGraph input(op, since);
-    input.Input(Floats({2, 8, 5, 5})).Constant(Ints({1}));
+    input.Input(CenteredFloats({2, 8, 5, 5})).Constant(Ints({1}));
     ExpectAccepted(input);
     OneNodeGraph all(op, since);
-    all.Input(Floats({2, 8, 5, 5}));
+    all.Input(CenteredFloats({2, 8, 5, 5}));
     ExpectAccepted(all);
     OneNodeGraph noop(op, since);
-    noop.Input(Floats({2, 8})).Constant(Ints({})).Attr("noop_with_empty_axes", int64_t{1});
+    noop.Input(CenteredFloats({2, 8})).Constant(Ints({})).Attr("noop_with_empty_axes", int64_t{1});
     ExpectAccepted(noop);
     // Axes that only a run would know (shape inference had them as a constant).
     OneNodeGraph runtime(op, since);
-    runtime.Input(Floats({2, 8})).Constant(Ints({1}));
+    runtime.Input(CenteredFloats({2, 8})).Constant(Ints({1}));
     ExpectRefused(runtime, StatusCode::kUnsupported, "input 'axes' computed at run time", 1);
     OneNodeGraph ints(op, since);
     ints.Input(Ints({1, 2, 3}));
@@ -138,7 +107,7 @@ TEST(CnnHeadCudaKernelsTest, ReductionsTakeEveryConstantAxesForm) {
   }
   // Nine reduced dims between kept ones cannot merge: more than an index map holds.
   OneNodeGraph deep("ReduceSum", 13);
-  deep.Input(Floats(Dims(18, 2))).Constant(Ints({0, 2, 4, 6, 8, 10, 12, 14, 16}));
+  deep.Input(CenteredFloats(Dims(18, 2))).Constant(Ints({0, 2, 4, 6, 8, 10, 12, 14, 16}));
   ExpectRefused(deep, StatusCode::kUnsupported, "kept or reduced dimensions");
 }
 
@@ -146,7 +115,9 @@ TEST(CnnHeadCudaKernelsTest, ArgMaxAndArgMinTakeFloat32AndGiveInt64) {
   for (const char* op : {"ArgMax", "ArgMin"}) {
     EXPECT_TRUE(CudaSupportsOp(op)) << op;
     OneNodeGraph g(op, 13);
-    g.Input(Floats({2, 10, 4})).Attr("axis", int64_t{1}).Attr("select_last_index", int64_t{1});
+    g.Input(CenteredFloats({2, 10, 4}))
+        .Attr("axis", int64_t{1})
+        .Attr("select_last_index", int64_t{1});
     ExpectAccepted(g);
     OneNodeGraph ints(op, 13);
     ints.Input(Ints({3, 1, 2}));
@@ -159,12 +130,12 @@ TEST(CnnHeadCudaKernelsTest, DepthToSpaceAndSpaceToDepthMoveAnyElementSize) {
   EXPECT_TRUE(CudaSupportsOp("SpaceToDepth"));
   for (const char* mode : {"DCR", "CRD"}) {
     OneNodeGraph to_space("DepthToSpace", 13);
-    to_space.Input(Floats({2, 12, 3, 3}))
+    to_space.Input(CenteredFloats({2, 12, 3, 3}))
         .Attr("blocksize", int64_t{2})
         .Attr("mode", std::string(mode));
     ExpectAccepted(to_space);
     OneNodeGraph to_depth("SpaceToDepth", 28);
-    to_depth.Input(Floats({2, 3, 6, 6}))
+    to_depth.Input(CenteredFloats({2, 3, 6, 6}))
         .Attr("blocksize", int64_t{3})
         .Attr("mode", std::string(mode));
     ExpectAccepted(to_depth);

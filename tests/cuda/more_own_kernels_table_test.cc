@@ -12,42 +12,15 @@
 namespace ios {
 namespace {
 
+using testing::ExpectAccepted;
+using testing::ExpectRefused;
+using testing::Ints;
 using testing::OneNodeGraph;
 
 Tensor Filled(DType dtype, Dims dims) {
   Tensor t(dtype, std::move(dims));
   for (size_t b = 0; b < t.num_bytes(); ++b) t.raw()[b] = static_cast<uint8_t>(b % 2);
   return t;
-}
-
-Tensor Ints(const std::vector<int64_t>& values) {
-  return Tensor::FromInt64(values, {static_cast<int64_t>(values.size())});
-}
-
-StatusOr<std::unique_ptr<CudaKernel>> Create(OneNodeGraph& g, int runtime_input = -1) {
-  Status built = g.Build();
-  EXPECT_TRUE(built.ok()) << built.message();
-  CudaKernelContext context = g.Context();
-  if (runtime_input >= 0) context.constants.at(runtime_input) = nullptr;
-  return CreateCudaKernel(context);
-}
-
-void ExpectAccepted(OneNodeGraph& g, int runtime_input = -1) {
-  auto kernel = Create(g, runtime_input);
-  EXPECT_TRUE(kernel.ok()) << g.node().op_type << ": " << kernel.status().message();
-  if (kernel.ok()) {
-    EXPECT_EQ((*kernel)->WorkspaceBytes(), 0u);
-  }
-}
-
-void ExpectRefused(OneNodeGraph& g, StatusCode code, const std::string& what) {
-  auto kernel = Create(g);
-  ASSERT_FALSE(kernel.ok()) << g.node().op_type;
-  const std::string& message = kernel.status().message();
-  EXPECT_EQ(kernel.status().code(), code) << message;
-  EXPECT_NE(message.find("'" + g.node().name + "'"), std::string::npos) << message;
-  EXPECT_NE(message.find("(" + g.node().op_type + ")"), std::string::npos) << message;
-  EXPECT_NE(message.find(what), std::string::npos) << message;
 }
 
 TEST(MoreOwnCudaKernelsTest, TheTableListsTheNewOps) {

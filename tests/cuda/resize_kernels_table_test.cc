@@ -12,13 +12,10 @@
 namespace ios {
 namespace {
 
+using testing::ExpectAccepted;
+using testing::ExpectRefused;
 using testing::OneNodeGraph;
-
-Tensor Zeros(Dims dims, DType dtype = DType::kFloat32) {
-  Tensor t(dtype, std::move(dims));
-  for (size_t b = 0; b < t.num_bytes(); ++b) t.raw()[b] = 0;
-  return t;
-}
+using testing::Zeros;
 
 Tensor Scales(const std::vector<float>& values) {
   return Tensor::FromFloat(values, {static_cast<int64_t>(values.size())});
@@ -29,24 +26,6 @@ OneNodeGraph ResizeGraph(Dims x, const std::vector<float>& scales, DType dtype =
   OneNodeGraph g("Resize", 13);
   g.Input(Zeros(std::move(x), dtype)).Omitted().Constant(Scales(scales));
   return g;
-}
-
-void ExpectAccepted(OneNodeGraph& g) {
-  Status built = g.Build();
-  ASSERT_TRUE(built.ok()) << built.message();
-  auto kernel = CreateCudaKernel(g.Context());
-  ASSERT_TRUE(kernel.ok()) << kernel.status().message();
-  EXPECT_EQ((*kernel)->WorkspaceBytes(), 0u);
-}
-
-void ExpectRefused(const CudaKernelContext& context, StatusCode code, const std::string& what) {
-  auto kernel = CreateCudaKernel(context);
-  ASSERT_FALSE(kernel.ok());
-  const std::string& message = kernel.status().message();
-  EXPECT_EQ(kernel.status().code(), code) << message;
-  EXPECT_NE(message.find("'" + context.node->name + "'"), std::string::npos) << message;
-  EXPECT_NE(message.find("(" + context.node->op_type + ")"), std::string::npos) << message;
-  EXPECT_NE(message.find(what), std::string::npos) << message;
 }
 
 TEST(ResizeCudaKernelsTest, TheTableListsThem) {

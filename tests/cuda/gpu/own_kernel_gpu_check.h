@@ -141,9 +141,4 @@ inline void CheckOnGpu(OneNodeGraph& g, Tolerance tolerance, RunOptions options 
   }
 }
 
-// A 1-D int64 tensor of `values`.
-inline Tensor Ints(const std::vector<int64_t>& values) {
-  return Tensor::FromInt64(values, {static_cast<int64_t>(values.size())});
-}
-
 }  // namespace ios::testing
