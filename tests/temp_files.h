@@ -24,8 +24,10 @@ inline std::string TempPath(const std::string& name) {
 inline void WriteRaw(const std::string& path, const std::string& bytes) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
   ASSERT_NE(file, nullptr) << path;
-  ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), file), bytes.size()) << path;
-  ASSERT_EQ(std::fclose(file), 0) << path;
+  const size_t written = std::fwrite(bytes.data(), 1, bytes.size(), file);
+  const int closed = std::fclose(file);  // closed whatever the write did
+  EXPECT_EQ(written, bytes.size()) << path;
+  EXPECT_EQ(closed, 0) << path;
 }
 
 }  // namespace ios::testing

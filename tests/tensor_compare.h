@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "ir/tensor.h"
 
@@ -42,9 +43,14 @@ inline void ExpectTensorsNear(const Tensor& want, const Tensor& got, double abs,
   EXPECT_EQ(mismatches, 0) << "of " << want.num_elements() << ", worst error " << worst;
 }
 
-// The largest |a - b| over two float tensors of one shape.
+// The largest |a - b| over two float tensors of one shape (infinity, and a failure, if their
+// shapes differ).
 inline float MaxAbsDiff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.dims(), b.dims());
+  if (a.dims() != b.dims()) {
+    ADD_FAILURE() << "shapes differ: " << DimsToString(a.dims()) << " and "
+                  << DimsToString(b.dims());
+    return std::numeric_limits<float>::infinity();
+  }
   float worst = 0;
   for (int64_t i = 0; i < a.num_elements(); ++i)
     worst = std::max(worst, std::fabs(a.data<float>()[i] - b.data<float>()[i]));
