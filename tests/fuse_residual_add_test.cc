@@ -3,7 +3,6 @@
 // Conv still refuses a fourth input, and that --emit-onnx writes the Add out again.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <string>
 #include <vector>
 

@@ -5,7 +5,6 @@
 // model's opset back as a subgraph that computes the same.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>

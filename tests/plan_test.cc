@@ -1,8 +1,8 @@
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <limits>

@@ -1,7 +1,6 @@
 // Weight-stripped plans (compile/weight_rebuild.h) and picking a plan from a folder by fingerprint
 // (plan/plan_pick.h).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
