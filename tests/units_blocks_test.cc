@@ -17,8 +17,8 @@ std::vector<std::string> Kinds(const UnitGraph& units) {
   return kinds;
 }
 
-UnitGraph Units(Graph& g) {
-  EXPECT_TRUE(Canonicalize(g, CanonicalizeOptions{}, nullptr).ok());
+UnitGraph Units(Graph& g, CanonicalizeOptions options = {}) {
+  EXPECT_TRUE(Canonicalize(g, options, nullptr).ok());
   auto units = FormUnits(g, UnitOptions{});
   EXPECT_TRUE(units.ok()) << units.status().message();
   return units.value();
@@ -32,7 +32,8 @@ TEST(DagWidthTest, KnownShapes) {
   EXPECT_EQ(DagWidth({{1, 2, 3}, {4}, {4}, {4}, {}}), 3);  // fan-out, fan-in
 }
 
-TEST(UnitsTest, ReluSepConvAndReluConvCompounds) {
+// Two branches that each apply their own ReLU to x, as the reference's NASNet cells do.
+Graph TwoReluBranches() {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 8, 8, 8});
   ValueId a = b.Op("Relu", {x});
@@ -40,11 +41,27 @@ TEST(UnitsTest, ReluSepConvAndReluConvCompounds) {
   ValueId pw = b.Conv(dw, 16, 1);
   ValueId c = b.Conv(b.Op("Relu", {x}), 16, 1);  // ReluConv on a branch point
   ValueId out = b.Op("Concat", {pw, c}, [] { AttributeMap m; m.Set("axis", int64_t{1}); return m; }());
-  Graph g = b.Finish({out});
-  UnitGraph units = Units(g);
+  return b.Finish({out});
+}
+
+TEST(UnitsTest, ReluSepConvAndReluConvCompounds) {
+  Graph g = TwoReluBranches();
+  CanonicalizeOptions keep_repeats;
+  keep_repeats.eliminate_common_subexpressions = false;
+  UnitGraph units = Units(g, keep_repeats);
   EXPECT_EQ(Kinds(units), (std::vector<std::string>{"ReluSepConv", "ReluConv", "Aggregation"}));
   EXPECT_EQ(units.units[0].nodes.size(), 3u);
   EXPECT_EQ(units.units[2].predecessors, (std::vector<UnitId>{0, 1}));
+}
+
+TEST(UnitsTest, AMergedReluThatBranchesIsAUnitBeforeTheBranches) {
+  // The default canonicalisation merges the two ReLUs: the one left feeds both branches.
+  Graph g = TwoReluBranches();
+  UnitGraph units = Units(g);
+  EXPECT_EQ(Kinds(units), (std::vector<std::string>{"Op", "SepConv", "Conv", "Aggregation"}));
+  EXPECT_EQ(units.units[1].predecessors, (std::vector<UnitId>{0}));
+  EXPECT_EQ(units.units[2].predecessors, (std::vector<UnitId>{0}));
+  EXPECT_EQ(units.units[3].predecessors, (std::vector<UnitId>{1, 2}));
 }
 
 TEST(UnitsTest, SumFoldsIntoItsReaderButConcatDoesNotFoldIntoASum) {

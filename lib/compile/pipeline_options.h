@@ -66,8 +66,10 @@ struct PipelineOptions {
   int schedule_block = -1;        // --schedule-block: draw one block only
   std::string reference_outputs_dir;  // --reference-outputs: float64 oracle outputs, no plan
   // Canonicalisation passes to run, in their fixed order (see lib/passes/canonicalize.h).
-  std::vector<std::string> passes = {"fold-constants",  "eliminate-identity", "fuse-gelu",
-                                     "fuse-layer-norm", "fold-batchnorm",     "fuse-activation"};
+  std::vector<std::string> passes = {
+      "fold-constants", "eliminate-identity", "eliminate-common-subexpressions",
+      "fuse-gelu",      "fuse-layer-norm",    "fold-batchnorm",
+      "fuse-activation"};
 
   // What the pipeline says as it goes (iosc prints it to stdout): the model, the
   // canonicalisation, the blocks, the search's summary and the plan, in lines ending with '\n'.

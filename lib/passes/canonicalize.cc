@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ops/op_registry.h"
+#include "passes/eliminate_common_subexpressions.h"
 #include "passes/eliminate_identity.h"
 #include "passes/fold_batchnorm.h"
 #include "passes/fuse_activation.h"
@@ -35,6 +36,8 @@ Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, Canonicali
     IOS_RETURN_IF_ERROR(InferAll(graph));
   }
   if (options.eliminate_identities) local.identities_removed = EliminateIdentities(graph);
+  if (options.eliminate_common_subexpressions)
+    local.common_subexpressions_eliminated = EliminateCommonSubexpressions(graph);
   if (options.fuse_gelu) local.gelus_fused = FuseGelu(graph);
   if (options.fuse_layer_norm) local.layer_norms_fused = FuseLayerNorm(graph);
   if (options.fold_batchnorm) {
@@ -49,17 +52,22 @@ Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, Canonicali
 }
 
 const std::vector<std::string>& CanonicalizePassNames() {
-  static const std::vector<std::string> names = {"fold-constants",  "eliminate-identity",
-                                                 "fuse-gelu",       "fuse-layer-norm",
-                                                 "fold-batchnorm",  "fuse-activation"};
+  static const std::vector<std::string> names = {
+      "fold-constants", "eliminate-identity", "eliminate-common-subexpressions",
+      "fuse-gelu",      "fuse-layer-norm",    "fold-batchnorm",
+      "fuse-activation"};
   return names;
 }
 
 StatusOr<CanonicalizeOptions> CanonicalizeOptionsForPasses(const std::vector<std::string>& passes) {
   CanonicalizeOptions options;
-  bool* flags[] = {&options.fold_constants,  &options.eliminate_identities,
-                   &options.fuse_gelu,       &options.fuse_layer_norm,
-                   &options.fold_batchnorm,  &options.fuse_activations};
+  bool* flags[] = {&options.fold_constants,
+                   &options.eliminate_identities,
+                   &options.eliminate_common_subexpressions,
+                   &options.fuse_gelu,
+                   &options.fuse_layer_norm,
+                   &options.fold_batchnorm,
+                   &options.fuse_activations};
   for (bool* flag : flags) *flag = false;
   const std::vector<std::string>& names = CanonicalizePassNames();
   for (const std::string& pass : passes) {

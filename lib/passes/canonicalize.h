@@ -2,10 +2,11 @@
 //   0. float16 values widened to float32 (always: ios computes in float32; passes/widen_float16.h),
 //   1. shape inference with constant folding (shape subgraphs disappear),
 //   2. Identity / Dropout elimination,
-//   3. GELU fusion (exporters' Erf and Tanh subgraphs become one Gelu node),
-//   4. LayerNorm fusion (the ReduceMean/Sub/Pow/Sqrt/Div subgraph becomes LayerNormalization),
-//   5. BatchNormalization folding into the preceding Conv,
-//   6. activation fusion into the preceding Conv,
+//   3. common subexpression elimination (a repeated op on the same inputs runs once),
+//   4. GELU fusion (exporters' Erf and Tanh subgraphs become one Gelu node),
+//   5. LayerNorm fusion (the ReduceMean/Sub/Pow/Sqrt/Div subgraph becomes LayerNormalization),
+//   6. BatchNormalization folding into the preceding Conv,
+//   7. activation fusion into the preceding Conv,
 // then shape inference once more over the final graph.
 #pragma once
 
@@ -23,6 +24,7 @@ struct CanonicalizeStats {
   int float16_values_widened = 0;
   int constants_folded = 0;
   int identities_removed = 0;
+  int common_subexpressions_eliminated = 0;
   int gelus_fused = 0;
   int layer_norms_fused = 0;
   int batchnorms_folded = 0;
@@ -32,6 +34,7 @@ struct CanonicalizeStats {
 struct CanonicalizeOptions {
   bool fold_constants = true;
   bool eliminate_identities = true;
+  bool eliminate_common_subexpressions = true;
   bool fuse_gelu = true;
   bool fuse_layer_norm = true;
   bool fold_batchnorm = true;
@@ -40,10 +43,10 @@ struct CanonicalizeOptions {
 
 Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, CanonicalizeStats* stats);
 
-// The passes by the names iosc's --passes takes (fold-constants, eliminate-identity, fuse-gelu,
-// fuse-layer-norm, fold-batchnorm, fuse-activation): those listed run, the others do not. An
-// unknown name is InvalidInput. Plans record this list, so that a weight-stripped plan's weights
-// can be rebuilt by the same passes.
+// The passes by the names iosc's --passes takes (fold-constants, eliminate-identity,
+// eliminate-common-subexpressions, fuse-gelu, fuse-layer-norm, fold-batchnorm, fuse-activation):
+// those listed run, the others do not. An unknown name is InvalidInput. Plans record this list, so
+// that a weight-stripped plan's weights can be rebuilt by the same passes.
 StatusOr<CanonicalizeOptions> CanonicalizeOptionsForPasses(const std::vector<std::string>& passes);
 // Every pass name, in the order the passes run.
 const std::vector<std::string>& CanonicalizePassNames();

@@ -21,7 +21,9 @@ Every variant is the same network, input [N, 3, 64, 64] (the free_hw variant: [N
 The sizes are what exporters write: at opsets 11 and 13 the N and C of the resized tensor and
 the (scaled) H and W of the tensor it must match, read by Shape/Slice/Mul/Div/Concat (iosc
 folds them once the input shape is fixed); at opsets 18 and 19 a constant [H, W] with axes
-[2, 3]. Opset 10 Resize and Upsample have no sizes: their "lateral" site uses scales x2.
+[2, 3]. Opset 10 Resize and Upsample have no sizes: their "lateral" site uses scales x2, so it
+resizes p2 as "fuse_2x" does, and the two need different modes to be two computations (iosc
+merges repeated ones into one op).
 
 Variants differ in the opset and in each site's interpolation (VARIANTS). Together the "head"
 and "aux" sites cover nearest with every nearest_mode on every coordinate_transformation_mode
@@ -128,7 +130,7 @@ VARIANTS = {
         cubic("half_pixel"), cubic("align_corners"), cubic("asymmetric", exclude_outside=1),
         cubic("pytorch_half_pixel", cubic_coeff_a=-0.5), cubic("half_pixel"),
         cubic("align_corners", exclude_outside=1)), False),
-    "resize10": (10, "Resize", sites(NEAREST, LINEAR, LINEAR, NEAREST, NEAREST, LINEAR), False),
+    "resize10": (10, "Resize", sites(NEAREST, LINEAR, NEAREST, NEAREST, NEAREST, LINEAR), False),
     "upsample7": (7, "Upsample", sites(NEAREST, LINEAR, NEAREST, LINEAR, LINEAR, NEAREST), False),
     "upsample9": (9, "Upsample", sites(LINEAR, NEAREST, LINEAR, NEAREST, NEAREST, LINEAR), False),
     # Free height and width (iosc --input-shape), the way DBNet and YOLO necks upsample.

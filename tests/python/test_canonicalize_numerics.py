@@ -11,13 +11,16 @@ from ios_test_util import Tally, ensure_models, parse_args, run
 
 SMALL_MODELS = ["pytorch_style_opset14", "opset7_legacy", "opset11_tf2onnx_style",
                 "opset21_inputs_form", "residual_blocks_opset17"]
+# RandWire repeats ReLUs that the common subexpression elimination merges.
 BENCHMARKS = ["inception_v3", "squeezenet", "randwire"]
 PASS_SETS = [
     "fold-constants",
     "fold-constants,eliminate-identity",
+    "fold-constants,eliminate-common-subexpressions",
     "fold-constants,fold-batchnorm",
     "fold-constants,fuse-activation",
-    "fold-constants,eliminate-identity,fuse-gelu,fuse-layer-norm,fold-batchnorm,fuse-activation",
+    "fold-constants,eliminate-identity,eliminate-common-subexpressions,fuse-gelu,fuse-layer-norm,"
+    "fold-batchnorm,fuse-activation",
 ]
 # fp32: BatchNorm folding rescales weights once (W * s) instead of scaling every output, which
 # reorders roundings; 1e-4 relative on values of magnitude ~1 is the tolerance used throughout.
