@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/reference/reference_graph.h"
+#include "op_shape_test_util.h"
 #include "passes/canonicalize.h"
 #include "tensor_compare.h"
 #include "test_graph_builder.h"
@@ -10,22 +11,14 @@
 namespace ios {
 namespace {
 
+using shape_testing::Attrs;
+using shape_testing::Ints;
 using testing::CountOps;
 using testing::GraphBuilder;
 using testing::MaxAbsDiff;
 
-AttributeMap Pool(int64_t k) {
-  AttributeMap attrs;
-  attrs.Set("kernel_shape", std::vector<int64_t>{k, k});
-  attrs.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  return attrs;
-}
-
-AttributeMap Alpha(float alpha) {
-  AttributeMap attrs;
-  attrs.Set("alpha", alpha);
-  return attrs;
-}
+// A 3x3 pool that keeps the spatial size.
+const AttributeMap kPool = Attrs({{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}});
 
 // What the graph computes on a fixed input, by the reference kernels.
 std::vector<Tensor> ReferenceOutputs(const Graph& graph, const Tensor& input) {
@@ -39,8 +32,8 @@ TEST(EliminateCommonSubexpressionsTest, RepeatedReluAndPoolChainsRunOnce) {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 8, 6, 6});
   ValueId h = b.Conv(x, 8, 3, 1);
-  ValueId left = b.Conv(b.Op("AveragePool", {b.Op("Relu", {h})}, Pool(3)), 8, 1);
-  ValueId right = b.Conv(b.Op("AveragePool", {b.Op("Relu", {h})}, Pool(3)), 8, 3, 1);
+  ValueId left = b.Conv(b.Op("AveragePool", {b.Op("Relu", {h})}, kPool), 8, 1);
+  ValueId right = b.Conv(b.Op("AveragePool", {b.Op("Relu", {h})}, kPool), 8, 3, 1);
   ValueId sum = b.Op("Add", {left, right});
   Graph g = b.Finish({sum});
   const Tensor input = b.Random({1, 8, 6, 6});
@@ -65,10 +58,10 @@ TEST(EliminateCommonSubexpressionsTest, OtherAttributesOpsOrInputsStayApart) {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 4, 5, 5});
   ValueId y = b.Input("y", {1, 4, 5, 5});
-  std::vector<ValueId> outs = {b.Op("LeakyRelu", {x}, Alpha(0.1f)),
-                               b.Op("LeakyRelu", {x}, Alpha(0.2f)),
-                               b.Op("AveragePool", {x}, Pool(3)),
-                               b.Op("MaxPool", {x}, Pool(3)),
+  std::vector<ValueId> outs = {b.Op("LeakyRelu", {x}, Attrs({{"alpha", 0.1f}})),
+                               b.Op("LeakyRelu", {x}, Attrs({{"alpha", 0.2f}})),
+                               b.Op("AveragePool", {x}, kPool),
+                               b.Op("MaxPool", {x}, kPool),
                                b.Op("Add", {x, y}),
                                b.Op("Add", {y, x}),  // no commuting
                                b.Op("Relu", {x}),
@@ -78,6 +71,18 @@ TEST(EliminateCommonSubexpressionsTest, OtherAttributesOpsOrInputsStayApart) {
   Graph g = b.Finish({total});
   EXPECT_EQ(EliminateCommonSubexpressions(g), 0);
   EXPECT_EQ(g.nodes.size(), 15u);
+}
+
+TEST(EliminateCommonSubexpressionsTest, RandomOpsDrawApart) {
+  // No backend runs them yet; the pass must not make two draws one when one does.
+  GraphBuilder b;
+  b.set_infer(false);
+  ValueId x = b.Input("x", {2, 3});
+  ValueId first = b.Op("RandomUniformLike", {x});
+  ValueId second = b.Op("RandomUniformLike", {x});
+  Graph g = b.Finish({b.Op("Add", {first, second})});
+  EXPECT_EQ(EliminateCommonSubexpressions(g), 0);
+  EXPECT_EQ(CountOps(g, "RandomUniformLike"), 2);
 }
 
 TEST(EliminateCommonSubexpressionsTest, ConstantsOfTheSameContentAreTheSameInput) {
