@@ -177,15 +177,34 @@ else
   fact "driver (nvidia-smi)" "nvidia-smi not found"
 fi
 cudart="$(resolved libcudart.so)"
+IFS=: read -r -a path_dirs <<<"$ios_path"
+# loadable FILE: where the loader finds FILE for dlopen by name from ios: the first folder of the
+# ios path that holds it, else the loader's cache, else beside the CUDA runtime (where
+# cublas_library.cc looks last).
+loadable() {
+  local dir
+  for dir in "${path_dirs[@]}"; do
+    if [ -e "$dir/$1" ]; then echo "$dir/$1"; return; fi
+  done
+  dir="$(ldconfig -p 2>/dev/null | awk -v f="$1" '$1 == f {print $NF; exit}')"
+  if [ -n "$dir" ]; then echo "$dir"; return; fi
+  if [ -n "$cudart" ] && [ -e "$(dirname "$cudart")/$1" ]; then echo "$(dirname "$cudart")/$1"; fi
+}
 for lib in "CUDA runtime:libcudart.so:nvidia_cuda_runtime" "cuBLAS:libcublas.so:nvidia_cublas" \
            "cuBLASLt:libcublasLt.so:nvidia_cublas" "cuDNN:libcudnn.so:nvidia_cudnn"; do
   IFS=: read -r label soname prefix <<<"$lib"
   file="$(resolved "$soname")"
+  # ios opens cuBLAS by name when a GPU session starts (lib/runtime/cuda/cublas_library.h), so
+  # ldd does not list it: look for it on the path the binaries get, as the loader will.
+  [ -z "$file" ] && [ -n "$cuda_major" ] && file="$(loadable "$soname.$cuda_major")"
   if [ -n "$file" ]; then fact "$label" "$(version_of "$file" "$prefix")"
   else fact "$label" "not found"; fi
 done
+if [ -z "$lib_error" ] && [ -n "$cuda_major" ] && [ -z "$(loadable "libcublas.so.$cuda_major")" ]
+then
+  lib_error="libcublas.so.$cuda_major: not in the library folders nor the loader's cache; GPU sessions need it"
+fi
 # libcudnn dlopens its sub-libraries (libcudnn_graph, _ops, _cnn, _engines_*) by name.
-IFS=: read -r -a path_dirs <<<"$ios_path"
 cudnn_graph=""
 for dir in "${path_dirs[@]}"; do
   if [ -e "$dir/libcudnn_graph.so.9" ]; then cudnn_graph="$dir"; break; fi

@@ -1,8 +1,8 @@
-// Turning CUDA, cuDNN and cuBLAS status codes into ios Status values with the call and place.
-// Every call into these libraries goes through one of the IOS_*_RETURN_IF_ERROR macros.
+// Turning CUDA and cuDNN status codes into ios Status values with the call and place. Every call
+// into these libraries goes through one of the IOS_*_RETURN_IF_ERROR macros (cuBLAS's is in
+// cublas_library.h).
 #pragma once
 
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
@@ -37,17 +37,9 @@ inline bool IsCudnnNotSupported(cudnnStatus_t status) {
   return CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED;
 }
 
-inline Status CublasStatus(cublasStatus_t status, const char* call, const char* file, int line) {
-  if (status == CUBLAS_STATUS_SUCCESS) return Status::Ok();
-  return Internal(CudaCallPlace(call, file, line) + cublasGetStatusName(status) + " (" +
-                  cublasGetStatusString(status) + ")");
-}
-
 }  // namespace ios
 
 #define IOS_CUDA_RETURN_IF_ERROR(call) \
   IOS_RETURN_IF_ERROR(::ios::CudaStatus((call), #call, __FILE__, __LINE__))
 #define IOS_CUDNN_RETURN_IF_ERROR(call) \
   IOS_RETURN_IF_ERROR(::ios::CudnnStatus((call), #call, __FILE__, __LINE__))
-#define IOS_CUBLAS_RETURN_IF_ERROR(call) \
-  IOS_RETURN_IF_ERROR(::ios::CublasStatus((call), #call, __FILE__, __LINE__))

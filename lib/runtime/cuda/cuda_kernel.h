@@ -52,6 +52,13 @@ struct CudaKernelContext {
   cudnnHandle_t cudnn = nullptr;
 };
 
+// Whether the node gives input `index`: an omitted optional input is absent or untyped.
+inline bool KernelHasInput(const CudaKernelContext& context, size_t index) {
+  return index < context.node->inputs.size() && context.node->inputs[index] != kNoValue &&
+         index < context.input_types.size() &&
+         context.input_types[index].dtype != DType::kUndefined;
+}
+
 class CudaKernel {
  public:
   virtual ~CudaKernel() = default;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "runtime/cuda/cublas_library.h"
 #include "runtime/cuda/cuda_check.h"
 
 namespace ios {
@@ -29,13 +30,14 @@ Status InitStreamContext(CudaStreamContext& context, const DeviceBuffer& cublas_
   IOS_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&context.stream, cudaStreamNonBlocking));
   IOS_CUDNN_RETURN_IF_ERROR(cudnnCreate(&context.cudnn));
   IOS_CUDNN_RETURN_IF_ERROR(cudnnSetStream(context.cudnn, context.stream));
-  IOS_CUBLAS_RETURN_IF_ERROR(cublasCreate(&context.cublas));
+  IOS_ASSIGN_OR_RETURN(const CublasFunctions* cublas, Cublas());
+  IOS_CUBLAS_RETURN_IF_ERROR(cublas->create(&context.cublas));
   // cublasSetStream resets the handle's workspace to the default pool, so the user workspace
   // is set after it.
-  IOS_CUBLAS_RETURN_IF_ERROR(cublasSetStream(context.cublas, context.stream));
+  IOS_CUBLAS_RETURN_IF_ERROR(cublas->set_stream(context.cublas, context.stream));
   IOS_CUBLAS_RETURN_IF_ERROR(
-      cublasSetWorkspace(context.cublas, cublas_workspace.data(), cublas_workspace.bytes()));
-  IOS_CUBLAS_RETURN_IF_ERROR(cublasSetMathMode(
+      cublas->set_workspace(context.cublas, cublas_workspace.data(), cublas_workspace.bytes()));
+  IOS_CUBLAS_RETURN_IF_ERROR(cublas->set_math_mode(
       context.cublas, allow_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
   return Status::Ok();
 }
@@ -46,8 +48,10 @@ void ReleaseStreamContext(CudaStreamContext& context) {
   if (context.stream != nullptr)
     LogIfFailed(CudaStatus(cudaStreamSynchronize(context.stream), "cudaStreamSynchronize", __FILE__,
                            __LINE__));
+  // A handle exists only when cuBLAS loaded (InitStreamContext).
   if (context.cublas != nullptr)
-    LogIfFailed(CublasStatus(cublasDestroy(context.cublas), "cublasDestroy", __FILE__, __LINE__));
+    LogIfFailed(CublasStatus(Cublas().value()->destroy(context.cublas), "cublasDestroy", __FILE__,
+                             __LINE__));
   if (context.cudnn != nullptr)
     LogIfFailed(CudnnStatus(cudnnDestroy(context.cudnn), "cudnnDestroy", __FILE__, __LINE__));
   if (context.stream != nullptr)

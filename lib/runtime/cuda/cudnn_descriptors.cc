@@ -86,15 +86,6 @@ StatusOr<CudnnWindowGeometry> PlanWindow(const Dims& x, const Dims& y, int64_t o
   return g;
 }
 
-Status RequireFloat(const std::string& label, const std::vector<DType>& dtypes) {
-  for (DType dtype : dtypes) {
-    if (dtype != DType::kFloat32) {
-      return Unsupported(label + "the CUDA backend runs it in float32 only");
-    }
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 StatusOr<CudnnOutputDescriptors> MakeOutputDescriptors(const Dims& full_output, const Dims& output,

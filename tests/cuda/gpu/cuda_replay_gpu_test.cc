@@ -3,6 +3,7 @@
 // replayed or captured and launched, each op goes to its stream, and a failing or malformed
 // capture leaves every stream out of capture mode and the set usable; RunOnceThenCapture runs the
 // list directly first and falls back (without a graph) when only the capture fails.
+#include <cublas_v2.h>
 #include <gtest/gtest.h>
 
 #include <functional>

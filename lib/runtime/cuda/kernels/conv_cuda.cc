@@ -114,23 +114,18 @@ class ConvCudaKernel : public CudaKernel {
   size_t crop_bytes_ = 0;
 };
 
-bool HasInput(const CudaKernelContext& context, size_t index) {
-  return index < context.input_types.size() &&
-         context.input_types[index].dtype != DType::kUndefined;
-}
-
 }  // namespace
 
 StatusOr<std::unique_ptr<CudaKernel>> CreateConvCudaKernel(const CudaKernelContext& context) {
   const Node& node = *context.node;
   const std::string label = CudnnNodeLabel(node);
-  if (!HasInput(context, 0) || !HasInput(context, 1) || context.output_types.empty()) {
+  if (!KernelHasInput(context, 0) || !KernelHasInput(context, 1) || context.output_types.empty()) {
     return Internal(label + "missing input or output types");
   }
   if (HasFusedResidual(node))
     return Unsupported(label + "a conv with a fused residual add (iosc lowers CPU plans so) "
                                "does not run on the CUDA backend; compile for the GPU");
-  const bool has_bias = HasInput(context, 2);
+  const bool has_bias = KernelHasInput(context, 2);
   for (size_t i = 0; i < (has_bias ? 3u : 2u); ++i) {
     if (context.input_types[i].dtype != DType::kFloat32) {
       return Unsupported(label + "the CUDA backend runs Conv in float32 only");

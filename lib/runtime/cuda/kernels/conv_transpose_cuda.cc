@@ -71,22 +71,16 @@ class ConvTransposeCudaKernel : public CudaKernel {
   size_t crop_bytes_ = 0;
 };
 
-bool HasInput(const CudaKernelContext& context, size_t index) {
-  return index < context.node->inputs.size() && context.node->inputs[index] != kNoValue &&
-         index < context.input_types.size() &&
-         context.input_types[index].dtype != DType::kUndefined;
-}
-
 }  // namespace
 
 StatusOr<std::unique_ptr<CudaKernel>> CreateConvTransposeCudaKernel(
     const CudaKernelContext& context) {
   const Node& node = *context.node;
   const std::string label = CudnnNodeLabel(node);
-  if (!HasInput(context, 0) || !HasInput(context, 1) || context.output_types.empty()) {
+  if (!KernelHasInput(context, 0) || !KernelHasInput(context, 1) || context.output_types.empty()) {
     return Internal(label + "missing input or output types");
   }
-  const bool has_bias = HasInput(context, 2);
+  const bool has_bias = KernelHasInput(context, 2);
   for (size_t i = 0; i < (has_bias ? 3u : 2u); ++i) {
     if (context.input_types[i].dtype != DType::kFloat32) {
       return Unsupported(label + "the CUDA kernel does not support " +

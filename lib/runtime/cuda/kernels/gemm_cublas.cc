@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "runtime/cuda/cuda_check.h"
+#include "runtime/cuda/cublas_library.h"
 
 namespace ios {
 
@@ -37,12 +37,13 @@ CublasGemmCall ToCublasCall(const RowMajorGemm& gemm) {
 Status EnqueueRowMajorGemm(cublasHandle_t handle, const RowMajorGemm& gemm, const float* a,
                            const float* b, float* c, bool allow_tf32) {
   const CublasGemmCall call = ToCublasCall(gemm);
-  IOS_CUBLAS_RETURN_IF_ERROR(cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST));
+  IOS_ASSIGN_OR_RETURN(const CublasFunctions* cublas, Cublas());
+  IOS_CUBLAS_RETURN_IF_ERROR(cublas->set_pointer_mode(handle, CUBLAS_POINTER_MODE_HOST));
   IOS_CUBLAS_RETURN_IF_ERROR(
-      cublasSetMathMode(handle, allow_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+      cublas->set_math_mode(handle, allow_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
   const cublasComputeType_t compute =
       allow_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  IOS_CUBLAS_RETURN_IF_ERROR(cublasGemmStridedBatchedEx(
+  IOS_CUBLAS_RETURN_IF_ERROR(cublas->gemm_strided_batched_ex(
       handle, call.transa, call.transb, call.m, call.n, call.k, &gemm.alpha, b, CUDA_R_32F,
       call.lda, call.stride_a, a, CUDA_R_32F, call.ldb, call.stride_b, &gemm.beta, c, CUDA_R_32F,
       call.ldc, call.stride_c, call.batch, compute, CUBLAS_GEMM_DEFAULT));
