@@ -1,6 +1,5 @@
 #include "runtime/cuda/cublas_library.h"
 
-#include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
 #include <mutex>
@@ -20,7 +19,7 @@ static_assert(
 // The folder of the shared object that holds `symbol` (with a trailing '/'), or "" when unknown.
 std::string FolderOf(const void* symbol) {
   Dl_info info{};
-  if (dladdr(symbol, &info) == 0 || info.dli_fname == nullptr) return "";
+  if (symbol == nullptr || dladdr(symbol, &info) == 0 || info.dli_fname == nullptr) return "";
   const std::string path = info.dli_fname;
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? "" : path.substr(0, slash + 1);
@@ -34,8 +33,9 @@ void* OpenCublas(std::string& error) {
   error = dlerror();
   // The toolkit keeps cuBLAS beside the CUDA runtime, which ios links: with a runtime found by
   // a path the loader does not search again (an installed run path of another binary), look
-  // there too.
-  const std::string folder = FolderOf(reinterpret_cast<const void*>(&cudaGetErrorString));
+  // there too. The runtime's function is looked up by name: in a binary built without -fPIC,
+  // &cudaGetErrorString could be the binary's own PLT entry.
+  const std::string folder = FolderOf(dlsym(RTLD_DEFAULT, "cudaGetErrorString"));
   if (folder.empty()) return nullptr;
   if (void* handle = dlopen((folder + name).c_str(), RTLD_NOW | RTLD_LOCAL)) return handle;
   error += "; " + std::string(dlerror());
