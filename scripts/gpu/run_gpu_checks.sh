@@ -202,7 +202,8 @@ for lib in "CUDA runtime:libcudart.so:nvidia_cuda_runtime" "cuBLAS:libcublas.so:
 done
 if [ -z "$lib_error" ] && [ -n "$cuda_major" ] && [ -z "$(loadable "libcublas.so.$cuda_major")" ]
 then
-  lib_error="libcublas.so.$cuda_major: not in the library folders nor the loader's cache; GPU sessions need it"
+  lib_error="libcublas.so.$cuda_major is not in the library folders, the loader's cache"
+  lib_error+=" or beside the CUDA runtime; GPU sessions need it"
 fi
 # libcudnn dlopens its sub-libraries (libcudnn_graph, _ops, _cnn, _engines_*) by name.
 cudnn_graph=""

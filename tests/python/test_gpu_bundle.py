@@ -8,8 +8,8 @@ environment every binary resolves every library from the bundle's lib/, the CUDA
 folders or glibc, never from elsewhere on this machine, and ios_cuda_tests opens cuBLAS (which
 ios loads on first use, not at start) from the CUDA folders. Then the runner, unpacked away from
 the source tree, stops at step 1 with "no GPU" on stderr and exit status 2, and its report.json
-says step 1 failed and the rest were skipped. (On a GPU machine a failing nvidia-smi stub stands in
-for the real one, so that this test never starts the ten-minute GPU run.)"""
+says step 1 failed and the rest were skipped. (On a GPU machine a failing nvidia-smi stub stands
+in for the real one, so that this test never starts the ten-minute GPU run.)"""
 import json
 import os
 import re

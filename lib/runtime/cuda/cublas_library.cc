@@ -42,11 +42,11 @@ void* OpenCublas(std::string& error) {
   return nullptr;
 }
 
+// Sets `function` to the library's `symbol`, or adds the symbol's name to `missing`.
 template <typename Function>
-bool ResolveSymbol(void* library, const char* symbol, Function& function, std::string& missing) {
+void ResolveSymbol(void* library, const char* symbol, Function& function, std::string& missing) {
   function = reinterpret_cast<Function>(dlsym(library, symbol));
   if (function == nullptr) missing += missing.empty() ? symbol : std::string(", ") + symbol;
-  return function != nullptr;
 }
 
 StatusOr<CublasFunctions> LoadCublas() {
