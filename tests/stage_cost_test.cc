@@ -718,6 +718,67 @@ TEST(CachedStageCostTest, MeasuresEachDistinctSignatureOnce) {
   EXPECT_EQ(cost.Fingerprint().cpu_model, "Test CPU");
 }
 
+// A source that costs one-group stages as the sum of their units (the CPU profiler) but whose
+// every measurement differs, as noisy measurements do: 1 ms more for each call. A one-group
+// stage of several units asked of it directly costs 100 ms, which the cache must never ask.
+class ComposingSource : public CountingSource {
+ public:
+  StatusOr<double> StageLatencyMs(const Graph&, const UnitGraph&,
+                                  const StageCandidate& stage) override {
+    ++calls;
+    if (stage.groups.size() == 1 && stage.groups[0].size() > 1) return 100.0;
+    return static_cast<double>(calls);
+  }
+  bool ComposesOneGroupStages() const override { return true; }
+};
+
+// A chain costs exactly its units as separate stages, whichever of them was measured first and
+// whichever came from a timing cache; composed stages are not saved.
+TEST(CachedStageCostTest, ComposesOneGroupStagesFromItsOwnUnitFigures) {
+  const ConvSpec standard = ConvSpec().Out(8).KH(3).KW(3).PH(1).PW(1).Act("Relu");
+  Built g = Cells(standard);
+  const std::string path = TempPath("stage_cost_composed.iostc");
+  std::filesystem::remove(path);
+  {
+    ComposingSource inner;
+    CachedStageCost cost(inner);
+    EXPECT_DOUBLE_EQ(Latency(cost, g, g.Stage({{"one_a"}})), 1);
+    // one_a known (1 ms), one_cat measured now (2 ms).
+    EXPECT_DOUBLE_EQ(Latency(cost, g, g.Stage({{"one_a", "one_cat"}})), 3);
+    EXPECT_DOUBLE_EQ(Latency(cost, g, g.Stage({{"one_cat"}})), 2);
+    // two_a and two_cat share one_a's and one_cat's keys.
+    EXPECT_DOUBLE_EQ(Latency(cost, g, g.Stage({{"two_a", "two_cat"}})), 3);
+    EXPECT_EQ(inner.calls, 2);
+    EXPECT_EQ(cost.composed(), 2);
+    EXPECT_EQ(cost.distinct_measured(), 2);
+    // Two groups and merges are the source's to measure.
+    EXPECT_DOUBLE_EQ(Latency(cost, g, g.Stage({{"one_a"}, {"one_b"}})), 3);
+    EXPECT_EQ(inner.calls, 3);
+    ASSERT_TRUE(cost.SaveTimingCache(path).ok());
+  }
+  proto::TimingCache saved;
+  ASSERT_TRUE(saved.ParseFromString(ReadFileToString(path).value()));
+  EXPECT_EQ(saved.stages_size(), 3);  // one_a, one_cat, the two-group stage
+
+  // From the cache: one_a and one_cat are loaded, three_b (3x3 like one_b) is measured now.
+  ComposingSource inner;
+  CachedStageCost cost(inner);
+  ASSERT_TRUE(cost.LoadTimingCache(path).ok());
+  EXPECT_DOUBLE_EQ(Latency(cost, g, g.Stage({{"one_a", "one_cat"}})), 3);
+  EXPECT_EQ(inner.calls, 0);
+  EXPECT_DOUBLE_EQ(Latency(cost, g, g.Stage({{"one_cat", "three_b", "one_a"}})), 4);
+  EXPECT_DOUBLE_EQ(Latency(cost, g, g.Stage({{"three_b"}})), 1);
+  EXPECT_EQ(inner.calls, 1);
+
+  // A source that measures one-group stages whole is asked for them.
+  CountingSource whole;
+  CachedStageCost whole_cost(whole);
+  EXPECT_DOUBLE_EQ(Latency(whole_cost, g, g.Stage({{"one_a", "one_cat"}})), 1.2);
+  EXPECT_EQ(whole.calls, 1);
+  EXPECT_EQ(whole_cost.composed(), 0);
+  std::filesystem::remove(path);
+}
+
 // Block measurements are kept per block and round, and persist with the stages.
 TEST(CachedStageCostTest, KeepsBlockMeasurementsPerRoundInTheTimingCache) {
   const ConvSpec standard = ConvSpec().Out(8).KH(3).KW(3).PH(1).PW(1).Act("Relu");

@@ -79,7 +79,31 @@ StatusOr<double> CachedStageCost::StageLatencyMs(const Graph& graph, const UnitG
                                                  const StageCandidate& stage) {
   ++requests_;
   keyer_.Bind(graph, units);
-  const int32_t key = keyer_.Key(stage);
+  if (inner_.ComposesOneGroupStages() && stage.strategy != StageStrategy::kMerge &&
+      stage.groups.size() == 1 && stage.groups[0].size() > 1)
+    return ComposedLatencyMs(graph, units, stage.groups[0]);
+  return KeyedLatencyMs(graph, units, stage, keyer_.Key(stage));
+}
+
+// Neither kept nor saved: summed again from the one-unit figures at every request, so that a
+// composed figure never outlives or contradicts them (a timing cache of an older ios may hold
+// composed stages measured in another process).
+StatusOr<double> CachedStageCost::ComposedLatencyMs(const Graph& graph, const UnitGraph& units,
+                                                    const std::vector<UnitId>& group) {
+  ++composed_;
+  double sum = 0;
+  StageCandidate alone;
+  alone.groups = {{}};
+  for (UnitId unit : group) {
+    alone.groups[0] = {unit};
+    IOS_ASSIGN_OR_RETURN(double ms, KeyedLatencyMs(graph, units, alone, keyer_.Key(alone)));
+    sum += ms;
+  }
+  return sum;
+}
+
+StatusOr<double> CachedStageCost::KeyedLatencyMs(const Graph& graph, const UnitGraph& units,
+                                                 const StageCandidate& stage, int32_t key) {
   if (static_cast<size_t>(key) >= by_key_.size())
     by_key_.resize(static_cast<size_t>(key) + 1, std::numeric_limits<double>::quiet_NaN());
   if (!std::isnan(by_key_[key])) return by_key_[key];

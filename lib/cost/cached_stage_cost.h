@@ -16,6 +16,12 @@
 // measured again, and saving replaces it. Saving writes every known timing (loaded and
 // measured) atomically, with this ios's and the kernels' versions.
 //
+// Where the inner source costs a one-group stage as the sum of its units' one-unit stages
+// (ComposesOneGroupStages), the cache sums its own figures for those instead of asking: a chain
+// of units then costs exactly what the same units cost as separate stages, also when some came
+// from a timing cache and the rest were measured now, or when a unit shares its one-unit stage's
+// key with another (the same op on the same shapes elsewhere).
+//
 // Errors of the inner source are passed through and not cached. Not thread-safe.
 #pragma once
 
@@ -53,6 +59,9 @@ class CachedStageCost : public StageCostSource {
 
   // Every StageLatencyMs call.
   int64_t requests() const { return requests_; }
+  // Requests for one-group stages that the inner source composes of their units
+  // (ComposesOneGroupStages), answered as the sum of the units' one-unit stages.
+  int64_t composed() const { return composed_; }
   // Calls that reached the inner source (distinct signatures not already known).
   int64_t distinct_measured() const { return distinct_measured_; }
   // UnitAloneLatencyMs calls that reached the inner source.
@@ -70,6 +79,11 @@ class CachedStageCost : public StageCostSource {
   // The timing-cache key of a stage key: the SHA-256 of its canonical text.
   std::string PersistentKey(int32_t key) const;
   std::string UnitAloneKey(int32_t key, int stage_width) const;
+  StatusOr<double> ComposedLatencyMs(const Graph& graph, const UnitGraph& units,
+                                     const std::vector<UnitId>& group);
+  // The stage of `key` (keyer_ bound): known, loaded or measured.
+  StatusOr<double> KeyedLatencyMs(const Graph& graph, const UnitGraph& units,
+                                  const StageCandidate& stage, int32_t key);
 
   StageCostSource& inner_;
   std::map<std::string, double> latency_ms_;  // loaded: SHA-256 of the key's text -> latency
@@ -80,6 +94,7 @@ class CachedStageCost : public StageCostSource {
   std::map<std::pair<int32_t, int>, double> unit_alone_ms_;
   int64_t unit_bounds_measured_ = 0;
   int64_t requests_ = 0;
+  int64_t composed_ = 0;
   int64_t distinct_measured_ = 0;
   std::vector<std::string> warnings_;
 };

@@ -54,6 +54,10 @@ class StageCostSource {
     return Unsupported(Name() + " gives no lower bounds on stages");
   }
   virtual bool BoundsStages() const { return false; }
+  // Whether a stage of one group of several units costs the sum of its units' one-unit stages
+  // (the CPU profiler, which measures only those). A cache in front then composes such stages
+  // from its own one-unit figures, so that the two agree wherever each figure came from.
+  virtual bool ComposesOneGroupStages() const { return false; }
   // "cpu-profiler", "sim:V100", "cuda-profiler", ... (recorded in plans and timing caches).
   virtual std::string Name() const = 0;
   virtual DeviceFingerprint Fingerprint() const = 0;

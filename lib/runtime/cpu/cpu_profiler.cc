@@ -150,12 +150,15 @@ std::string CpuProfilerCostSource::KernelVersions() const { return CpuKernelVers
 std::string CpuProfilerCostSource::CountersText() const {
   const CpuProfilerCounters& c = counters_;
   auto n = [](int64_t value) { return std::to_string(value); };
-  return n(c.stages_measured) + " stages measured (" + n(c.merge_stages_measured) + " merge, " +
-         n(c.stages_composed) + " composed of their units), " + n(c.units_alone_measured) +
-         " units alone; " + n(c.executor_runs) + " runs, " + n(c.samples_taken) +
-         " samples; kernels " + n(c.kernels_created) + " created, " + n(c.kernel_cache_hits) +
-         " reused, " + n(c.kernels_freed) + " freed; buffers " + n(c.buffers_allocated) +
-         " allocated (" + n(c.pool_bytes >> 20) + " MiB), " + n(c.buffers_freed) + " freed";
+  // Under a cache (CachedStageCost), one-group stages are composed there and none here.
+  const std::string composed =
+      c.stages_composed > 0 ? ", " + n(c.stages_composed) + " composed of their units" : "";
+  return n(c.stages_measured) + " stages measured (" + n(c.merge_stages_measured) + " merge" +
+         composed + "), " + n(c.units_alone_measured) + " units alone; " + n(c.executor_runs) +
+         " runs, " + n(c.samples_taken) + " samples; kernels " + n(c.kernels_created) +
+         " created, " + n(c.kernel_cache_hits) + " reused, " + n(c.kernels_freed) +
+         " freed; buffers " + n(c.buffers_allocated) + " allocated (" + n(c.pool_bytes >> 20) +
+         " MiB), " + n(c.buffers_freed) + " freed";
 }
 
 // Caches belong to one graph: another graph drops them. Within a graph, a cached kernel is

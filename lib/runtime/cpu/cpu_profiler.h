@@ -45,7 +45,9 @@
 // (they run back to back on one stream with every thread, as in a plan) costs the sum of its
 // units measured alone, each once; only multi-group stages and merges are measured whole. This
 // leaves out what consecutive ops gain from sharing the cache, which is small next to an op's
-// time on these networks, and avoids measuring every chain of up to r units again.
+// time on these networks, and avoids measuring every chain of up to r units again. A
+// CachedStageCost in front does the sum itself from its one-unit figures
+// (ComposesOneGroupStages), so that a chain costs what its units cost as separate stages.
 //
 // Lower bounds (UnitAloneLatencyMs, when `bound_stages`): a unit measured alone with the thread
 // share a stage of w groups gives each group (total threads / w). A group of such a stage runs
@@ -175,6 +177,7 @@ class CpuProfilerCostSource : public StageCostSource {
   StatusOr<double> UnitAloneLatencyMs(const Graph& graph, const UnitGraph& units, UnitId unit,
                                       int stage_width) override;
   bool BoundsStages() const override { return options_.bound_stages; }
+  bool ComposesOneGroupStages() const override { return options_.compose_one_group_stages; }
 
   const CpuProfilerCounters& counters() const { return counters_; }
   const CpuProfilerOptions& options() const { return options_; }
