@@ -272,5 +272,58 @@ TEST(BlockCheckTest, ASourceWithoutBlockMeasurementsLeavesTheSchedule) {
   EXPECT_DOUBLE_EQ(c.result.predicted_latency_ms, 16);
 }
 
+// SearchCheck over three parts (nodes 0-1, 10-11, 20-21), each searched as one two-group stage
+// against its two units one at a time: the calls' answers, and what it summed.
+std::vector<bool> CheckThreeParts(SearchCheck* check) {
+  std::vector<bool> answers;
+  for (NodeId first : {0, 10, 20}) {
+    const ScheduleBlock searched = Block({{{first}, {first + 1}}});
+    const ScheduleBlock sequential = Block({{{first}}, {{first + 1}}});
+    StatusOr<bool> search_on = check->Check(PartCheck{searched, sequential, 1, 2});
+    EXPECT_TRUE(search_on.ok()) << search_on.status().message();
+    answers.push_back(search_on.ok() && search_on.value());
+  }
+  return answers;
+}
+
+TEST(SearchCheckTest, StopsOnceThreePartsMeasuredWholeSaveUnderTheMargin) {
+  // Each part takes 10 ms both ways: no gain. The first two cannot stop the search.
+  FakeBlockSource source({10, 10, 10}, {10, 10, 10}, true);
+  Graph graph;
+  SearchCheck check(graph, source, 0.05);
+  EXPECT_EQ(CheckThreeParts(&check), (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(check.measured(), 3);
+  EXPECT_DOUBLE_EQ(check.ios_ms(), 30);
+  EXPECT_DOUBLE_EQ(check.sequential_ms(), 30);
+  // Both ways, two rounds each, per part.
+  EXPECT_EQ(source.calls, 12);
+}
+
+TEST(SearchCheckTest, TheMarginIsOfTheSummedSequentialTime) {
+  // 4% saved: under a 5% margin, over a 3% one.
+  for (auto [margin, last] : {std::pair{0.05, false}, std::pair{0.03, true}}) {
+    FakeBlockSource source({9.6, 9.6, 9.6}, {10, 10, 10}, true);
+    Graph graph;
+    SearchCheck check(graph, source, margin);
+    EXPECT_EQ(CheckThreeParts(&check), (std::vector<bool>{true, true, last})) << margin;
+  }
+  // One part that saves half carries two that save nothing: 5 of 30 ms.
+  FakeBlockSource source({5, 10, 10}, {10, 10, 10}, true);
+  Graph graph;
+  SearchCheck check(graph, source, 0.05);
+  EXPECT_EQ(CheckThreeParts(&check), (std::vector<bool>{true, true, true}));
+  EXPECT_DOUBLE_EQ(check.sequential_ms() - check.ios_ms(), 5);
+}
+
+TEST(SearchCheckTest, PartsThatCannotRunWholeAreNoEvidence) {
+  FakeBlockSource source({10, 10, 10}, {10, 10, 10}, true);
+  source.max_nodes = 1;  // every part has two nodes: Unsupported
+  Graph graph;
+  SearchCheck check(graph, source, 0.05);
+  EXPECT_EQ(CheckThreeParts(&check), (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(check.measured(), 0);
+  EXPECT_EQ(source.calls, 0);
+}
+
 }  // namespace
 }  // namespace ios

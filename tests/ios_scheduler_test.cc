@@ -719,6 +719,79 @@ TEST(IosSchedulerTest, PartCeilingSkipsTheSearchOfPartsWithoutRoom) {
 // Hand counts with a constant 1 ms per stage. States include the empty one (the paper's
 // Figure 5 counts six states for a -> b plus an independent c); a transition is one (S, S')
 // pair with S' an ending of S under the pruning.
+// Perfect concurrency: a stage costs its longest group, one ms per unit.
+class WideCost : public StageCostSource {
+ public:
+  StatusOr<double> StageLatencyMs(const Graph&, const UnitGraph&,
+                                  const StageCandidate& stage) override {
+    size_t longest = 0;
+    for (const auto& group : stage.groups) longest = std::max(longest, group.size());
+    return static_cast<double>(longest);
+  }
+  std::string Name() const override { return "wide"; }
+  DeviceFingerprint Fingerprint() const override { return {}; }
+};
+
+TEST(IosSchedulerTest, CheckPartSeesEachSearchedConcurrentPartAndCanStopTheSearch) {
+  // Parts: three independent units; a chain of three; three independent units, twice.
+  const Edges edges = {{3, 4}, {4, 5}};
+  FakeModel m = MakeModel(12, edges, {3, 3, 3, 3});
+  WideCost cost;
+  std::vector<std::pair<size_t, size_t>> seen;  // stages searched, stages one unit at a time
+  std::vector<std::pair<double, double>> predicted;
+  IosOptions options = Options(Endings::kPaper, 3, 8);
+  options.check_part = [&](const PartCheck& part) -> StatusOr<bool> {
+    seen.push_back({part.searched.stages.size(), part.sequential.stages.size()});
+    predicted.push_back({part.searched_ms, part.sequential_ms});
+    for (const ScheduleStage& stage : part.sequential.stages) EXPECT_EQ(stage.groups.size(), 1u);
+    return true;
+  };
+  IosSearchResult searched_on = RunIos(m, cost, options);
+  // The chain has no concurrent stage to check.
+  ASSERT_EQ(seen.size(), 3u);
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i], (std::pair<size_t, size_t>{1, 3})) << i;
+    EXPECT_EQ(predicted[i], (std::pair<double, double>{1, 3})) << i;
+  }
+  EXPECT_EQ(searched_on.parts_checked, 3);
+  EXPECT_FALSE(searched_on.stopped_by_check);
+  EXPECT_DOUBLE_EQ(searched_on.predicted_latency_ms, 1 + 3 + 1 + 1);
+  for (const PartSearchStats& part : searched_on.parts) EXPECT_FALSE(part.unsearched_after_check);
+
+  // Stopped at the first check: the later parts run one unit per stage, unsearched.
+  seen.clear();
+  options.check_part = [&](const PartCheck& part) -> StatusOr<bool> {
+    seen.push_back({part.searched.stages.size(), part.sequential.stages.size()});
+    return false;
+  };
+  IosSearchResult stopped = RunIos(m, cost, options);
+  EXPECT_EQ(seen.size(), 1u);
+  EXPECT_EQ(stopped.parts_checked, 1);
+  EXPECT_TRUE(stopped.stopped_by_check);
+  ASSERT_EQ(stopped.parts.size(), 4u);
+  EXPECT_FALSE(stopped.parts[0].unsearched_after_check);
+  for (size_t p = 1; p < 4; ++p) {
+    EXPECT_TRUE(stopped.parts[p].unsearched_after_check) << p;
+    EXPECT_EQ(stopped.parts[p].transitions, 0) << p;
+  }
+  ASSERT_EQ(stopped.schedule.blocks.size(), 1u);
+  ASSERT_EQ(stopped.schedule.blocks[0].stages.size(), 1u + 9u);
+  EXPECT_EQ(stopped.schedule.blocks[0].stages[0].groups.size(), 3u);
+  for (size_t i = 1; i < 10; ++i) {
+    const ScheduleStage& stage = stopped.schedule.blocks[0].stages[i];
+    ASSERT_EQ(stage.groups.size(), 1u);
+    EXPECT_EQ(stage.groups[0].nodes.size(), m.blocks.unit_graph.units[i + 2].nodes.size()) << i;
+  }
+  EXPECT_DOUBLE_EQ(stopped.predicted_latency_ms, 1 + 9);
+  ExpectValidIosSchedule(m, stopped.schedule, Endings::kPaper, 3, 8);
+
+  // An error from the check ends the search with it.
+  options.check_part = [](const PartCheck&) -> StatusOr<bool> { return Internal("no device"); };
+  StatusOr<IosSearchResult> failed = IosSchedule(m.graph, m.blocks, cost, options);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("no device"), std::string::npos);
+}
+
 struct HandCase {
   const char* name;
   int n;

@@ -33,12 +33,8 @@ bool HasMergeStage(const ScheduleBlock& block) {
   return false;
 }
 
-struct BlockTimes {
-  double ios_ms = 0, sequential_ms = 0;
-};
+}  // namespace
 
-// The block as searched and with its sequential stages, each measured twice, interleaved, and
-// averaged; nullopt when the source does not measure blocks (or not this one).
 StatusOr<std::optional<BlockTimes>> MeasureBothWays(const Graph& graph, const ScheduleBlock& ios,
                                                     const ScheduleBlock& sequential,
                                                     StageCostSource& source, int first_round) {
@@ -54,7 +50,15 @@ StatusOr<std::optional<BlockTimes>> MeasureBothWays(const Graph& graph, const Sc
   return std::optional<BlockTimes>(times);
 }
 
-}  // namespace
+StatusOr<bool> SearchCheck::Check(const PartCheck& part) {
+  IOS_ASSIGN_OR_RETURN(std::optional<BlockTimes> times,
+                       MeasureBothWays(graph_, part.searched, part.sequential, source_, 0));
+  if (!times) return true;  // cannot run whole: no evidence either way
+  ++measured_;
+  ios_ms_ += times->ios_ms;
+  sequential_ms_ += times->sequential_ms;
+  return measured_ < kPartsBeforeStop || sequential_ms_ - ios_ms_ >= min_gain_ * sequential_ms_;
+}
 
 int ReplaceBlocks(const Schedule& other, const std::vector<double>& other_stages,
                   const std::vector<bool>& replace, IosSearchResult* result) {

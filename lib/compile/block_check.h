@@ -7,6 +7,7 @@
 // measurements (the analytic models) leave the schedule as it is.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "ir/graph.h"
@@ -38,6 +39,49 @@ struct BlockCheck {
   // Segments that could not be measured and hold a merge stage or were predicted to save under
   // `min_gain`: they keep the sequential stages. Counted in `replaced` too.
   int unmeasured_replaced = 0;
+};
+
+struct BlockTimes {
+  double ios_ms = 0, sequential_ms = 0;
+};
+
+// The block as searched (`ios`) and with its sequential stages, each measured twice (rounds
+// first_round and first_round + 1), interleaved, and averaged; nullopt when the source does not
+// measure blocks, or not this one (Unsupported: a merge stage in a longer block, too many bytes).
+StatusOr<std::optional<BlockTimes>> MeasureBothWays(const Graph& graph, const ScheduleBlock& ios,
+                                                    const ScheduleBlock& sequential,
+                                                    StageCostSource& source, int first_round);
+
+// The IOS search's check of itself where the source measures blocks (the CPU profiler), as
+// IosOptions::check_part. Stage costs measured one stage at a time promise concurrent stages more
+// than whole runs deliver (2 cores: NasNet at batch 8 was predicted 1.14x over sequential after
+// 91 s of search, and its searched blocks measured 1.003x), and the block check finds that out
+// only once every part is searched. So each part the search gives a concurrent stage is measured
+// whole both ways as the block check measures (MeasureBothWays, rounds 0 and 1: where the block
+// check measures the same stages, it reuses the figures from the timing cache). Once
+// kPartsBeforeStop such parts together save under `min_gain` of their sequential time, the
+// search stops: the plan's concurrent blocks would have to save that much of the whole network.
+class SearchCheck {
+ public:
+  static constexpr int kPartsBeforeStop = 3;
+
+  SearchCheck(const Graph& graph, StageCostSource& source, double min_gain)
+      : graph_(graph), source_(source), min_gain_(min_gain) {}
+
+  // Measures the part both ways (a part that cannot run whole counts for nothing); returns
+  // whether the search goes on.
+  StatusOr<bool> Check(const PartCheck& part);
+
+  int measured() const { return measured_; }               // parts measured whole
+  double ios_ms() const { return ios_ms_; }                // summed, as searched
+  double sequential_ms() const { return sequential_ms_; }  // and one unit at a time
+
+ private:
+  const Graph& graph_;
+  StageCostSource& source_;
+  double min_gain_;
+  int measured_ = 0;
+  double ios_ms_ = 0, sequential_ms_ = 0;
 };
 
 // `sequential` is SequentialSchedule of the same blocks, `sequential_stages` its predicted

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -12,10 +13,10 @@
 #include "cost/analytic_model.h"
 #include "cost/cached_stage_cost.h"
 #include "plan/fingerprint_proto.h"
-#include "runtime/cpu/cpu_profiler.h"
-#include "sched/merge_convs.h"
 #include "runtime/cpu/cpu_device.h"
+#include "runtime/cpu/cpu_profiler.h"
 #include "sched/ios_scheduler.h"
+#include "sched/merge_convs.h"
 #include "search_stats.pb.h"
 #include "util/device_name.h"
 #include "util/file_util.h"
@@ -104,6 +105,10 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
   // which the ceiling does not bound, never pass the block check there (it cannot run them).
   if (options.check_blocks && cost.MeasuresBlocks())
     search.min_part_gain = options.min_concurrency_gain;
+  // And the search checks itself as it goes (SearchCheck, block_check.h).
+  SearchCheck search_check(graph, cost, options.min_concurrency_gain);
+  if (options.check_blocks && cost.MeasuresBlocks())
+    search.check_part = [&](const PartCheck& part) { return search_check.Check(part); };
   IOS_ASSIGN_OR_RETURN(IosSearchResult result, IosSchedule(graph, blocks, cost, search));
   // What the search bought: the baselines under the same cost source.
   const int streams = options.max_groups_per_stage > 0 ? options.max_groups_per_stage : 8;
@@ -116,8 +121,11 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
   IOS_ASSIGN_OR_RETURN(
       double greedy, PredictScheduleLatency(graph, blocks, greedy_schedule, cost, &greedy_stages));
   const bool concurrent_allowed = search.strategies != IosStrategies::kMergeOnly;
-  const int greedy_blocks =
-      concurrent_allowed ? KeepGreedyWhereFaster(greedy_schedule, greedy_stages, &result) : 0;
+  // Not after the search stopped itself: the greedy stages are concurrent too, and the parts
+  // measured whole said that concurrency does not pay here.
+  const int greedy_blocks = concurrent_allowed && !result.stopped_by_check
+                                ? KeepGreedyWhereFaster(greedy_schedule, greedy_stages, &result)
+                                : 0;
   const double searched = result.predicted_latency_ms;  // before the block check changes it
   BlockCheck block_check;
   int dropped_blocks = 0;
@@ -153,7 +161,7 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
   stats.set_max_groups_per_stage(options.max_groups_per_stage);
   stats.set_endings(options.endings);
   stats.set_schedule(options.schedule);
-  int fallbacks = 0, no_room = 0, ceilings = 0;
+  int fallbacks = 0, no_room = 0, ceilings = 0, unsearched_after_check = 0;
   for (const PartSearchStats& part : result.parts) {
     proto::PartStats* p = stats.add_parts();
     p->set_block(part.block);
@@ -172,6 +180,8 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
     p->set_bounds_broken(part.bounds_broken);
     p->set_ceiling_ms(part.ceiling_ms);
     p->set_no_room(part.no_room);
+    p->set_unsearched_after_check(part.unsearched_after_check);
+    if (part.unsearched_after_check) ++unsearched_after_check;
     if (!part.fallback.empty()) ++fallbacks;
     if (part.no_room) ++no_room;
     if (part.ceiling_ms >= 0) ++ceilings;
@@ -213,6 +223,21 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
            "latency with any schedule (their units alone use the cores about as well); they run "
            "sequentially, unsearched\n",
            no_room, ceilings, 100 * options.min_concurrency_gain);
+  if (search_check.measured() > 0) {
+    const std::string outcome =
+        result.stopped_by_check
+            ? "; they save under " +
+                  std::to_string(std::lround(100 * options.min_concurrency_gain)) +
+                  "% (--min-concurrency-gain), so the search stopped there and " +
+                  std::to_string(unsearched_after_check) +
+                  " later part(s) run their units one by one, unsearched"
+            : "";
+    Report(options,
+           "search check: %d part(s) with concurrent stages measured whole, %.3f ms as searched "
+           "against %.3f ms one unit at a time%s\n",
+           search_check.measured(), search_check.ios_ms(), search_check.sequential_ms(),
+           outcome.c_str());
+  }
   Report(options, 
       "predicted latency (%s): %s %.3f ms, greedy %.3f ms, sequential %.3f ms "
       "(%.2fx over sequential, %.2fx over greedy)\n",

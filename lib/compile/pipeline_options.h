@@ -36,7 +36,8 @@ struct PipelineOptions {
   // (ios_dp.h's branch and bound); "off" measures every candidate stage.
   std::string stage_bounds = "on";
   // Where the cost source measures whole blocks (the CPU profiler): blocks measured faster with
-  // the sequential stages keep them (compile_schedule.cc, KeepSequentialWhereMeasuredFaster).
+  // the sequential stages keep them (compile_schedule.cc, KeepSequentialWhereMeasuredFaster), and
+  // the search stops once the parts it checks save under min_concurrency_gain (SearchCheck).
   bool check_blocks = true;
   // With check_blocks: concurrent blocks must be measured to save at least this fraction of the
   // sequential latency, or the plan runs sequentially (block_check.h, DropConcurrentBlocks).

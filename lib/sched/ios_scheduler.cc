@@ -19,7 +19,9 @@
 //                    sharing) takes that part's stages without running the DP again; its states
 //                    and transitions are then those of the search it reuses;
 //   ceiling_ms       what any schedule of the part could save (part_ceiling.h), -1 when not
-//                    measured; no_room when that is under IosOptions::min_part_gain.
+//                    measured; no_room when that is under IosOptions::min_part_gain;
+//   unsearched_after_check
+//                    IosOptions::check_part stopped the search at an earlier part.
 // Strategies: kBoth measures the concurrent stage, and the merged one when CanMergeStage; it
 // keeps the concurrent one only if strictly cheaper (Algorithm 1, L30). kMergeOnly allows a stage
 // that cannot merge only when it is a single group (at most r units, run on one stream), so that
@@ -63,6 +65,22 @@ int PieceWidth(const PartDag& dag) {
   return DagWidth(successors);
 }
 
+// The stage of the part's units in `mask`, as a schedule holds it: each group's units' nodes.
+ScheduleStage MakeStage(const UnitGraph& unit_graph, const StageTable& table, uint64_t mask,
+                        StageStrategy strategy) {
+  ScheduleStage stage;
+  stage.strategy = strategy;
+  for (const std::vector<UnitId>& units : table.Candidate(mask, strategy).groups) {
+    ScheduleGroup group;
+    for (UnitId u : units) {
+      const auto& nodes = unit_graph.units[u].nodes;
+      group.nodes.insert(group.nodes.end(), nodes.begin(), nodes.end());
+    }
+    stage.groups.push_back(std::move(group));
+  }
+  return stage;
+}
+
 Status CheckOptions(const IosOptions& options) {
   if (options.max_group_units < 0)
     return InvalidInput("IOS: max units per group (r) must be >= 0 (0 = no limit)");
@@ -97,6 +115,7 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
   IosSearchResult result;
   result.schedule.kind = "ios";
   bool out_of_time = false;
+  bool stopped = false;  // by options.check_part
   SearchProgress progress;
   for (const Block& block : blocks.blocks)
     for (const BlockPart& part : block.parts)
@@ -123,8 +142,12 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
         StageTable table(graph, unit_graph, dag, cost, options.strategies, memo);
         std::vector<uint64_t> stage_masks;
         if (!out_of_time && deadline.Passed()) out_of_time = true;
+        bool searched_here = false;  // the DP ran for this part
         if (out_of_time) {
           stats.fallback = kTimeBudgetFallback;
+        } else if (stopped) {
+          stats.unsearched_after_check = true;
+          stage_masks = GreedyPartStages(dag, 1);  // one unit per stage, in order
         } else {
           std::vector<int64_t> key = PartKey(graph, unit_graph, dag, memo.keyer);
           auto same = searched.find(key);
@@ -155,6 +178,7 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
               stats.bounds_broken = dp.bounds_broken;
               stats.fallback = dp.fallback;
               if (dp.fallback == kTimeBudgetFallback) out_of_time = true;
+              searched_here = dp.fallback.empty();
               stage_masks = std::move(dp.stages);
             }
             if (stats.fallback.empty())
@@ -167,27 +191,43 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
           stage_masks = GreedyPartStages(dag, options.max_groups);
         }
 
+        const size_t first_stage = scheduled.stages.size();
         double part_ms = 0;
         for (uint64_t mask : stage_masks) {
           StatusOr<StageTable::Entry> entry =
               stats.fallback.empty() ? table.Get(mask) : table.GetAllowingConcurrent(mask);
           if (!entry.ok()) return entry.status();
           if (!entry->allowed) return Internal("IOS: chose a stage its strategies rule out");
-          ScheduleStage stage;
-          stage.strategy = entry->strategy;
-          for (const std::vector<UnitId>& units : table.Candidate(mask, entry->strategy).groups) {
-            ScheduleGroup group;
-            for (UnitId u : units) {
-              const auto& nodes = unit_graph.units[u].nodes;
-              group.nodes.insert(group.nodes.end(), nodes.begin(), nodes.end());
-            }
-            stage.groups.push_back(std::move(group));
-          }
-          scheduled.stages.push_back(std::move(stage));
+          scheduled.stages.push_back(MakeStage(unit_graph, table, mask, entry->strategy));
           result.stage_latency_ms.push_back(entry->latency_ms);
           part_ms += entry->latency_ms;
         }
         stats.latency_ms = part_ms;
+        if (options.check_part && searched_here) {
+          ScheduleBlock searched_stages;
+          bool concurrent = false;
+          for (size_t i = first_stage; i < scheduled.stages.size(); ++i) {
+            const ScheduleStage& stage = scheduled.stages[i];
+            concurrent =
+                concurrent || stage.groups.size() > 1 || stage.strategy == StageStrategy::kMerge;
+            searched_stages.stages.push_back(stage);
+          }
+          if (concurrent) {
+            ScheduleBlock sequential_stages;
+            double sequential_ms = 0;
+            for (uint64_t mask : GreedyPartStages(dag, 1)) {
+              IOS_ASSIGN_OR_RETURN(StageTable::Entry entry, table.GetAllowingConcurrent(mask));
+              sequential_stages.stages.push_back(
+                  MakeStage(unit_graph, table, mask, entry.strategy));
+              sequential_ms += entry.latency_ms;
+            }
+            ++result.parts_checked;
+            IOS_ASSIGN_OR_RETURN(bool search_on,
+                                 options.check_part(PartCheck{searched_stages, sequential_stages,
+                                                              part_ms, sequential_ms}));
+            if (!search_on) stopped = result.stopped_by_check = true;
+          }
+        }
         stats.stages_measured = table.measured();
         stats.search_seconds = SecondsSince(part_start);
         progress.parts_done += 1;

@@ -39,6 +39,16 @@ struct SearchProgress {
   double seconds = 0;           // since the search began
 };
 
+// A part the search has just scheduled, for IosOptions::check_part: its stages as searched and
+// its units one per stage in order (the sequential schedule's stages for it), with their
+// predicted latencies summed.
+struct PartCheck {
+  const ScheduleBlock& searched;
+  const ScheduleBlock& sequential;
+  double searched_ms = 0;
+  double sequential_ms = 0;
+};
+
 struct IosOptions {
   int max_group_units = 3;  // r
   int max_groups = 8;       // s
@@ -66,6 +76,13 @@ struct IosOptions {
   double min_part_gain = 0;
   // Called on the searching thread after each part; may be empty.
   std::function<void(const SearchProgress&)> progress;
+  // Called after each part that the DP searched (not one that reused an identical part's
+  // stages, had no room or fell back) and that it gave a stage of two groups or more or a merge;
+  // returns whether to search on. Once it says no, every later part runs its units one per
+  // stage, in order, unsearched (PartSearchStats::unsearched_after_check), identical parts
+  // included. For a source whose stage costs may promise concurrency that whole runs do not
+  // deliver (the CPU: SearchCheck, compile/block_check.h). May be empty.
+  std::function<StatusOr<bool>(const PartCheck&)> check_part;
 };
 
 struct PartSearchStats {
@@ -92,6 +109,9 @@ struct PartSearchStats {
   // was under the margin, so that the part runs its units one by one unsearched.
   double ceiling_ms = -1;
   bool no_room = false;
+  // IosOptions::check_part had stopped the search before this part: it runs its units one per
+  // stage, unsearched.
+  bool unsearched_after_check = false;
 };
 
 struct IosSearchResult {
@@ -101,6 +121,8 @@ struct IosSearchResult {
   double predicted_latency_ms = 0;
   // Per stage of `schedule`, in order: its predicted latency.
   std::vector<double> stage_latency_ms;
+  int parts_checked = 0;          // IosOptions::check_part calls
+  bool stopped_by_check = false;  // one of them said to stop
 };
 
 StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& blocks,

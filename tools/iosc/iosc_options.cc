@@ -83,9 +83,10 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   app.add_flag("!--no-block-check", options->check_blocks,
-               "CPU profiling: do not run each searched block whole against its sequential "
-               "stages (by default a block measured faster op by op keeps the sequential "
-               "stages)");
+               "CPU profiling: do not run searched parts and blocks whole against their "
+               "sequential stages (by default the search stops once three parts it gave "
+               "concurrent stages save under --min-concurrency-gain, and a block measured "
+               "faster op by op keeps the sequential stages)");
   app.add_option("--min-concurrency-gain", options->min_concurrency_gain,
                  "CPU profiling: concurrent blocks must be measured to save this fraction of "
                  "the sequential latency, or the plan runs sequentially (concurrent plans run "
