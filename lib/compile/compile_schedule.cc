@@ -203,13 +203,17 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
     checked += part.bounds_checked;
     broken += part.bounds_broken;
   }
-  Report(options, 
-      "IOS search (%s, r=%d, s=%d, %s endings): %zu parts, %lld states, %lld transitions, "
-      "%lld distinct stages measured (%lld requests), %.3f s\n",
-      cost.Name().c_str(), options.max_units_per_group, options.max_groups_per_stage,
-      options.endings.c_str(), result.parts.size(), static_cast<long long>(states),
-      static_cast<long long>(transitions), static_cast<long long>(cost.distinct_measured()),
-      static_cast<long long>(cost.requests()), result.search_seconds);
+  // "; " rather than ", ": scripts/gpu/run_gpu_checks.py reads up to the next comma.
+  const std::string composed = cost.composed() > 0 ? "; " + std::to_string(cost.composed()) +
+                                                         " one-group stages summed from their units"
+                                                   : "";
+  Report(options,
+         "IOS search (%s, r=%d, s=%d, %s endings): %zu parts, %lld states, %lld transitions, "
+         "%lld distinct stages measured (%lld requests%s), %.3f s\n",
+         cost.Name().c_str(), options.max_units_per_group, options.max_groups_per_stage,
+         options.endings.c_str(), result.parts.size(), static_cast<long long>(states),
+         static_cast<long long>(transitions), static_cast<long long>(cost.distinct_measured()),
+         static_cast<long long>(cost.requests()), composed.c_str(), result.search_seconds);
   if (cost.BoundsStages())
     Report(options,
            "branch and bound: %lld transitions decided by a lower bound without measuring the "
