@@ -792,6 +792,64 @@ TEST(IosSchedulerTest, CheckPartSeesEachSearchedConcurrentPartAndCanStopTheSearc
   EXPECT_NE(failed.status().message().find("no device"), std::string::npos);
 }
 
+// The profiling budget stops the search as the check does, at the part where the latencies of
+// what it asked for say so: the same figures give the same stop, however they were obtained.
+TEST(IosSchedulerTest, ProfileBudgetStopsTheSearchWhereTheLatenciesSay) {
+  // Parts: three independent units; a chain of three; three independent units, twice.
+  const Edges edges = {{3, 4}, {4, 5}};
+  FakeModel m = MakeModel(12, edges, {3, 3, 3, 3});
+  WideCost cost;
+  IosOptions options = Options(Endings::kPaper, 3, 8);
+  IosSearchResult unbounded = RunIos(m, cost, options);
+  EXPECT_FALSE(unbounded.stopped_by_budget);
+  EXPECT_GT(unbounded.profile_estimate_s, 0);
+  EXPECT_DOUBLE_EQ(unbounded.predicted_latency_ms, 1 + 3 + 1 + 1);
+
+  // A budget of everything the search asks for is never passed.
+  options.profile_budget_s = unbounded.profile_estimate_s;
+  IosSearchResult within = RunIos(m, cost, options);
+  EXPECT_FALSE(within.stopped_by_budget);
+  EXPECT_DOUBLE_EQ(within.profile_estimate_s, unbounded.profile_estimate_s);
+
+  // The first part's stages pass a tiny one: the later parts run one unit per stage.
+  options.profile_budget_s = 1e-9;
+  IosSearchResult stopped = RunIos(m, cost, options);
+  EXPECT_TRUE(stopped.stopped_by_budget);
+  EXPECT_FALSE(stopped.stopped_by_check);
+  ASSERT_EQ(stopped.parts.size(), 4u);
+  EXPECT_FALSE(stopped.parts[0].unsearched_after_check);
+  EXPECT_GT(stopped.parts[0].transitions, 0);
+  for (size_t p = 1; p < 4; ++p) {
+    EXPECT_TRUE(stopped.parts[p].unsearched_after_check) << p;
+    EXPECT_EQ(stopped.parts[p].transitions, 0) << p;
+  }
+  EXPECT_DOUBLE_EQ(stopped.predicted_latency_ms, 1 + 9);
+  EXPECT_LT(stopped.profile_estimate_s, unbounded.profile_estimate_s);
+  ExpectValidIosSchedule(m, stopped.schedule, Endings::kPaper, 3, 8);
+
+  // The parts the check measures count too: both ways, twice (1 ms searched, 3 ms one unit at a
+  // time, for each of the three parts with a concurrent stage).
+  options.profile_budget_s = 0;
+  options.check_part = [](const PartCheck&) -> StatusOr<bool> { return true; };
+  IosSearchResult checked = RunIos(m, cost, options);
+  ASSERT_EQ(checked.parts_checked, 3);
+  EXPECT_NEAR(checked.profile_estimate_s - unbounded.profile_estimate_s,
+              kProfileRunsPerMeasurement * 3 * 2 * (1 + 3) / 1000.0, 1e-12);
+
+  // One-group stages that the source composes of their units measure nothing of their own.
+  class ComposingCost : public WideCost {
+   public:
+    bool ComposesOneGroupStages() const override { return true; }
+  } composing;
+  options.check_part = nullptr;
+  IosSearchResult composed = RunIos(m, composing, options);
+  EXPECT_DOUBLE_EQ(composed.predicted_latency_ms, unbounded.predicted_latency_ms);
+  EXPECT_LT(composed.profile_estimate_s, unbounded.profile_estimate_s);
+
+  options.profile_budget_s = -1;
+  EXPECT_FALSE(IosSchedule(m.graph, m.blocks, cost, options).ok());
+}
+
 struct HandCase {
   const char* name;
   int n;

@@ -36,6 +36,9 @@ struct CompileOptions {
   // The paper's pruning s (0 = unlimited); -1: 8, and at most the cores on "cpu".
   int max_groups_per_stage = -1;
   double search_budget_s = 0;    // 0 = no limit; past it, the rest of a block goes greedily
+  // On "cpu": seconds of stage measuring for the search, estimated from the stages' latencies
+  // (so a timing cache gives the same plan); past it the later parts run sequentially (0 = none).
+  double profile_budget_s = 40;
   std::string timing_cache_path;  // measured stage costs, read and written; "" = none
   bool strip_weights = false;     // a weight-stripped plan (SessionOptions::weights_model_path)
   std::function<void(const CompileProgress&)> progress;  // called as the search goes

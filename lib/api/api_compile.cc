@@ -26,6 +26,7 @@ PipelineOptions ToPipeline(const CompileOptions& options) {
                                         : (options.device == "cpu" ? std::min(8, cores) : 8);
   if (IsCudaDevice(options.device)) pipeline.profile_warmup = -1;  // the CUDA profiler's own
   pipeline.search_budget_s = options.search_budget_s;
+  pipeline.profile_budget_s = options.profile_budget_s;
   pipeline.timing_cache_path = options.timing_cache_path;
   pipeline.strip_weights = options.strip_weights;
   pipeline.keep_plan = true;

@@ -105,6 +105,7 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
   // which the ceiling does not bound, never pass the block check there (it cannot run them).
   if (options.check_blocks && cost.MeasuresBlocks())
     search.min_part_gain = options.min_concurrency_gain;
+  if (cost.MeasuresBlocks()) search.profile_budget_s = options.profile_budget_s;
   // And the search checks itself as it goes (SearchCheck, block_check.h).
   SearchCheck search_check(graph, cost, options.min_concurrency_gain);
   if (options.check_blocks && cost.MeasuresBlocks())
@@ -122,10 +123,12 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
       double greedy, PredictScheduleLatency(graph, blocks, greedy_schedule, cost, &greedy_stages));
   const bool concurrent_allowed = search.strategies != IosStrategies::kMergeOnly;
   // Not after the search stopped itself: the greedy stages are concurrent too, and the parts
-  // measured whole said that concurrency does not pay here.
-  const int greedy_blocks = concurrent_allowed && !result.stopped_by_check
-                                ? KeepGreedyWhereFaster(greedy_schedule, greedy_stages, &result)
-                                : 0;
+  // measured whole said that concurrency does not pay here, or the profiling budget is spent
+  // (the block check would measure the greedy blocks).
+  const int greedy_blocks =
+      concurrent_allowed && !result.stopped_by_check && !result.stopped_by_budget
+          ? KeepGreedyWhereFaster(greedy_schedule, greedy_stages, &result)
+          : 0;
   const double searched = result.predicted_latency_ms;  // before the block check changes it
   BlockCheck block_check;
   int dropped_blocks = 0;
@@ -194,6 +197,8 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
   stats.set_stage_cost_requests(cost.requests());
   stats.set_distinct_stages_measured(cost.distinct_measured());
   stats.set_unit_bounds_measured(cost.unit_bounds_measured());
+  stats.set_profile_estimate_s(result.profile_estimate_s);
+  stats.set_stopped_by_budget(result.stopped_by_budget);
 
   int64_t states = 0, transitions = 0, bounded = 0, checked = 0, broken = 0;
   for (const PartSearchStats& part : result.parts) {
@@ -242,6 +247,12 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
            search_check.measured(), search_check.ios_ms(), search_check.sequential_ms(),
            outcome.c_str());
   }
+  if (result.stopped_by_budget)
+    Report(options,
+           "profile budget: the stages measured came to --profile-budget %g s of measuring "
+           "(estimated from their latencies; %.0f s in all), so the search stopped and %d later "
+           "part(s) run their units one by one, unsearched\n",
+           options.profile_budget_s, result.profile_estimate_s, unsearched_after_check);
   Report(options, 
       "predicted latency (%s): %s %.3f ms, greedy %.3f ms, sequential %.3f ms "
       "(%.2fx over sequential, %.2fx over greedy)\n",

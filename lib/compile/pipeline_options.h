@@ -42,6 +42,11 @@ struct PipelineOptions {
   // With check_blocks: concurrent blocks must be measured to save at least this fraction of the
   // sequential latency, or the plan runs sequentially (block_check.h, DropConcurrentBlocks).
   double min_concurrency_gain = 0.05;
+  // Where the cost source measures blocks (the CPU profiler): IosOptions::profile_budget_s, the
+  // search's measuring time estimated from what it measured, past which the later parts run
+  // sequentially, unsearched (0 = none). 40 s keeps the four benchmark networks' CPU compiles at
+  // batch 8 to about a minute on 2 cores.
+  double profile_budget_s = 40;
   std::string slice_views = "on";  // zero-copy Concat/Split slices in the memory plan
   std::string in_place = "on";  // CPU plans: elementwise outputs over dying inputs (plan/in_place.h)
   // Tensor layouts: "auto" stores a CPU plan's conv outputs channels-last where this CPU's

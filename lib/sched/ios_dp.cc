@@ -82,6 +82,7 @@ StatusOr<double> StageTable::UnitAlone(int bit, int width) {
   if (std::isnan(by_width[width])) {
     IOS_ASSIGN_OR_RETURN(by_width[width],
                          source_.UnitAloneLatencyMs(graph_, units_, dag_.unit_of_bit[bit], width));
+    memo_.asked_ms += by_width[width];
   }
   return by_width[width];
 }
@@ -134,6 +135,10 @@ StatusOr<double> StageTable::Latency(uint64_t mask, StageStrategy strategy,
   if (!std::isnan(known[key])) return known[key];
   IOS_ASSIGN_OR_RETURN(double ms, Ask(Candidate(mask, strategy)));
   known[key] = ms;
+  // A one-group stage that the source composes of its units runs nothing of its own.
+  const bool composed = source_.ComposesOneGroupStages() && strategy != StageStrategy::kMerge &&
+                        num_groups == 1 && (mask & (mask - 1)) != 0;
+  if (!composed) memo_.asked_ms += ms;
   return ms;
 }
 

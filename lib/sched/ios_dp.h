@@ -110,6 +110,11 @@ struct StageMemo {
   StageMemo(const Graph& graph, const UnitGraph& units) { keyer.Bind(graph, units); }
   StageKeyer keyer;
   std::vector<double> latency_ms;  // by stage key; NaN = not asked yet
+  // The latencies of what the search asked the source to measure (stages, except one-group
+  // stages it composes of their units; units alone for the bounds), summed: what measuring took,
+  // in runs of those, the same whether the figures came from a timing cache or were measured
+  // now (IosOptions::profile_budget_s).
+  double asked_ms = 0;
 };
 
 // The cost of a stage S' of one part, by mask: asked of the memo (then the source) once per

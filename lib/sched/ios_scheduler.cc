@@ -49,6 +49,11 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// IosOptions::profile_budget_s's estimate of the measuring done so far.
+double ProfileEstimateS(const StageMemo& memo) {
+  return kProfileRunsPerMeasurement * memo.asked_ms / 1000;
+}
+
 std::vector<std::vector<UnitId>> SplitIntoPieces(const std::vector<UnitId>& units) {
   std::vector<std::vector<UnitId>> pieces;
   for (size_t begin = 0; begin < units.size(); begin += kMaxPartUnits) {
@@ -93,6 +98,8 @@ Status CheckOptions(const IosOptions& options) {
     return InvalidInput("IOS: bound_slack must be in [0, 1]");
   if (!(options.time_budget_s >= 0))
     return InvalidInput("IOS: the time budget must be >= 0 seconds (0 = none)");
+  if (!(options.profile_budget_s >= 0))
+    return InvalidInput("IOS: the profiling budget must be >= 0 seconds (0 = none)");
   return Status::Ok();
 }
 
@@ -142,6 +149,9 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
         StageTable table(graph, unit_graph, dag, cost, options.strategies, memo);
         std::vector<uint64_t> stage_masks;
         if (!out_of_time && deadline.Passed()) out_of_time = true;
+        if (!stopped && options.profile_budget_s > 0 &&
+            ProfileEstimateS(memo) > options.profile_budget_s)
+          stopped = result.stopped_by_budget = true;
         bool searched_here = false;  // the DP ran for this part
         if (out_of_time) {
           stats.fallback = kTimeBudgetFallback;
@@ -225,6 +235,7 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
             IOS_ASSIGN_OR_RETURN(bool search_on,
                                  options.check_part(PartCheck{searched_stages, sequential_stages,
                                                               part_ms, sequential_ms}));
+            memo.asked_ms += 2 * (part_ms + sequential_ms);
             if (!search_on) stopped = result.stopped_by_check = true;
           }
         }
@@ -243,6 +254,7 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
   }
   result.predicted_latency_ms = 0;
   for (double ms : result.stage_latency_ms) result.predicted_latency_ms += ms;
+  result.profile_estimate_s = ProfileEstimateS(memo);
   result.search_seconds = SecondsSince(start);
   return result;
 }

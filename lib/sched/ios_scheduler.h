@@ -87,7 +87,18 @@ struct IosOptions {
   // included. For a source whose stage costs may promise concurrency that whole runs do not
   // deliver (the CPU: SearchCheck, compile/block_check.h). May be empty.
   std::function<StatusOr<bool>(const PartCheck&)> check_part;
+  // Where the source measures stages (a profiler): seconds of measuring for the search,
+  // estimated as kProfileRunsPerMeasurement runs of everything it asked for (StageMemo::asked_ms,
+  // plus each part check_part measured, both ways and twice). Once past it, every later part
+  // runs its units one per stage, unsearched, as after a stop by check_part. The estimate comes
+  // from the latencies themselves, not the clock, so a recompilation from a timing cache stops
+  // at the same part and makes the same plan. 0 = none.
+  double profile_budget_s = 0;
 };
+
+// A profiler's runs per measurement: one or two warm-up runs and two or three samples (the CPU
+// profiler's counters: 3.3 runs per stage on RandWire at batch 8, 5.1 on NasNet).
+inline constexpr double kProfileRunsPerMeasurement = 4;
 
 struct PartSearchStats {
   int block = 0;
@@ -113,8 +124,8 @@ struct PartSearchStats {
   // was under the margin, so that the part runs its units one by one unsearched.
   double ceiling_ms = -1;
   bool no_room = false;
-  // IosOptions::check_part had stopped the search before this part: it runs its units one per
-  // stage, unsearched.
+  // IosOptions::check_part had stopped the search before this part, or profile_budget_s had
+  // run out: it runs its units one per stage, unsearched.
   bool unsearched_after_check = false;
 };
 
@@ -127,6 +138,10 @@ struct IosSearchResult {
   std::vector<double> stage_latency_ms;
   int parts_checked = 0;          // IosOptions::check_part calls
   bool stopped_by_check = false;  // one of them said to stop
+  // IosOptions::profile_budget_s: the estimate (of everything asked, at the end), and whether it
+  // ran out before some part.
+  double profile_estimate_s = 0;
+  bool stopped_by_budget = false;
 };
 
 StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& blocks,

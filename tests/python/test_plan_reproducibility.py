@@ -57,6 +57,26 @@ def main():
             plans.append((plan, made.stdout))
         tally.check("the second CPU compilation measures nothing new",
                     " 0 distinct stages measured" in plans[1][1], plans[1][1])
+        # A profiling budget stops the search where the latencies of what it measured say, not
+        # the clock: compiled again from the timing cache, nothing is measured and the plan is
+        # the same.
+        budget_cache = os.path.join(tmp, "budget.timings")
+        budgeted = []
+        for i in range(2):
+            plan = os.path.join(tmp, f"budget_{i}.iosplan")
+            made = run([args.iosc, model, "--device", "cpu", "--timing-cache", budget_cache,
+                        "-o", plan, "--progress", "off", "--profile-budget", "0.01"])
+            tally.check(f"--profile-budget 0.01: compile {i}", made.returncode == 0,
+                        made.stderr)
+            budgeted.append((plan, made.stdout))
+        tally.check("--profile-budget 0.01 stops the search",
+                    re.search(r"profile budget: .* [1-9]\d* later part\(s\) run their units",
+                              budgeted[0][1]) is not None, budgeted[0][1])
+        tally.check("... at the same part from the timing cache: nothing measured",
+                    " 0 distinct stages measured" in budgeted[1][1] and
+                    "profile budget:" in budgeted[1][1], budgeted[1][1])
+        tally.check("... and the same plan",
+                    open(budgeted[0][0], "rb").read() == open(budgeted[1][0], "rb").read())
         # The search's lower bounds (units measured alone) are in the cache too.
         tally.check("the CPU search skips stages by their lower bounds",
                     "branch and bound:" in plans[0][1], plans[0][1])

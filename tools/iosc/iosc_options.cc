@@ -87,6 +87,13 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
                "sequential stages (by default the search stops once three parts it gave "
                "concurrent stages save under --min-concurrency-gain, and a block measured "
                "faster op by op keeps the sequential stages)");
+  app.add_option("--profile-budget", options->profile_budget_s,
+                 "CPU profiling: seconds of stage measuring for the IOS search, estimated from "
+                 "the stages' own latencies so that a recompilation from the timing cache makes "
+                 "the same plan; past it the remaining parts run sequentially, unsearched "
+                 "(0 = no budget)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--min-concurrency-gain", options->min_concurrency_gain,
                  "CPU profiling: concurrent blocks must be measured to save this fraction of "
                  "the sequential latency, or the plan runs sequentially (concurrent plans run "
