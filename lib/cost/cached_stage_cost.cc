@@ -79,9 +79,7 @@ StatusOr<double> CachedStageCost::StageLatencyMs(const Graph& graph, const UnitG
                                                  const StageCandidate& stage) {
   ++requests_;
   keyer_.Bind(graph, units);
-  if (inner_.ComposesOneGroupStages() && stage.strategy != StageStrategy::kMerge &&
-      stage.groups.size() == 1 && stage.groups[0].size() > 1)
-    return ComposedLatencyMs(graph, units, stage.groups[0]);
+  if (ComposedOfUnits(inner_, stage)) return ComposedLatencyMs(graph, units, stage.groups[0]);
   return KeyedLatencyMs(graph, units, stage, keyer_.Key(stage));
 }
 

@@ -133,12 +133,11 @@ StatusOr<double> StageTable::Latency(uint64_t mask, StageStrategy strategy,
   if (static_cast<size_t>(key) >= known.size())
     known.resize(static_cast<size_t>(key) + 1, std::numeric_limits<double>::quiet_NaN());
   if (!std::isnan(known[key])) return known[key];
-  IOS_ASSIGN_OR_RETURN(double ms, Ask(Candidate(mask, strategy)));
+  const StageCandidate candidate = Candidate(mask, strategy);
+  IOS_ASSIGN_OR_RETURN(double ms, Ask(candidate));
   known[key] = ms;
   // A one-group stage that the source composes of its units runs nothing of its own.
-  const bool composed = source_.ComposesOneGroupStages() && strategy != StageStrategy::kMerge &&
-                        num_groups == 1 && (mask & (mask - 1)) != 0;
-  if (!composed) memo_.asked_ms += ms;
+  if (!ComposedOfUnits(source_, candidate)) memo_.asked_ms += ms;
   return ms;
 }
 

@@ -21,7 +21,8 @@
 //   ceiling_ms       what any schedule of the part could save (part_ceiling.h), -1 when not
 //                    measured; no_room when that is under IosOptions::min_part_gain;
 //   unsearched_after_check
-//                    IosOptions::check_part stopped the search at an earlier part.
+//                    IosOptions::check_part stopped the search at an earlier part, or
+//                    profile_budget_s ran out.
 // Strategies: kBoth measures the concurrent stage, and the merged one when CanMergeStage; it
 // keeps the concurrent one only if strictly cheaper (Algorithm 1, L30). kMergeOnly allows a stage
 // that cannot merge only when it is a single group (at most r units, run on one stream), so that
@@ -122,7 +123,6 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
   IosSearchResult result;
   result.schedule.kind = "ios";
   bool out_of_time = false;
-  bool stopped = false;  // by options.check_part
   SearchProgress progress;
   for (const Block& block : blocks.blocks)
     for (const BlockPart& part : block.parts)
@@ -149,9 +149,10 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
         StageTable table(graph, unit_graph, dag, cost, options.strategies, memo);
         std::vector<uint64_t> stage_masks;
         if (!out_of_time && deadline.Passed()) out_of_time = true;
-        if (!stopped && options.profile_budget_s > 0 &&
+        if (!result.stopped_by_check && options.profile_budget_s > 0 &&
             ProfileEstimateS(memo) > options.profile_budget_s)
-          stopped = result.stopped_by_budget = true;
+          result.stopped_by_budget = true;  // stays so: the estimate only grows
+        const bool stopped = result.stopped_by_check || result.stopped_by_budget;
         bool searched_here = false;  // the DP ran for this part
         if (out_of_time) {
           stats.fallback = kTimeBudgetFallback;
@@ -236,7 +237,7 @@ StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& 
                                  options.check_part(PartCheck{searched_stages, sequential_stages,
                                                               part_ms, sequential_ms}));
             memo.asked_ms += 2 * (part_ms + sequential_ms);
-            if (!search_on) stopped = result.stopped_by_check = true;
+            if (!search_on) result.stopped_by_check = true;
           }
         }
         stats.stages_measured = table.measured();

@@ -70,4 +70,11 @@ class StageCostSource {
   virtual std::string CountersText() const { return ""; }
 };
 
+// Whether `source` costs `stage` as the sum of its units' one-unit stages
+// (ComposesOneGroupStages): one group of several units, not a merge.
+inline bool ComposedOfUnits(const StageCostSource& source, const StageCandidate& stage) {
+  return source.ComposesOneGroupStages() && stage.strategy != StageStrategy::kMerge &&
+         stage.groups.size() == 1 && stage.groups[0].size() > 1;
+}
+
 }  // namespace ios
