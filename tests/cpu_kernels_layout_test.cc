@@ -212,13 +212,44 @@ TEST(CpuLayoutKernelTest, ConvAddsItsResidualInPlace) {
   }
 }
 
+struct PoolCase {
+  std::string name;
+  Dims x, kernel, strides, pads;
+  int64_t ceil_mode = 0;
+  Dims dilations = {};  // MaxPool's; none: 1
+};
+
+// MaxPool and AveragePool (both count_include_pad modes) of each case with X and Y stored in
+// `layout`, against the reference, at each vector width the kernels have that this CPU runs.
+void CheckWindowPools(std::mt19937& rng, const std::vector<PoolCase>& cases, Layout layout,
+                      const std::vector<int>& vector_widths) {
+  for (int vector_bytes : vector_widths) {  // 0: the CPU's own, the widest
+    if (vector_bytes > NativeVectorBytes()) continue;
+    LimitVectorBytesForTesting(vector_bytes);
+    for (const PoolCase& spec : cases) {
+      for (const char* op : {"MaxPool", "AveragePool"}) {
+        for (int64_t include_pad : {int64_t{0}, int64_t{1}}) {
+          const bool is_max = std::string(op) == "MaxPool";
+          if (is_max && include_pad == 1) continue;
+          SCOPED_TRACE(spec.name + " " + op + " include_pad " + std::to_string(include_pad) +
+                       " vector bytes " + std::to_string(NativeVectorBytes()));
+          OneNodeCase c(op, 13);
+          c.Input(RandomFloats(rng, spec.x)).Attr("kernel_shape", spec.kernel);
+          c.Attr("strides", spec.strides).Attr("pads", spec.pads);
+          c.Attr("ceil_mode", spec.ceil_mode);
+          if (is_max && !spec.dilations.empty()) c.Attr("dilations", spec.dilations);
+          if (!is_max) c.Attr("count_include_pad", include_pad);
+          c.Layouts({layout}, {layout});
+          c.Check(is_max ? kExact : kElementwise);
+        }
+      }
+    }
+  }
+  LimitVectorBytesForTesting(0);
+}
+
 TEST(CpuLayoutKernelTest, WindowPoolsOnChannelsLast) {
   std::mt19937 rng(12);
-  struct PoolCase {
-    std::string name;
-    Dims x, kernel, strides, pads;
-    int64_t ceil_mode = 0;
-  };
   const std::vector<PoolCase> cases = {
       {"3x3 s2", {1, 19, 17, 17}, {3, 3}, {2, 2}, {0, 0, 0, 0}},
       {"3x3 s1 pad 1", {2, 5, 9, 11}, {3, 3}, {1, 1}, {1, 1, 1, 1}},
@@ -228,28 +259,7 @@ TEST(CpuLayoutKernelTest, WindowPoolsOnChannelsLast) {
       {"3-D", {1, 4, 7, 8, 9}, {2, 3, 3}, {2, 2, 1}, {0, 1, 1, 1, 1, 0}},
       {"150 channels: two full blocks and a tail", {2, 150, 9, 8}, {3, 3}, {2, 2}, {1, 1, 1, 1}},
   };
-  // Each vector width the kernel has that this CPU runs (0: its own, the widest).
-  for (int vector_bytes : {0, 32, 16}) {
-    if (vector_bytes > NativeVectorBytes()) continue;
-    LimitVectorBytesForTesting(vector_bytes);
-    for (const PoolCase& spec : cases) {
-      for (const char* op : {"MaxPool", "AveragePool"}) {
-        for (int64_t include_pad : {int64_t{0}, int64_t{1}}) {
-          if (std::string(op) == "MaxPool" && include_pad == 1) continue;
-          SCOPED_TRACE(spec.name + " " + op + " include_pad " + std::to_string(include_pad) +
-                       " vector bytes " + std::to_string(NativeVectorBytes()));
-          OneNodeCase c(op, 13);
-          c.Input(RandomFloats(rng, spec.x)).Attr("kernel_shape", spec.kernel);
-          c.Attr("strides", spec.strides).Attr("pads", spec.pads);
-          c.Attr("ceil_mode", spec.ceil_mode);
-          if (std::string(op) == "AveragePool") c.Attr("count_include_pad", include_pad);
-          c.Layouts({kCL}, {kCL});
-          c.Check(std::string(op) == "MaxPool" ? kExact : kElementwise);
-        }
-      }
-    }
-  }
-  LimitVectorBytesForTesting(0);
+  CheckWindowPools(rng, cases, kCL, {0, 32, 16});
   // One side channels-last and the other not: the adapter.
   OneNodeCase mixed("MaxPool", 13);
   mixed.Input(RandomFloats(rng, {1, 6, 9, 9})).Attr("kernel_shape", Ints({3, 3}));
@@ -411,15 +421,84 @@ TEST(CpuLayoutKernelTest, OtherOpsRunBehindTheAdapter) {
   }
 }
 
-// Only the conv takes channels-blocked-8 tensors: every other kernel, even one that takes
-// channels-last ones, and the conv that would add a residual to a blocked output, run behind
-// the adapter.
+// The kernels that take channels-blocked-8 tensors as they are, all of them blocked: window and
+// global pools, activations, same-shape elementwise ops, channel Concat and Split.
+TEST(CpuLayoutKernelTest, KernelsOnChannelsBlocked8) {
+  std::mt19937 rng(23);
+  const std::vector<PoolCase> pools = {
+      {"3x3 s2", {1, 16, 17, 17}, {3, 3}, {2, 2}, {0, 0, 0, 0}},
+      {"3x3 s1 pad 1", {2, 24, 9, 11}, {3, 3}, {1, 1}, {1, 1, 1, 1}},
+      {"3x3 s2 pad 1 ceil", {2, 8, 10, 12}, {3, 3}, {2, 2}, {1, 1, 1, 1}, 1},
+      {"2x3 asymmetric pads ceil", {1, 32, 13, 11}, {2, 3}, {2, 3}, {0, 1, 1, 2}, 1},
+      {"3x3 dilated", {1, 16, 12, 13}, {3, 3}, {1, 2}, {2, 2, 2, 2}, 0, {2, 2}},
+      {"4x4 s3 ceil: windows past the input", {1, 8, 8, 8}, {4, 4}, {3, 3}, {0, 0, 0, 0}, 1},
+  };
+  CheckWindowPools(rng, pools, kB8, {0, 16});
+  for (const Dims& x : {Ints({1, 2048, 8, 8}), Ints({2, 16, 7, 3}), Ints({1, 8, 1, 1})}) {
+    for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
+      SCOPED_TRACE(std::string(op) + " " + DimsToString(x));
+      OneNodeCase c(op, 13);
+      c.Input(RandomFloats(rng, x));
+      c.Layouts({kB8}, {kRM});
+      c.Check(std::string(op) == "GlobalMaxPool" ? kExact : kElementwise);
+    }
+  }
+  for (const char* op : {"Relu", "Sigmoid"}) {
+    SCOPED_TRACE(op);
+    OneNodeCase c(op, 14);
+    c.Input(RandomFloats(rng, {2, 16, 5, 6}, -1.f, 1.f));
+    c.Layouts({kB8}, {kB8});
+    c.Check(kElementwise);
+  }
+  for (const char* op : {"Add", "Mul", "Max"}) {
+    SCOPED_TRACE(op);
+    OneNodeCase c(op, 14);
+    c.Input(RandomFloats(rng, {2, 16, 5, 6})).Input(RandomFloats(rng, {2, 16, 5, 6}));
+    c.Layouts({kB8, kB8}, {kB8});
+    c.Check(kElementwise);
+  }
+  {
+    OneNodeCase sum("Sum", 13);
+    for (int i = 0; i < 3; ++i) sum.Input(RandomFloats(rng, {1, 8, 4, 4}));
+    sum.Layouts({kB8, kB8, kB8}, {kB8});
+    sum.Check(kElementwise);
+  }
+  {
+    OneNodeCase c("Concat", 13);
+    for (int64_t channels : {8, 24, 16}) c.Input(RandomFloats(rng, {2, channels, 4, 5}));
+    c.Attr("axis", int64_t{1});
+    c.Layouts({kB8, kB8, kB8}, {kB8});
+    c.Check(kExact);
+    OneNodeCase split("Split", 13);
+    split.Input(RandomFloats(rng, {2, 32, 3, 4})).Constant(Tensor::FromInt64({8, 16, 8}, {3}));
+    split.Attr("axis", int64_t{1}).Outputs(3);
+    split.Layouts({kB8}, {kB8, kB8, kB8});
+    split.Check(kExact);
+  }
+}
+
+// Every other kernel, a kernel given a blocked tensor beside one of another layout, a
+// broadcasting elementwise op, and the conv that would add a residual to a blocked output, run
+// behind the adapter.
 TEST(CpuLayoutKernelTest, BlockedTensorsReachOtherKernelsThroughTheAdapter) {
   std::mt19937 rng(22);
   OneNodeCase relu("Relu", 14);
   relu.Input(RandomFloats(rng, {2, 16, 5, 6}, -1.f, 1.f));
-  relu.Layouts({kB8}, {kB8}, /*adapted=*/true);
+  relu.Layouts({kB8}, {kRM}, /*adapted=*/true);
   relu.Check(kExact);
+  OneNodeCase softmax("Softmax", 13);
+  softmax.Input(RandomFloats(rng, {1, 16, 3, 4})).Attr("axis", int64_t{1});
+  softmax.Layouts({kB8}, {kB8}, /*adapted=*/true);
+  softmax.Check(kElementwise);
+  OneNodeCase scale("Mul", 14);
+  scale.Input(RandomFloats(rng, {1, 16, 4, 4})).Input(RandomFloats(rng, {1, 16, 1, 1}));
+  scale.Layouts({kB8, kRM}, {kB8}, /*adapted=*/true);
+  scale.Check(kElementwise);
+  OneNodeCase concat("Concat", 13);
+  concat.Input(RandomFloats(rng, {1, 8, 3, 3})).Input(RandomFloats(rng, {1, 8, 3, 3}));
+  concat.Attr("axis", int64_t{1});
+  concat.Layouts({kB8, kCL}, {kB8}, /*adapted=*/true);
+  concat.Check(kExact);
   OneNodeCase pool("MaxPool", 12);
   pool.Input(RandomFloats(rng, {1, 8, 9, 9})).Attr("kernel_shape", Ints({3, 3}));
   pool.Layouts({kB8}, {kCL}, /*adapted=*/true);

@@ -30,6 +30,16 @@ AttributeMap Axis(int64_t axis) {
   return attrs;
 }
 
+// A sequential schedule of `graph`'s nodes in order, one per stage.
+Schedule OneNodePerStage(const Graph& graph) {
+  Schedule schedule;
+  schedule.kind = "sequential";
+  ScheduleBlock& block = schedule.blocks.emplace_back();
+  for (NodeId n = 0; n < static_cast<NodeId>(graph.nodes.size()); ++n)
+    block.stages.emplace_back().groups.push_back(ScheduleGroup{{n}});
+  return schedule;
+}
+
 TEST(CpuLayoutTest, ConvOutputsAndTheOpsBetweenThemAreChannelsLast) {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 8, 16, 16});
@@ -111,13 +121,7 @@ TEST(CpuLayoutTest, PlanRecordsLayoutsAndRefusesImpossibleOnes) {
   ValueId out = b.Conv(relu, 4, 1);
   Graph graph = b.Finish({out});
   ASSERT_EQ(AssignCpuLayouts(graph), 2);
-  Schedule schedule;
-  schedule.kind = "sequential";
-  ScheduleBlock& block = schedule.blocks.emplace_back();
-  for (NodeId n = 0; n < static_cast<NodeId>(graph.nodes.size()); ++n) {
-    ScheduleStage& stage = block.stages.emplace_back();
-    stage.groups.push_back(ScheduleGroup{{n}});
-  }
+  const Schedule schedule = OneNodePerStage(graph);
   StatusOr<MemoryPlan> memory = PlanMemory(graph, schedule, 256, true);
   ASSERT_TRUE(memory.ok()) << memory.status().message();
   PlanMetadata meta;
@@ -163,18 +167,18 @@ TEST(CpuLayoutTest, PlanRecordsLayoutsAndRefusesImpossibleOnes) {
           "unknown layout 7");
 }
 
-// Where oneDNN blocks spatial convs (AVX2), the values that pass only between dense 2-D spatial
-// convs, with whole blocks of 8 channels, are channels-blocked-8; any other consumer, producer
-// or channel count keeps them channels-last. The plan records them, and refuses one that cannot
-// be.
-TEST(CpuLayoutTest, ValuesBetweenSpatialConvsAreBlocked) {
+// Where oneDNN blocks spatial convs (AVX2), the values with whole blocks of 8 channels that pass
+// between dense 2-D convs (a 1x1 conv blocked on both sides or neither) are channels-blocked-8;
+// a grouped conv, another channel count, or an op that cannot take them keeps them
+// channels-last. The plan records them, and refuses one that cannot be.
+TEST(CpuLayoutTest, ValuesBetweenDenseConvsAreBlocked) {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 8, 16, 16});
   ValueId a = b.Conv(x, 16, 3, 1, 1, 1, "a");   // read by a 3x3 conv only
-  ValueId bb = b.Conv(a, 16, 3, 1, 1, 1, "b");  // read by a 1x1 conv
-  ValueId c = b.Conv(bb, 16, 1, 0, 1, 1, "c");  // made by a 1x1 conv
+  ValueId bb = b.Conv(a, 16, 3, 1, 1, 1, "b");  // read by a 1x1 conv that writes a blocked c
+  ValueId c = b.Conv(bb, 16, 1, 0, 1, 1, "c");  // made by that 1x1 conv, read by a 3x3 conv
   ValueId d = b.Conv(c, 12, 3, 1, 1, 1, "d");   // 12 channels
-  ValueId e = b.Conv(d, 16, 3, 1, 1, 1, "e");   // read by a conv and a Relu
+  ValueId e = b.Conv(d, 16, 3, 1, 1, 1, "e");   // read by a conv and a Relu to a graph output
   ValueId f = b.Conv(e, 16, 3, 1, 1, 1, "f");   // read by a grouped conv
   ValueId g = b.Conv(f, 16, 3, 1, 2, 1, "g");   // made by a grouped conv
   ValueId h = b.Conv(g, 16, 3, 1, 1, 1, "h");   // a graph output
@@ -182,22 +186,18 @@ TEST(CpuLayoutTest, ValuesBetweenSpatialConvsAreBlocked) {
   Graph graph = b.Finish({h, relu});
   const int count = AssignCpuLayouts(graph);
   EXPECT_EQ(count, 7);  // a to g, blocked or not
-  EXPECT_EQ(graph.values[a].layout, CpuBlocksSpatialConvs() ? kB8 : kCL);
-  for (ValueId v : {bb, c, d, e, f, g})
-    EXPECT_EQ(graph.values[v].layout, kCL) << graph.values[v].name;
+  for (ValueId v : {a, bb, c})
+    EXPECT_EQ(graph.values[v].layout, CpuBlocksSpatialConvs() ? kB8 : kCL) << graph.values[v].name;
+  for (ValueId v : {d, e, f, g}) EXPECT_EQ(graph.values[v].layout, kCL) << graph.values[v].name;
   EXPECT_EQ(graph.values[h].layout, kRM);  // graph outputs
   EXPECT_EQ(graph.values[relu].layout, kRM);
   if (!CpuBlocksSpatialConvs()) return;  // the rest is about a blocked value
   // --layout channels-last: none blocked.
   EXPECT_EQ(AssignCpuLayouts(graph, true, /*blocked=*/false), 7);
-  EXPECT_EQ(graph.values[a].layout, kCL);
+  for (ValueId v : {a, bb, c}) EXPECT_EQ(graph.values[v].layout, kCL);
   AssignCpuLayouts(graph);
 
-  Schedule schedule;
-  schedule.kind = "sequential";
-  ScheduleBlock& block = schedule.blocks.emplace_back();
-  for (NodeId n = 0; n < static_cast<NodeId>(graph.nodes.size()); ++n)
-    block.stages.emplace_back().groups.push_back(ScheduleGroup{{n}});
+  const Schedule schedule = OneNodePerStage(graph);
   StatusOr<MemoryPlan> memory = PlanMemory(graph, schedule, 256, true);
   ASSERT_TRUE(memory.ok()) << memory.status().message();
   StatusOr<plan::Plan> built = BuildPlan(graph, schedule, *memory, PlanMetadata());
@@ -218,6 +218,71 @@ TEST(CpuLayoutTest, ValuesBetweenSpatialConvsAreBlocked) {
               std::string::npos)
         << result.status().message();
   }
+}
+
+// An Inception module: the blocked layout runs from conv to conv through the pool, the Concat,
+// a same-shape Add and an activation, and at batch 1 the Concat's slices are views of its
+// blocked output, which the plan keeps. At batch 2 they would be strided views, which only
+// row-major tensors may be: the Concat copies.
+TEST(CpuLayoutTest, BlockedValuesRunThroughPoolsConcatsAndElementwiseOps) {
+  if (!CpuBlocksSpatialConvs()) GTEST_SKIP() << "oneDNN does not block spatial convs here";
+  for (int64_t batch : {1, 2}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    GraphBuilder b;
+    ValueId x = b.Input("x", {batch, 8, 12, 12});
+    ValueId stem = b.Conv(x, 16, 3, 1, 1, 1, "stem");
+    ValueId branch = b.Conv(stem, 16, 1, 0, 1, 1, "branch");
+    AttributeMap window;
+    window.Set("kernel_shape", std::vector<int64_t>{3, 3});
+    window.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
+    ValueId pool = b.Op("MaxPool", {stem}, window, "pool");
+    ValueId cat = b.Op("Concat", {branch, pool}, Axis(1), "cat");
+    ValueId left = b.Conv(cat, 16, 3, 1, 1, 1, "left");
+    ValueId right = b.Conv(cat, 16, 3, 1, 1, 1, "right");
+    ValueId sum = b.Op("Add", {left, right}, {}, "sum");
+    ValueId relu = b.Op("Relu", {sum}, {}, "relu");
+    // A per-channel scale broadcasts, which blocked tensors cannot: `scaled` and `relu2` stay
+    // channels-last, and so does `head` that reads it, a 1x1 conv to a graph output.
+    ValueId relu2 = b.Op("Relu", {b.Conv(relu, 16, 3, 1, 1, 1, "tail")}, {}, "relu2");
+    ValueId scale =
+        b.Constant("scale", Tensor::FromFloat(std::vector<float>(16, 0.5f), {1, 16, 1, 1}));
+    ValueId scaled = b.Op("Mul", {relu2, scale}, {}, "scaled");
+    ValueId head = b.Conv(scaled, 8, 1, 0, 1, 1, "head");
+    Graph graph = b.Finish({head});
+    AssignCpuLayouts(graph);
+    for (ValueId v : {stem, branch, pool, cat, left, right, sum, relu})
+      EXPECT_EQ(graph.values[v].layout, kB8) << graph.values[v].name;
+    for (ValueId v : {relu2, scaled}) EXPECT_EQ(graph.values[v].layout, kCL);
+
+    const std::vector<TensorView> views = FindSliceViews(graph);
+    EXPECT_EQ(views.size(), batch == 1 ? 2u : 0u);
+    const Schedule schedule = OneNodePerStage(graph);
+    StatusOr<MemoryPlan> memory = PlanMemory(graph, schedule, 256, true);
+    ASSERT_TRUE(memory.ok()) << memory.status().message();
+    int placed_views = 0;
+    for (const TensorPlacement& p : memory->placements) placed_views += p.view_of != kNoValue;
+    EXPECT_EQ(placed_views, static_cast<int>(views.size()));
+    StatusOr<plan::Plan> built = BuildPlan(graph, schedule, *memory, PlanMetadata());
+    ASSERT_TRUE(built.ok()) << built.status().message();
+    StatusOr<LoadedPlan> loaded = LoadPlan(built.value(), "test.iosplan");
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  }
+}
+
+// A 1x1 conv runs blocked only on both sides: one whose output must stay channels-last (it adds
+// a fused residual, or is read by an op that cannot take blocked tensors) keeps its input so.
+TEST(CpuLayoutTest, OneByOneConvsAreBlockedOnBothSidesOrNeither) {
+  if (!CpuBlocksSpatialConvs()) GTEST_SKIP() << "oneDNN does not block spatial convs here";
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 8, 10, 10});
+  ValueId a = b.Conv(x, 16, 3, 1, 1, 1, "a");
+  ValueId reduce = b.Conv(a, 16, 1, 0, 1, 1, "reduce");  // read by a Softmax
+  ValueId soft = b.Op("Softmax", {reduce}, Axis(1), "soft");
+  ValueId out = b.Conv(soft, 8, 3, 1, 1, 1, "out");
+  Graph graph = b.Finish({out});
+  AssignCpuLayouts(graph);
+  EXPECT_EQ(graph.values[reduce].layout, kCL);
+  EXPECT_EQ(graph.values[a].layout, kCL);
 }
 
 }  // namespace

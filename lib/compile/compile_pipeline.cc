@@ -277,8 +277,8 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
                       [](const Value& v) { return v.layout == Layout::kChannelsBlocked8; });
     if (channels_last)
       Report(options,
-             "layout: %d tensors channels-last (NHWC), %d of them between convs blocked (nChw8c), "
-             "the rest row-major\n",
+             "layout: %d tensors channels-last (NHWC), %d of them blocked (nChw8c), the rest "
+             "row-major\n",
              stored, static_cast<int>(blocked));
   }
 

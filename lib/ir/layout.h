@@ -4,8 +4,10 @@
 //   and constant;
 // - channels-last: N, spatial..., C (NHWC for images), for float32 values of rank 3 to 5 between
 //   ops whose CPU kernels take it (runtime/cpu/cpu_layout.h). oneDNN's fastest convolutions on
-//   AVX-512 read and write it, so keeping it between them saves a reorder at each end.
-// Both layouts hold the same bytes in all, so the memory plan sizes tensors alike.
+//   AVX-512 read and write it, so keeping it between them saves a reorder at each end;
+// - channels-blocked-8: oneDNN's nChw8c (N, C / 8, H, W, 8), for float32 [N, C, H, W] with C a
+//   multiple of 8 between the ops whose CPU kernels take it, where oneDNN's AVX2 convs want it.
+// All layouts hold the same bytes in all, so the memory plan sizes tensors alike.
 #pragma once
 
 #include <string>

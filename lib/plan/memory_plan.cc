@@ -416,8 +416,14 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
       return Internal(what + " is a view of a view (value " + std::to_string(p.view_of) + ")");
     const Value& view_value = graph.values[p.value];
     const Value& base_value = graph.values[p.view_of];
-    if (view_value.layout != Layout::kRowMajor || base_value.layout != Layout::kRowMajor)
-      return Internal(what + " or its base is channels-last; views are of row-major tensors only");
+    // Row-major, or contiguous channels-blocked-8 (plan/tensor_views.h).
+    const bool blocked = view_value.layout == Layout::kChannelsBlocked8 &&
+                         base_value.layout == Layout::kChannelsBlocked8 && p.pitch == 0;
+    if (!blocked &&
+        (view_value.layout != Layout::kRowMajor || base_value.layout != Layout::kRowMajor))
+      return Internal(what +
+                      " or its base is channels-last; views are of row-major tensors, or "
+                      "contiguous ones of blocked tensors, only");
     if (p.pitch != 0) {
       // Strided: the same batch, and the base's bytes per batch item between the slices.
       const bool batched = !view_value.dims.empty() && !base_value.dims.empty() &&

@@ -19,8 +19,10 @@ namespace ios {
 // weight-stripped plans (Plan.weights_stripped, Weight.derivation; a 3.0 reader refuses them as
 // truncated, since their weights lie outside the file); 4.0 tensor layouts (Tensor.layout: a
 // 3.x reader would read a channels-last tensor as row-major); 5.0 the channels-blocked-8 layout
-// (a 4.x reader would refuse it only as an unknown layout, not as a plan it is too old for).
-constexpr uint32_t kPlanFormatMajor = 5;
+// (a 4.x reader would refuse it only as an unknown layout, not as a plan it is too old for); 6.0
+// views of channels-blocked-8 tensors (a 5.x reader would refuse them as views of a tensor that
+// is not row-major, not as a plan it is too old for).
+constexpr uint32_t kPlanFormatMajor = 6;
 constexpr uint32_t kPlanFormatMinor = 0;
 constexpr uint32_t kOldestPlanFormatMajor = 1;
 

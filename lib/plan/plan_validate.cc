@@ -260,11 +260,18 @@ class Validator {
       if (placement.is_view() && (!InRange(placement.view_of()) || IsWeight(placement.view_of())))
         return Error(what + " is a view of tensor " + Str(placement.view_of()) +
                      ", which is not an arena tensor of the plan");
-      // A slice of a channels-last tensor is no byte range or batch-strided range.
-      if (placement.is_view() && (plan_.tensors(t).layout() != plan::ROW_MAJOR ||
-                                  plan_.tensors(placement.view_of()).layout() != plan::ROW_MAJOR))
-        return Error(what + " is a view of tensor " + Str(placement.view_of()) +
-                     ", but views are of row-major tensors only");
+      // A slice of a channels-last tensor is no byte range or batch-strided range; one of a
+      // channels-blocked-8 tensor is a byte range (plan/tensor_views.h), never a strided one.
+      if (placement.is_view()) {
+        const plan::Layout view = plan_.tensors(t).layout();
+        const plan::Layout base = plan_.tensors(placement.view_of()).layout();
+        const bool blocked = view == plan::CHANNELS_BLOCKED_8 && base == plan::CHANNELS_BLOCKED_8 &&
+                             placement.view_pitch() == 0;
+        if (!blocked && (view != plan::ROW_MAJOR || base != plan::ROW_MAJOR))
+          return Error(what + " is a view of tensor " + Str(placement.view_of()) +
+                       ", but views are of row-major tensors, or contiguous ones of blocked "
+                       "tensors, only");
+      }
       if (placement.view_pitch() < 0 || (placement.view_pitch() != 0 && !placement.is_view()))
         return Error(what + " has a view pitch of " + Str(placement.view_pitch()) +
                      " bytes, but only a view may have one, and not a negative one");

@@ -34,11 +34,19 @@ bool KernelsTakeStridedSlice(const Graph& graph, ValueId slice, NodeId slicing_o
   return true;
 }
 
+// An intermediate the memory planner may place inside another.
+bool IsIntermediate(const Value& value) {
+  return !value.constant && !value.is_graph_input && !value.is_graph_output && value.has_shape;
+}
+
 // Views are byte ranges (or batch-strided ones) of row-major tensors: a channel slice of a
-// channels-last tensor is neither.
-bool IsPlainIntermediate(const Value& value) {
-  return !value.constant && !value.is_graph_input && !value.is_graph_output && value.has_shape &&
-         value.layout == Layout::kRowMajor;
+// channels-last tensor is neither. A channel slice of a channels-blocked-8 tensor whose channels
+// are multiples of 8 (the only ones ir/layout.h blocks) is the row-major slice's bytes, but only
+// the conv's descriptor could give it a batch stride: blocked slices are views when contiguous.
+bool SliceLayoutsAllowView(const Value& whole, const Value& slice, bool contiguous) {
+  if (whole.layout != slice.layout) return false;
+  return whole.layout == Layout::kRowMajor ||
+         (whole.layout == Layout::kChannelsBlocked8 && contiguous);
 }
 
 // The slices of `node` (its inputs for Concat, its outputs for Split), and its whole.
@@ -123,7 +131,9 @@ std::vector<TensorView> FindSliceViews(const Graph& graph) {
     SliceOp op = SlicesOf(node);
     if (op.whole == kNoValue || op.slices.empty()) continue;
     const Value& whole = graph.values[op.whole];
-    if (!IsPlainIntermediate(whole) || role[op.whole] != Role::kNone) continue;
+    if (!IsIntermediate(whole) || whole.layout == Layout::kChannelsLast ||
+        role[op.whole] != Role::kNone)
+      continue;
     const int64_t axis = SliceAxis(node, whole.dims.size());
     if (axis < 0) continue;
     // Contiguous slices, else channel slices at batch > 1 that every kernel touching them can
@@ -147,7 +157,8 @@ std::vector<TensorView> FindSliceViews(const Graph& graph) {
       const bool sole_reader = node.op_type != "Concat" ||
                                (value.consumers.size() == 1 &&
                                 std::count(node.inputs.begin(), node.inputs.end(), slice) == 1);
-      if (role[slice] == Role::kNone && IsPlainIntermediate(value) && sole_reader &&
+      if (role[slice] == Role::kNone && IsIntermediate(value) &&
+          SliceLayoutsAllowView(whole, value, contiguous) && sole_reader &&
           value.dtype == whole.dtype && offset % kViewAlignment == 0 &&
           (contiguous || KernelsTakeStridedSlice(graph, slice, static_cast<NodeId>(n))))
         candidate.push_back({slice, op.whole, offset, pitch});

@@ -12,6 +12,9 @@
 //   use it, so a slice becomes a strided view only when every kernel that touches it does:
 //   TakesStridedBatchSlice is that contract, and both backends honour it (their kernel tables
 //   refuse a strided tensor anywhere else).
+// Slices and whole are row-major, or all channels-blocked-8 (CPU plans, ir/layout.h) and
+// contiguous: such a slice's channels are a multiple of 8, so it holds the row-major slice's
+// bytes. Channels-last slices are neither kind.
 //
 // A value becomes a view only when that is safe whatever the schedule: it is not a graph input,
 // graph output or constant; a Concat input has the Concat as its only consumer and appears in it

@@ -49,9 +49,9 @@
 // Depthwise and grouped convs keep NHWC: their tensors are large for their work, so the
 // reorders would cost a good part of what nChw8c saves (not measured on whole networks).
 // Channels-blocked-8 tensors (nChw8c, ir/layout.h) are the ones the layout assignment keeps
-// blocked between such spatial convs: a blocked side is given to oneDNN as it is, so that a
-// chain of them reorders only at its ends (oneDNN 2.6 has no AVX2 conv that mixes nChw8c and
-// NHWC, so a side stored otherwise is still reordered).
+// blocked between dense convs and the ops that take them (cpu_layout.h): a blocked side is given
+// to oneDNN as it is, so that a run of them reorders only at its ends (oneDNN 2.6 has no AVX2
+// conv that mixes nChw8c and NHWC, so a side stored otherwise is still reordered).
 // Measured on an AVX-512 machine (2 threads, MobileNetV2 at batch 1): 16.0 ms with the choice
 // above on row-major tensors, 8.5 ms with every conv blocked and its reorders, the reorders then
 // half of it.

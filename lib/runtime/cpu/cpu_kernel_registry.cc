@@ -28,12 +28,14 @@ std::optional<Layout> DistinctLayout(const TensorType& type, Layout layout) {
   return layout;
 }
 
-// Conv (its oneDNN descriptors say each tensor's layout) and the global pools (which read either
-// and write [N, C, 1, 1], the same bytes in both).
+// Conv (its oneDNN descriptors say each tensor's layout) and the global pools (which read any of
+// the three and write [N, C, 1, 1], the same bytes in all).
 bool TakesAnyLayouts(const CpuKernelContext&) { return true; }
 
-// One-input elementwise ops and window pools: every tensor that is stored differently in the two
-// layouts has the same one (constant inputs such as Clip's bounds are scalars).
+// One-input elementwise ops and window pools: every tensor that is stored differently in the
+// layouts has the same one (constant inputs such as Clip's bounds are scalars). Both kinds take
+// nChw8c too: the activations walk the bytes flat, and a blocked pool is a channels-last pool
+// of N * C / 8 items of 8 channels.
 bool TakesOneLayout(const CpuKernelContext& context) {
   std::optional<Layout> seen;
   auto same = [&](const TensorType& type, Layout layout) {
@@ -170,10 +172,6 @@ bool CpuKernelTakesLayouts(const CpuKernelContext& context) {
   if (!context.any_non_row_major()) return true;
   const FastKernelEntry* entry =
       context.node == nullptr ? nullptr : FindFastKernel(context.node->op_type);
-  // Only the conv gives oneDNN a blocked tensor's descriptor; every other kernel reads memory by
-  // element strides, which a blocked layout has none of.
-  if (context.any_channels_blocked() && context.node != nullptr && context.node->op_type != "Conv")
-    return false;
   return entry != nullptr && entry->takes_layouts != nullptr && entry->takes_layouts(context);
 }
 

@@ -1,5 +1,6 @@
 #include "runtime/cpu/cpu_layout.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,10 +66,9 @@ std::optional<dnnl::convolution_forward::primitive_desc> ProbeConv3x3(
   }
 }
 
-// A conv that oneDNN runs on blocked channels where it may choose (CpuBlocksSpatialConvs): dense
-// (group 1), 2-D, float32, with a spatial kernel. conv_cpu.cc reorders its channels-last
-// tensors into nChw8c and back.
-bool RunsOnBlockedChannels(const Graph& graph, const Node& node) {
+// A dense (group 1) 2-D float32 conv: oneDNN's AVX2 convs, 1x1 and spatial alike, run on nChw8c
+// tensors as they are.
+bool IsDense2dConv(const Graph& graph, const Node& node) {
   if (node.op_type != "Conv" || node.inputs.size() < 2 || node.inputs[0] == kNoValue ||
       node.inputs[1] == kNoValue)
     return false;
@@ -76,38 +76,90 @@ bool RunsOnBlockedChannels(const Graph& graph, const Node& node) {
   const Value& w = graph.values[node.inputs[1]];
   StatusOr<int64_t> group = node.attrs.GetInt("group", 1);
   return x.dtype == DType::kFloat32 && x.dims.size() == 4 && w.dims.size() == 4 && group.ok() &&
-         group.value() == 1 && w.dims[2] * w.dims[3] > 1;
+         group.value() == 1;
 }
 
-// Stores channels-blocked-8 the channels-last values that pass only between such convs: each
-// is the output of one (without a fused residual, which its kernel adds by element strides) and
-// only ever X of others. Both ends then run on it as it is, where each would reorder it.
+// Whether `conv` runs on `id` blocked as it is: as its X (read once, not also as weights, bias
+// or residual), or as its Y when it adds no fused residual (whose add walks element strides).
+bool ConvTakesBlocked(const Graph& graph, const Node& conv, ValueId id) {
+  if (!IsDense2dConv(graph, conv)) return false;
+  if (!conv.outputs.empty() && conv.outputs[0] == id) return !HasFusedResidual(conv);
+  if (conv.inputs[0] != id) return false;
+  return std::count(conv.inputs.begin(), conv.inputs.end(), id) == 1;
+}
+
+// Whether a conv has a 1x1 kernel. oneDNN's AVX2 1x1 conv runs NHWC on both sides, or nChw8c on
+// both: one side of each has it reorder the other, where both NHWC had none (ResNet-50's
+// bottlenecks, whose last conv adds the residual channels-last, ran 1.2-1.3x slower so).
+bool IsPointwiseConv(const Graph& graph, const Node& conv) {
+  const Value& w = graph.values[conv.inputs[1]];
+  for (size_t d = 2; d < w.dims.size(); ++d)
+    if (w.dims[d] != 1) return false;
+  return true;
+}
+
+// The values of `node` (inputs and outputs) that are stored channels-blocked-8.
+std::vector<ValueId> BlockedValuesOf(const Graph& graph, const Node& node) {
+  std::vector<ValueId> blocked;
+  auto add = [&](ValueId id) {
+    if (id != kNoValue && graph.values[id].layout == Layout::kChannelsBlocked8 &&
+        std::find(blocked.begin(), blocked.end(), id) == blocked.end())
+      blocked.push_back(id);
+  };
+  for (ValueId in : node.inputs) add(in);
+  for (ValueId out : node.outputs) add(out);
+  return blocked;
+}
+
+// Stores channels-blocked-8 the channels-last values whose producer and every consumer run on
+// them so: dense 2-D convs (ConvTakesBlocked), and the ops whose CPU kernels take nChw8c when
+// all their tensors are (activations, same-shape binary elementwise ops, window and global
+// pools, channel Concat and Split of multiple-of-8 slices: CpuKernelTakesLayouts); a 1x1 conv
+// has both or neither. Starting
+// from every candidate blocked, a node that cannot take its blocked tensors turns them back to
+// channels-last (a conv only the one it cannot take, since it reorders each side on its own),
+// until every node takes what it has. The values then form runs that reorder only where they
+// meet a channels-last op, as onnxruntime's NCHWc transformer keeps its layout.
 int AssignBlockedChannels(Graph& graph) {
   graph.RebuildUses();
-  // Only X: the conv's other inputs (weights, bias, residual) are read by element strides.
-  auto reads_only_as_x = [&](NodeId consumer, ValueId id) {
-    const Node& node = graph.nodes[consumer];
-    for (size_t i = 1; i < node.inputs.size(); ++i)
-      if (node.inputs[i] == id) return false;
-    return RunsOnBlockedChannels(graph, node);
-  };
-  int count = 0;
+  std::vector<NodeId> touching;  // the nodes that produce or read a candidate
+  std::vector<bool> seen(graph.nodes.size(), false);
   for (ValueId id = 0; id < static_cast<ValueId>(graph.values.size()); ++id) {
     Value& value = graph.values[id];
     if (value.layout != Layout::kChannelsLast || !HasChannelsBlocked8Form(value.dims) ||
         value.producer == kNoNode || value.consumers.empty())
       continue;
-    const Node& made_by = graph.nodes[value.producer];
-    if (made_by.outputs[0] != id || !RunsOnBlockedChannels(graph, made_by) ||
-        HasFusedResidual(made_by))
-      continue;
-    bool only_convs = true;
-    for (NodeId consumer : value.consumers)
-      only_convs = only_convs && reads_only_as_x(consumer, id);
-    if (!only_convs) continue;
     value.layout = Layout::kChannelsBlocked8;
-    ++count;
+    std::vector<NodeId> nodes = value.consumers;
+    nodes.push_back(value.producer);
+    for (NodeId n : nodes) {
+      if (seen[n]) continue;
+      seen[n] = true;
+      touching.push_back(n);
+    }
   }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (NodeId n : touching) {
+      const Node& node = graph.nodes[n];
+      const std::vector<ValueId> blocked = BlockedValuesOf(graph, node);
+      if (blocked.empty()) continue;
+      std::vector<ValueId> refused;
+      if (node.op_type == "Conv") {
+        for (ValueId id : blocked)
+          if (!ConvTakesBlocked(graph, node, id)) refused.push_back(id);
+        // A 1x1 conv's X and Y blocked together or not at all (IsPointwiseConv).
+        if (refused.empty() && blocked.size() == 1 && IsPointwiseConv(graph, node))
+          refused = blocked;
+      } else if (!CpuKernelTakesLayouts(MakeCpuKernelContext(graph, node))) {
+        refused = blocked;
+      }
+      for (ValueId id : refused) graph.values[id].layout = Layout::kChannelsLast;
+      changed = changed || !refused.empty();
+    }
+  }
+  int count = 0;
+  for (const Value& value : graph.values) count += value.layout == Layout::kChannelsBlocked8;
   return count;
 }
 

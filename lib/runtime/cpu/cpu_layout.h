@@ -30,11 +30,13 @@ bool CpuPrefersChannelsLast();
 // plan's dense spatial convs reorder into and out of oneDNN's layout (conv_cpu.cc).
 bool CpuBlocksSpatialConvs();
 
-// Where oneDNN blocks spatial convs' channels (CpuBlocksSpatialConvs), a channels-last value that
-// passes only from one dense 2-D spatial conv (without a fused residual) to others, as their X,
-// with a multiple of 8 channels, is stored channels-blocked-8 (nChw8c) instead: both ends then
-// run on it as it is rather than each reordering it (Inception V3's 1x7 -> 7x1 chains, the
-// stems' 3x3 convs).
+// Where oneDNN blocks spatial convs' channels (CpuBlocksSpatialConvs), the channels-last values
+// with a multiple of 8 channels whose producer and consumers all run on nChw8c as it is are
+// stored channels-blocked-8 instead: dense 2-D convs (as X, or as Y without a fused residual),
+// activations, same-shape binary elementwise ops, window and global pools, and channel Concat
+// and Split. A run of such ops then reorders only at its ends, where the conv at each end
+// reordered both its sides before (Inception V3's modules: 1x1 convs, pools and the Concat
+// between its spatial convs; onnxruntime keeps its NCHWc layout between the same ops).
 //
 // Sets every value's layout as above (row-major everywhere when `channels_last` is false, none
 // blocked when `blocked` is false) and returns how many values are not row-major.

@@ -15,6 +15,7 @@
 // Layouts (ir/layout.h): each tensor is walked with its layout's strides, the dims taken in the
 // order the output is stored, so that tensors stored alike channels-last are one flat loop too
 // and a [N,C,1,1] operand of a channels-last output is rows of "x[c] op s[c]" over the pixels.
+// Channels-blocked-8 tensors take part only all of one shape (AllBlockedSameShape).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -250,9 +251,21 @@ class ElementwiseCpuKernel : public CpuKernel {
   int64_t out_count_;
 };
 
+// nChw8c has no element strides, but tensors of one shape all stored so hold their elements in
+// the same order: the op is then the row-major one on the same bytes.
+bool AllBlockedSameShape(const CpuKernelContext& context) {
+  if (context.output_types.empty()) return false;
+  const Dims& out = context.output_types[0].dims;
+  for (size_t i = 0; i < context.input_types.size(); ++i)
+    if (context.input_types[i].dims != out || context.input_layout(i) != Layout::kChannelsBlocked8)
+      return false;
+  return context.output_layout(0) == Layout::kChannelsBlocked8;
+}
+
 }  // namespace
 
 bool ElementwiseTakesLayouts(const CpuKernelContext& context) {
+  if (context.any_channels_blocked()) return AllBlockedSameShape(context);
   if (context.input_types.size() != 1 || context.output_types.empty()) return true;
   const Dims& dims = context.output_types[0].dims;
   return context.input_layout(0) == context.output_layout(0) || ChannelsLastIsRowMajor(dims);
@@ -270,12 +283,18 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateElementwiseCpuKernel(const CpuKernelC
 
   // Plan each step (step 0: inputs 0 and 1; step i: the output so far and input i + 1).
   const NodeBatchStrides& batch = context.batch_strides;
+  const bool blocked = context.any_channels_blocked();
+  if (blocked && (batch.any() || !AllBlockedSameShape(context)))
+    return Internal(node.op_type + " '" + node.name +
+                    "': blocked tensors must all be dense and of the output's shape");
+  // Blocked tensors of one shape: walked as row-major (AllBlockedSameShape).
+  auto layout = [&](Layout stored) { return blocked ? Layout::kRowMajor : stored; };
   auto input = [&](size_t i) {
-    return Stored(context.input_types[i].dims, context.input_layout(i),
+    return Stored(context.input_types[i].dims, layout(context.input_layout(i)),
                   i < batch.inputs.size() ? batch.inputs[i] : 0);
   };
   const StridedDims stored_out =
-      Stored(out, context.output_layout(0), batch.outputs.empty() ? 0 : batch.outputs[0]);
+      Stored(out, layout(context.output_layout(0)), batch.outputs.empty() ? 0 : batch.outputs[0]);
   if (count == 1 && (batch.any() || !ElementwiseTakesLayouts(context)))
     return Internal("a one-input " + node.op_type + " cannot copy a strided view or a reorder");
   std::vector<BroadcastPlan> plans;

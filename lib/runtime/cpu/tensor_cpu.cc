@@ -152,7 +152,8 @@ class CopyCpuKernel : public CpuKernel {
 // same bytes. With partial views the op then copies only the other slices.
 //
 // Channels-last tensors (ir/layout.h) are rows of pixels, C values each: a channel concat of
-// them is a concat of those rows, outer = N * spatial and a part's chunk its channels.
+// them is a concat of those rows, outer = N * spatial and a part's chunk its channels. A channel
+// concat of nChw8c tensors of multiple-of-8 channels copies the same bytes as the row-major one.
 
 // Byte offset of each part within one outer index of the whole.
 std::vector<size_t> PartOffsets(const std::vector<size_t>& chunks) {
@@ -403,13 +404,17 @@ bool ConcatSplitTakesLayouts(const CpuKernelContext& context) {
   StatusOr<AxisParts> parts = is_concat ? ParseConcat(InputsOf(context), whole.dims)
                                         : ParseSplit(InputsOf(context), context.output_types);
   if (!parts.ok() || parts->axis != 1) return false;
-  // Every slice and the whole channels-last (an omitted Split output does not count).
-  if ((is_concat ? context.output_layout(0) : context.input_layout(0)) != Layout::kChannelsLast)
-    return false;
+  // Every slice and the whole in one layout, channels-last or blocked (an omitted Split output
+  // does not count). Channel slices of nChw8c tensors whose channels are multiples of 8 are the
+  // byte ranges of the row-major ones, so that the row-major copy does the job.
+  const Layout layout = is_concat ? context.output_layout(0) : context.input_layout(0);
+  if (layout == Layout::kRowMajor) return false;
+  if (layout == Layout::kChannelsBlocked8 && !HasChannelsBlocked8Form(whole.dims)) return false;
   for (size_t i = 0; i < slices.size(); ++i) {
     if (slices[i].dtype == DType::kUndefined) continue;
-    const Layout layout = is_concat ? context.input_layout(i) : context.output_layout(i);
-    if (layout != Layout::kChannelsLast) return false;
+    if ((is_concat ? context.input_layout(i) : context.output_layout(i)) != layout) return false;
+    if (layout == Layout::kChannelsBlocked8 && !HasChannelsBlocked8Form(slices[i].dims))
+      return false;
   }
   return true;
 }
