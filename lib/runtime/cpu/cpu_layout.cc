@@ -115,11 +115,11 @@ std::vector<ValueId> BlockedValuesOf(const Graph& graph, const Node& node) {
 // them so: dense 2-D convs (ConvTakesBlocked), and the ops whose CPU kernels take nChw8c when
 // all their tensors are (activations, same-shape binary elementwise ops, window and global
 // pools, channel Concat and Split of multiple-of-8 slices: CpuKernelTakesLayouts); a 1x1 conv
-// has both or neither. Starting
-// from every candidate blocked, a node that cannot take its blocked tensors turns them back to
-// channels-last (a conv only the one it cannot take, since it reorders each side on its own),
-// until every node takes what it has. The values then form runs that reorder only where they
-// meet a channels-last op, as onnxruntime's NCHWc transformer keeps its layout.
+// has both or neither. Starting from every candidate blocked, a node that cannot take its
+// blocked tensors turns them back to channels-last (a conv only the one it cannot take, since
+// it reorders each side on its own), until every node takes what it has. The values then form
+// runs that reorder only where they meet a channels-last op, as onnxruntime's NCHWc transformer
+// keeps its layout.
 int AssignBlockedChannels(Graph& graph) {
   graph.RebuildUses();
   std::vector<NodeId> touching;  // the nodes that produce or read a candidate

@@ -1,12 +1,12 @@
 // MaxPool, AveragePool (both count_include_pad modes, ceil_mode, dilations), GlobalAveragePool
 // and GlobalMaxPool on float32 NC[D]HW (1-D, 2-D and 3-D pools are 3-D pools with unit dims).
 //
-// Own loops rather than oneDNN: the output buffer is plain NCHW (oneDNN's fast pools want
-// blocked layouts), and onnxruntime's count_include_pad divisor with ceil_mode (taps in
-// [-pad_begin, in + pad_end), not the whole window) has no oneDNN equivalent. Each axis gets a
-// table, per output index, of the kernel taps inside the input, so the inner loops carry no
-// bounds checks. Planes (N*C) are split over the threads. X and Y may be strided views
-// (plan/tensor_views.h): a plane's offset then uses the view's batch stride.
+// Own loops rather than oneDNN: most tensors are plain NCHW or NHWC (oneDNN's fast pools want
+// blocked layouts, which only some CPU plans have), and onnxruntime's count_include_pad divisor
+// with ceil_mode (taps in [-pad_begin, in + pad_end), not the whole window) has no oneDNN
+// equivalent. Each axis gets a table, per output index, of the kernel taps inside the input, so
+// the inner loops carry no bounds checks. Planes (N*C) are split over the threads. X and Y may
+// be strided views (plan/tensor_views.h): a plane's offset then uses the view's batch stride.
 //
 // Channels-last X and Y (ir/layout.h, both or neither: the registry's rule) take the same tables
 // with output pixels split over the threads and the channels, contiguous, as the inner loop.
