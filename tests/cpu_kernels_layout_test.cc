@@ -170,8 +170,9 @@ TEST(CpuLayoutKernelTest, ConvAddsItsResidualInEveryLayout) {
   struct Case {
     Layout x, residual, y;
   };
+  // Blocked: the residual and Y both (the 12 channels of X have no blocked form).
   const std::vector<Case> cases = {{kCL, kCL, kCL}, {kCL, kRM, kCL}, {kRM, kRM, kRM},
-                                   {kCL, kCL, kRM}, {kRM, kCL, kRM}};
+                                   {kCL, kCL, kRM}, {kRM, kCL, kRM}, {kCL, kB8, kB8}};
   for (const Case& layouts : cases) {
     for (bool bias : {true, false}) {
       for (int64_t k : {int64_t{1}, int64_t{3}}) {
@@ -194,7 +195,7 @@ TEST(CpuLayoutKernelTest, ConvAddsItsResidualInEveryLayout) {
 // and without a bias and a fused activation.
 TEST(CpuLayoutKernelTest, ConvAddsItsResidualInPlace) {
   std::mt19937 rng(19);
-  for (Layout layout : {kCL, kRM}) {
+  for (Layout layout : {kCL, kRM, kB8}) {
     for (bool bias : {true, false}) {
       for (int64_t k : {int64_t{1}, int64_t{3}}) {
         for (bool relu : {true, false}) {
@@ -203,7 +204,8 @@ TEST(CpuLayoutKernelTest, ConvAddsItsResidualInPlace) {
           const int64_t batch = RandomInt(rng, 1, 3);
           OneNodeCase c = ResidualConv(rng, batch, k, bias);
           if (relu) c.Fused(ActivationKind::kRelu);
-          c.Layouts({layout, kRM, kRM, layout}, {layout});
+          // X's 12 channels have no blocked form: channels-last beside a blocked Y.
+          c.Layouts({layout == kB8 ? kCL : layout, kRM, kRM, layout}, {layout});
           c.OutputOver(3);
           c.Check(DotTolerance(12 * k * k));
         }

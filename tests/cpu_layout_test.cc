@@ -1,17 +1,19 @@
 // The CPU plan's layout assignment (runtime/cpu/cpu_layout.h) on small graphs, and what the rest
 // of the pipeline does with its answer: the memory plan makes no views of channels-last tensors,
 // the plan records and restores the layouts, and the validator refuses layouts that cannot be.
+#include "runtime/cpu/cpu_layout.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "ir/fused_activation.h"
 #include "layout_shorthands.h"
 #include "plan/memory_plan.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_loader.h"
 #include "plan/tensor_views.h"
-#include "runtime/cpu/cpu_layout.h"
 #include "sched/schedule.h"
 #include "test_graph_builder.h"
 
@@ -283,6 +285,39 @@ TEST(CpuLayoutTest, OneByOneConvsAreBlockedOnBothSidesOrNeither) {
   AssignCpuLayouts(graph);
   EXPECT_EQ(graph.values[reduce].layout, kCL);
   EXPECT_EQ(graph.values[a].layout, kCL);
+}
+
+// A bottleneck whose last 1x1 conv adds the block's input (a fused residual, as
+// passes/fuse_residual_add.h leaves ResNet's): blocked throughout, the residual with the output
+// it is added to. Where the residual must stay channels-last (a Softmax reads it too), so does
+// that output, and so does the 1x1 conv's input, pair by pair.
+TEST(CpuLayoutTest, ResidualConvsAreBlockedWithTheirResidual) {
+  if (!CpuBlocksSpatialConvs()) GTEST_SKIP() << "oneDNN does not block spatial convs here";
+  for (bool residual_read_elsewhere : {false, true}) {
+    SCOPED_TRACE(residual_read_elsewhere ? "residual also read by a Softmax" : "ResNet's");
+    GraphBuilder b;
+    ValueId x = b.Input("x", {1, 8, 10, 10});
+    ValueId stem = b.Conv(x, 16, 3, 1, 1, 1, "stem");
+    ValueId reduce = b.Conv(stem, 16, 1, 0, 1, 1, "reduce");
+    ValueId spatial = b.Conv(reduce, 16, 3, 1, 1, 1, "spatial");
+    ValueId expand = b.Conv(spatial, 16, 1, 0, 1, 1, "expand");
+    Node& fused = b.graph().nodes.back();  // expand's
+    ASSERT_EQ(fused.outputs[0], expand);
+    fused.inputs.push_back(stem);
+    fused.attrs.Set(kFusedResidualAttr, int64_t{1});
+    ValueId out = b.Conv(expand, 8, 3, 1, 1, 1, "out");
+    std::vector<ValueId> outputs = {out};
+    if (residual_read_elsewhere) outputs.push_back(b.Op("Softmax", {stem}, Axis(1), "soft"));
+    Graph graph = b.Finish(outputs);
+    AssignCpuLayouts(graph);
+    if (!residual_read_elsewhere) {
+      for (ValueId v : {stem, reduce, spatial, expand})
+        EXPECT_EQ(graph.values[v].layout, kB8) << graph.values[v].name;
+    } else {  // stem, so expand, so spatial (its 1x1 X), and reduce (its 1x1 Y, from stem)
+      for (ValueId v : {stem, reduce, spatial, expand})
+        EXPECT_EQ(graph.values[v].layout, kCL) << graph.values[v].name;
+    }
+  }
 }
 
 }  // namespace

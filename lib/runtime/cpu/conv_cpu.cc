@@ -244,9 +244,14 @@ class ConvCpuKernel : public CpuKernel {
       }));
     }
     if (setup_.has_residual && !v->post_ops_fused) {
-      Dims y_strides = LayoutStrides(setup_.dst, setup_.dst_layout);
+      // Both blocked (a dense Y: blocked tensors are never strided views): flat, as row-major.
+      auto strided = [&](Layout layout) {
+        return layout == Layout::kChannelsBlocked8 ? Layout::kRowMajor : layout;
+      };
+      Dims y_strides = LayoutStrides(setup_.dst, strided(setup_.dst_layout));
       if (setup_.dst_batch_stride != 0) y_strides[0] = setup_.dst_batch_stride;
-      AddResidual(setup_.dst, y_strides, y, LayoutStrides(setup_.dst, setup_.residual_layout),
+      AddResidual(setup_.dst, y_strides, y,
+                  LayoutStrides(setup_.dst, strided(setup_.residual_layout)),
                   static_cast<const float*>(residual), threads);
     }
     if (!setup_.act_fused || !v->post_ops_fused) {
@@ -492,10 +497,11 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateConvCpuKernel(const CpuKernelContext&
     if (setup.residual_layout == Layout::kRowMajor && ChannelsLastIsRowMajor(setup.dst) &&
         setup.dst_layout == Layout::kChannelsLast)
       setup.residual_layout = setup.dst_layout;  // the same bytes either way
-    // AddResidual walks element strides, which blocked tensors have none of; the layout
-    // assignment never blocks a residual conv's tensors, so the reference runs any other plan.
-    if (setup.residual_layout == Layout::kChannelsBlocked8 ||
-        setup.dst_layout == Layout::kChannelsBlocked8)
+    // AddResidual walks element strides, which blocked tensors have none of, but a blocked
+    // residual and Y hold their elements in one order (added as flat arrays); the layout
+    // assignment blocks both or neither, so the reference runs any other plan.
+    if ((setup.residual_layout == Layout::kChannelsBlocked8) !=
+        (setup.dst_layout == Layout::kChannelsBlocked8))
       return std::unique_ptr<CpuKernel>();
   }
   setup.macs = NumElements(setup.dst) * NumElements(w.dims) / out_channels;

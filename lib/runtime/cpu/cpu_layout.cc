@@ -79,23 +79,42 @@ bool IsDense2dConv(const Graph& graph, const Node& node) {
          group.value() == 1;
 }
 
-// Whether `conv` runs on `id` blocked as it is: as its X (read once, not also as weights, bias
-// or residual), or as its Y when it adds no fused residual (whose add walks element strides).
+// Whether `conv` runs on `id` blocked as it is: as its X or its fused residual (each read once,
+// not also as another input), or as its Y.
 bool ConvTakesBlocked(const Graph& graph, const Node& conv, ValueId id) {
   if (!IsDense2dConv(graph, conv)) return false;
-  if (!conv.outputs.empty() && conv.outputs[0] == id) return !HasFusedResidual(conv);
-  if (conv.inputs[0] != id) return false;
+  if (!conv.outputs.empty() && conv.outputs[0] == id) return true;
+  const bool residual = HasFusedResidual(conv) && conv.inputs.size() > 3 && conv.inputs[3] == id;
+  if (conv.inputs[0] != id && !residual) return false;
   return std::count(conv.inputs.begin(), conv.inputs.end(), id) == 1;
 }
 
 // Whether a conv has a 1x1 kernel. oneDNN's AVX2 1x1 conv runs NHWC on both sides, or nChw8c on
 // both: one side of each has it reorder the other, where both NHWC had none (ResNet-50's
-// bottlenecks, whose last conv adds the residual channels-last, ran 1.2-1.3x slower so).
+// bottlenecks ran 1.2-1.3x slower with their 1x1 convs' inputs blocked and outputs not).
 bool IsPointwiseConv(const Graph& graph, const Node& conv) {
   const Value& w = graph.values[conv.inputs[1]];
   for (size_t d = 2; d < w.dims.size(); ++d)
     if (w.dims[d] != 1) return false;
   return true;
+}
+
+// For a dense conv all of whose blocked values it takes (ConvTakesBlocked): the one of a pair
+// that must be blocked together or not at all, blocked without the other. The pairs: a 1x1
+// conv's X and Y (IsPointwiseConv), and a fused residual and Y (the residual is added in Y's
+// layout: a sum post-op in place, a binary one, or the kernel's flat add after it).
+std::vector<ValueId> UnpairedBlocked(const Graph& graph, const Node& conv) {
+  std::vector<ValueId> unpaired;
+  auto blocked = [&](ValueId id) {
+    return id != kNoValue && graph.values[id].layout == Layout::kChannelsBlocked8;
+  };
+  auto pair = [&](ValueId a, ValueId b) {
+    if (blocked(a) != blocked(b)) unpaired.push_back(blocked(a) ? a : b);
+  };
+  const ValueId y = conv.outputs.empty() ? kNoValue : conv.outputs[0];
+  if (IsPointwiseConv(graph, conv)) pair(conv.inputs[0], y);
+  if (HasFusedResidual(conv) && conv.inputs.size() > 3) pair(conv.inputs[3], y);
+  return unpaired;
 }
 
 // The values of `node` (inputs and outputs) that are stored channels-blocked-8.
@@ -112,14 +131,13 @@ std::vector<ValueId> BlockedValuesOf(const Graph& graph, const Node& node) {
 }
 
 // Stores channels-blocked-8 the channels-last values whose producer and every consumer run on
-// them so: dense 2-D convs (ConvTakesBlocked), and the ops whose CPU kernels take nChw8c when
-// all their tensors are (activations, same-shape binary elementwise ops, window and global
-// pools, channel Concat and Split of multiple-of-8 slices: CpuKernelTakesLayouts); a 1x1 conv
-// has both or neither. Starting from every candidate blocked, a node that cannot take its
-// blocked tensors turns them back to channels-last (a conv only the one it cannot take, since
-// it reorders each side on its own), until every node takes what it has. The values then form
-// runs that reorder only where they meet a channels-last op, as onnxruntime's NCHWc transformer
-// keeps its layout.
+// them so: dense 2-D convs (ConvTakesBlocked, UnpairedBlocked), and the ops whose CPU kernels
+// take nChw8c when all their tensors are (activations, same-shape binary elementwise ops, window
+// and global pools, channel Concat and Split of multiple-of-8 slices: CpuKernelTakesLayouts).
+// Starting from every candidate blocked, a node that cannot take its blocked tensors turns them
+// back to channels-last (a conv only those it cannot take, since it reorders each side on its
+// own), until every node takes what it has. The values then form runs that reorder only where
+// they meet a channels-last op, as onnxruntime's NCHWc transformer keeps its layout.
 int AssignBlockedChannels(Graph& graph) {
   graph.RebuildUses();
   std::vector<NodeId> touching;  // the nodes that produce or read a candidate
@@ -148,9 +166,7 @@ int AssignBlockedChannels(Graph& graph) {
       if (node.op_type == "Conv") {
         for (ValueId id : blocked)
           if (!ConvTakesBlocked(graph, node, id)) refused.push_back(id);
-        // A 1x1 conv's X and Y blocked together or not at all (IsPointwiseConv).
-        if (refused.empty() && blocked.size() == 1 && IsPointwiseConv(graph, node))
-          refused = blocked;
+        if (refused.empty()) refused = UnpairedBlocked(graph, node);
       } else if (!CpuKernelTakesLayouts(MakeCpuKernelContext(graph, node))) {
         refused = blocked;
       }
