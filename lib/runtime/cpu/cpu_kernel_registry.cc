@@ -34,8 +34,7 @@ bool TakesAnyLayouts(const CpuKernelContext&) { return true; }
 
 // One-input elementwise ops and window pools: every tensor that is stored differently in the
 // layouts has the same one (constant inputs such as Clip's bounds are scalars). Both kinds take
-// nChw8c too: the activations walk the bytes flat, and a blocked pool is a channels-last pool
-// of N * C / 8 items of 8 channels.
+// nChw8c too: the activations walk the bytes flat, and the pools have loops for blocked planes.
 bool TakesOneLayout(const CpuKernelContext& context) {
   std::optional<Layout> seen;
   auto same = [&](const TensorType& type, Layout layout) {

@@ -32,11 +32,12 @@ bool CpuBlocksSpatialConvs();
 
 // Where oneDNN blocks spatial convs' channels (CpuBlocksSpatialConvs), the channels-last values
 // with a multiple of 8 channels whose producer and consumers all run on nChw8c as it is are
-// stored channels-blocked-8 instead: dense 2-D convs (as X, or as Y without a fused residual),
-// activations, same-shape binary elementwise ops, window and global pools, and channel Concat
-// and Split. A run of such ops then reorders only at its ends, where the conv at each end
-// reordered both its sides before (Inception V3's modules: 1x1 convs, pools and the Concat
-// between its spatial convs; onnxruntime keeps its NCHWc layout between the same ops).
+// stored channels-blocked-8 instead: dense 2-D convs (as X, Y or fused residual; a 1x1 conv's X
+// and Y, and a fused residual and the Y it is added to, both or neither), activations,
+// same-shape binary elementwise ops, window and global pools, and channel Concat and Split. A
+// run of such ops then reorders only at its ends, where the conv at each end reordered both its
+// sides before (Inception V3's modules: 1x1 convs, pools and the Concat between its spatial
+// convs; ResNet's bottlenecks; onnxruntime keeps its NCHWc layout between the same ops).
 //
 // Sets every value's layout as above (row-major everywhere when `channels_last` is false, none
 // blocked when `blocked` is false) and returns how many values are not row-major.
