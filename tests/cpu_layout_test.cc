@@ -243,8 +243,8 @@ TEST(CpuLayoutTest, BlockedValuesRunThroughPoolsConcatsAndElementwiseOps) {
     ValueId right = b.Conv(cat, 16, 3, 1, 1, 1, "right");
     ValueId sum = b.Op("Add", {left, right}, {}, "sum");
     ValueId relu = b.Op("Relu", {sum}, {}, "relu");
-    // A per-channel scale broadcasts, which blocked tensors cannot: `scaled` and `relu2` stay
-    // channels-last, and so does `head` that reads it, a 1x1 conv to a graph output.
+    // A per-channel scale broadcasts, which blocked tensors cannot: `scaled`, `relu2` and the
+    // output of the `tail` conv that `relu2` reads stay channels-last.
     ValueId relu2 = b.Op("Relu", {b.Conv(relu, 16, 3, 1, 1, 1, "tail")}, {}, "relu2");
     ValueId scale =
         b.Constant("scale", Tensor::FromFloat(std::vector<float>(16, 0.5f), {1, 16, 1, 1}));
@@ -271,8 +271,8 @@ TEST(CpuLayoutTest, BlockedValuesRunThroughPoolsConcatsAndElementwiseOps) {
   }
 }
 
-// A 1x1 conv runs blocked only on both sides: one whose output must stay channels-last (it adds
-// a fused residual, or is read by an op that cannot take blocked tensors) keeps its input so.
+// A 1x1 conv runs blocked only on both sides: one whose output must stay channels-last (read by
+// an op that cannot take blocked tensors) keeps its input so.
 TEST(CpuLayoutTest, OneByOneConvsAreBlockedOnBothSidesOrNeither) {
   if (!CpuBlocksSpatialConvs()) GTEST_SKIP() << "oneDNN does not block spatial convs here";
   GraphBuilder b;
