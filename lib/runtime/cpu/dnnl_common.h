@@ -65,9 +65,12 @@ dnnl::memory::desc LayoutF32(const Dims& dims, Layout layout, int64_t batch_stri
 // HardSigmoid is linear + clip (2.6 has no hardsigmoid); LeakyRelu is relu with a slope;
 // Softplus is soft_relu. False for the kinds ConvFusesActivation refuses.
 bool AppendActivationPostOps(const Activation& act, dnnl::post_ops* ops);
-// Whether AppendActivationPostOps handles `act` (without touching oneDNN). False for Sigmoid and
-// SiLU: their own pass (sigmoid_loops_cpu.h) beats oneDNN 2.6's logistic and swish.
+// Whether AppendActivationPostOps handles `act` (without touching oneDNN). For Sigmoid and SiLU,
+// only where SigmoidPostOpsBeatOwnPass.
 bool ActivationHasPostOps(const Activation& act);
+// Whether a conv's Sigmoid or SiLU runs as oneDNN 2.6's logistic or swish post-op (AVX2 CPUs)
+// rather than as their own pass after the primitive (sigmoid_loops_cpu.h; AVX-512 CPUs).
+bool SigmoidPostOpsBeatOwnPass();
 
 // The one oneDNN eltwise algorithm (with its alpha and beta) that computes `act` as
 // ApplyActivation does, for the kinds that have one; what AppendActivationPostOps appends
