@@ -353,6 +353,70 @@ TEST(CpuLayoutKernelTest, ActivationsKeepTheirLayout) {
   clip.Check(kExact);
 }
 
+// A Gather of channels (the CPU's channel shuffle, passes/channel_shuffle.h) moves each pixel's
+// channels of NHWC tensors as they are; any other gather of them runs behind the adapter.
+TEST(CpuLayoutKernelTest, GatherOfChannelsTakesChannelsLast) {
+  std::mt19937 rng(17);
+  // Shuffles: channel j * g + i from i * C/g + j. ShuffleNetV2's (2 groups of 116, large enough
+  // for 2 threads), 3 groups and 4 groups of one channel each.
+  for (const auto& [groups, per_group] :
+       std::vector<std::pair<int64_t, int64_t>>{{2, 116}, {2, 3}, {3, 4}, {4, 1}}) {
+    SCOPED_TRACE("shuffle of " + std::to_string(groups) + " groups");
+    const int64_t channels = groups * per_group;
+    std::vector<int64_t> indices;
+    for (int64_t j = 0; j < per_group; ++j)
+      for (int64_t i = 0; i < groups; ++i) indices.push_back(i * per_group + j);
+    OneNodeCase c("Gather", 13);
+    c.Input(RandomFloats(rng, {2, channels, per_group > 100 ? 28 : 5, 7}))
+        .Constant(Tensor::FromInt64(indices, {channels}))
+        .Attr("axis", int64_t{1});
+    c.Layouts({kCL}, {kCL});
+    c.Check(kExact);
+  }
+  {  // Fewer channels out than in, repeated and negative indices, run-time indices.
+    OneNodeCase c("Gather", 13);
+    c.Input(RandomFloats(rng, {1, 9, 6, 4}))
+        .Input(Tensor::FromInt64({8, -1, 0, 3, 3}, {5}))
+        .Attr("axis", int64_t{-3});
+    c.Layouts({kCL}, {kCL});
+    c.Check(kExact);
+  }
+  {  // Enough pixels for 2 threads.
+    std::vector<int64_t> reversed(40);
+    for (int64_t i = 0; i < 40; ++i) reversed[i] = 39 - i;
+    OneNodeCase c("Gather", 13);
+    c.Input(RandomFloats(rng, {2, 40, 32, 32}))
+        .Constant(Tensor::FromInt64(reversed, {40}))
+        .Attr("axis", int64_t{1});
+    c.Layouts({kCL}, {kCL});
+    c.Check(kExact);
+  }
+  {  // Along the height: not a gather of channels.
+    OneNodeCase c("Gather", 13);
+    c.Input(RandomFloats(rng, {1, 8, 6, 5}))
+        .Constant(Tensor::FromInt64({5, 0}, {2}))
+        .Attr("axis", int64_t{2});
+    c.Layouts({kCL}, {kCL}, /*adapted=*/true);
+    c.Check(kExact);
+  }
+  {  // Channels-last in, row-major out.
+    OneNodeCase c("Gather", 13);
+    c.Input(RandomFloats(rng, {1, 8, 6, 5}))
+        .Constant(Tensor::FromInt64({7, 1, 2}, {3}))
+        .Attr("axis", int64_t{1});
+    c.Layouts({kCL}, {kRM}, /*adapted=*/true);
+    c.Check(kExact);
+  }
+  {  // Blocked.
+    OneNodeCase c("Gather", 13);
+    c.Input(RandomFloats(rng, {1, 16, 6, 5}))
+        .Constant(Tensor::FromInt64({15, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0}, {16}))
+        .Attr("axis", int64_t{1});
+    c.Layouts({kB8}, {kB8}, /*adapted=*/true);
+    c.Check(kExact);
+  }
+}
+
 TEST(CpuLayoutKernelTest, ChannelConcatAndSplitOfChannelsLast) {
   std::mt19937 rng(16);
   {

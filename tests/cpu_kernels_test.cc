@@ -869,7 +869,7 @@ TEST(CpuKernelTest, FallsBackToTheReference) {
   EXPECT_TRUE(HasFastCpuKernel("Concat"));
   for (const char* op : {"Erf", "Gelu", "LayerNormalization", "Resize", "Upsample"})
     EXPECT_TRUE(HasFastCpuKernel(op)) << op;
-  EXPECT_FALSE(HasFastCpuKernel("Gather"));
+  EXPECT_FALSE(HasFastCpuKernel("Tile"));
   EXPECT_FALSE(HasFastCpuKernel("ConvTranspose"));
   std::mt19937 rng(1616);
   {
@@ -882,9 +882,8 @@ TEST(CpuKernelTest, FallsBackToTheReference) {
     c.Check(kExact, /*expect_fast=*/false);
   }
   {
-    OneNodeCase c("Gather", 13);
-    c.Input(RandomFloats(rng, {5, 4})).Input(Tensor::FromInt64({4, 0, -1, 2}, {2, 2}));
-    c.Attr("axis", int64_t{0});
+    OneNodeCase c("Tile", 13);
+    c.Input(RandomFloats(rng, {5, 4})).Constant(Tensor::FromInt64({2, 3}, {2}));
     c.Check(kExact, /*expect_fast=*/false);
   }
   {  // A fast op on a dtype its kernel does not cover.
@@ -898,6 +897,70 @@ TEST(CpuKernelTest, FallsBackToTheReference) {
     c.Input(a).Input(b);
     c.Check(kExact, /*expect_fast=*/false);
   }
+}
+
+// Gather's own kernel: any axis, constant or run-time int32/int64 indices (negative ones count
+// from the end), indices of any rank, any element type.
+TEST(CpuKernelTest, GatherOwnKernel) {
+  std::mt19937 rng(1717);
+  {
+    OneNodeCase c("Gather", 13);
+    c.Input(RandomFloats(rng, {5, 4})).Input(Tensor::FromInt64({4, 0, -1, 2}, {2, 2}));
+    c.Attr("axis", int64_t{0});
+    c.Check(kExact);
+  }
+  {
+    Tensor indices(DType::kInt32, {3});
+    const int32_t values[] = {5, -6, 2};
+    std::memcpy(indices.raw(), values, sizeof(values));
+    OneNodeCase c("Gather", 13);
+    c.Input(RandomFloats(rng, {2, 6, 3})).Constant(indices).Attr("axis", int64_t{1});
+    c.Check(kExact);
+  }
+  {
+    OneNodeCase c("Gather", 13);
+    c.Input(RandomFloats(rng, {3, 4, 5})).Constant(Tensor::FromInt64({4, 0, 4}, {3}));
+    c.Attr("axis", int64_t{-1});
+    c.Check(kExact);
+  }
+  {  // int64 data, a scalar index: the axis goes away.
+    OneNodeCase c("Gather", 13);
+    c.Input(Tensor::FromInt64({1, 2, 3, 4, 5, 6}, {3, 2})).Constant(Tensor::FromInt64({2}, {}));
+    c.Check(kExact);
+  }
+  {  // Enough to split over 2 threads: a permutation of 64 channels.
+    std::vector<int64_t> perm(64);
+    for (int64_t i = 0; i < 64; ++i) perm[i] = (i * 37) % 64;
+    OneNodeCase c("Gather", 13);
+    c.Input(RandomFloats(rng, {2, 64, 24, 24})).Constant(Tensor::FromInt64(perm, {64}));
+    c.Attr("axis", int64_t{1});
+    c.Check(kExact);
+  }
+}
+
+TEST(CpuKernelTest, GatherRefusesARunTimeIndexOutOfRange) {
+  Node node;
+  node.name = "pick";
+  node.op_type = "Gather";
+  node.opset = 13;
+  CpuKernelContext context;
+  context.node = &node;
+  context.input_types = {TensorType{DType::kFloat32, {3, 2}}, TensorType{DType::kInt64, {2}}};
+  context.constants = {nullptr, nullptr};
+  context.output_types = {TensorType{DType::kFloat32, {2, 2}}};
+  StatusOr<std::unique_ptr<CpuKernel>> kernel = CreateCpuKernel(context);
+  ASSERT_TRUE(kernel.ok()) << kernel.status().message();
+  EXPECT_FALSE(IsReferenceFallbackCpuKernel(*kernel.value()));
+  const float data[] = {0, 1, 2, 3, 4, 5};
+  float out[4] = {};
+  const int64_t bad[] = {1, 3};
+  Status run = kernel.value()->Run({data, bad}, {out}, 1);
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.message().find("Gather 'pick': index 3 is out of range"), std::string::npos)
+      << run.message();
+  const int64_t good[] = {-3, 2};
+  ASSERT_TRUE(kernel.value()->Run({data, good}, {out}, 1).ok());
+  EXPECT_EQ(std::vector<float>(out, out + 4), (std::vector<float>{0, 1, 4, 5}));
 }
 
 TEST(CpuKernelTest, ReportsInvalidNodes) {

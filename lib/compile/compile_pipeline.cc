@@ -9,18 +9,19 @@
 #include <utility>
 
 #include "compile/compile_schedule.h"
+#include "compile/weight_rebuild.h"
 #include "kernels/reference/reference_graph.h"
 #include "onnx/onnx_exporter.h"
 #include "onnx/onnx_importer.h"
 #include "onnx/tensor_files.h"
 #include "passes/canonicalize.h"
+#include "passes/channel_shuffle.h"
 #include "passes/fuse_activation.h"
 #include "passes/fuse_residual_add.h"
 #include "plan/memory_plan.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_info.h"
 #include "plan/plan_io.h"
-#include "compile/weight_rebuild.h"
 #include "runtime/cpu/cpu_layout.h"
 #include "runtime/session_inputs.h"
 #include "sched/block_report.h"
@@ -263,6 +264,9 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
 
   // The CPU's lowering, before any profiling: the profiler runs the kernels the plan will.
   if (options.device == "cpu") {
+    const int shuffles = RewriteChannelShufflesAsGathers(graph);
+    if (shuffles > 0)
+      Report(options, "cpu: %d channel shuffles run as Gathers of channels\n", shuffles);
     // Residual Adds into the conv before them (oneDNN's binary post-op), then the activation
     // after each Add into the same conv.
     const int residuals = FuseConvResidualAdds(graph);

@@ -47,6 +47,11 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateDepthSpaceCpuKernel(const CpuKernelCo
 // Reshape, Flatten, Squeeze, Unsqueeze, Identity: the bytes are unchanged, so a copy.
 StatusOr<std::unique_ptr<CpuKernel>> CreateCopyCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreatePadCpuKernel(const CpuKernelContext& context);
+// gather_cpu.cc
+StatusOr<std::unique_ptr<CpuKernel>> CreateGatherCpuKernel(const CpuKernelContext& context);
+// Whether Gather takes the context's layouts: all row-major, or a float32 [N, C, H, W] gathered
+// along its channels with 1-D indices, data and output channels-last.
+bool GatherTakesLayouts(const CpuKernelContext& context);
 // softmax_cpu.cc: Softmax and LogSoftmax
 StatusOr<std::unique_ptr<CpuKernel>> CreateSoftmaxCpuKernel(const CpuKernelContext& context);
 // reduction_cpu.cc: ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,

@@ -98,6 +98,8 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"Unsqueeze", CreateCopyCpuKernel},
     {"Identity", CreateCopyCpuKernel},
     {"Pad", CreatePadCpuKernel},
+    // gather_cpu.cc
+    {"Gather", CreateGatherCpuKernel, GatherTakesLayouts},
     // softmax_cpu.cc
     {"Softmax", CreateSoftmaxCpuKernel},
     {"LogSoftmax", CreateSoftmaxCpuKernel},
