@@ -15,9 +15,7 @@
 #include "onnx/onnx_importer.h"
 #include "onnx/tensor_files.h"
 #include "passes/canonicalize.h"
-#include "passes/channel_shuffle.h"
-#include "passes/fuse_activation.h"
-#include "passes/fuse_residual_add.h"
+#include "passes/cpu_lowering.h"
 #include "plan/memory_plan.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_info.h"
@@ -264,16 +262,13 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
 
   // The CPU's lowering, before any profiling: the profiler runs the kernels the plan will.
   if (options.device == "cpu") {
-    const int shuffles = RewriteChannelShufflesAsGathers(graph);
-    if (shuffles > 0)
-      Report(options, "cpu: %d channel shuffles run as Gathers of channels\n", shuffles);
-    // Residual Adds into the conv before them (oneDNN's binary post-op), then the activation
-    // after each Add into the same conv.
-    const int residuals = FuseConvResidualAdds(graph);
-    const int activations = residuals > 0 ? FuseConvActivations(graph) : 0;
-    if (residuals > 0)
+    const CpuLoweringStats lowered = LowerGraphForCpu(graph);
+    if (lowered.channel_shuffles > 0)
+      Report(options, "cpu: %d channel shuffles run as Gathers of channels\n",
+             lowered.channel_shuffles);
+    if (lowered.residual_adds > 0)
       Report(options, "cpu: %d residual Adds and %d activations after them fused into convs\n",
-             residuals, activations);
+             lowered.residual_adds, lowered.activations_after_adds);
     const bool channels_last = options.layout != "row-major" && CpuPrefersChannelsLast();
     const int stored = AssignCpuLayouts(graph, channels_last, options.layout == "auto");
     const auto blocked =

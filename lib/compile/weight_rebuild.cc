@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "onnx/onnx_importer.h"
+#include "onnx/shape_spec.h"
 #include "passes/canonicalize.h"
-#include "sched/merge_convs.h"
+#include "passes/cpu_lowering.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_format.h"
+#include "sched/merge_convs.h"
 #include "util/sha256.h"
-#include "onnx/shape_spec.h"
 
 namespace ios {
 namespace {
@@ -159,6 +160,7 @@ Status AttachModelWeights(PlanFile& file, const std::string& model_path) {
   Graph graph = std::move(*imported);
   CanonicalizeStats stats;
   IOS_RETURN_IF_ERROR(Canonicalize(graph, recorded.passes, &stats));
+  if (plan.device().kind() == "cpu") LowerGraphForCpu(graph);  // as iosc did
   graph.RebuildUses();
   IOS_ASSIGN_OR_RETURN(Schedule merges, MergesOf(plan, graph, plan_path));
   IOS_RETURN_IF_ERROR(ApplyMergeStages(graph, merges));

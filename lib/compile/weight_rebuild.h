@@ -4,8 +4,9 @@
 // The plan keeps each weight's size and SHA-256 and records how it is derived from the model
 // (Weight.derivation). At load, AttachModelWeights rebuilds the weights from the model the plan
 // was compiled from, the way iosc made them: the model must have the plan's model_sha256; it is
-// imported with the plan's recorded options (batch, input_shapes), the recorded passes run, and
-// the convs of the schedule's MERGE stages are merged again. Each rebuilt weight must then have
+// imported with the plan's recorded options (batch, input_shapes), the recorded passes run (and
+// a CPU plan's lowering, passes/cpu_lowering.h), and the convs of the schedule's MERGE stages
+// are merged again. Each rebuilt weight must then have
 // its recorded name, dtype, dims and SHA-256, so a rebuild that differs (another ios version's
 // passes, say) is refused rather than run.
 #pragma once

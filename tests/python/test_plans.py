@@ -8,8 +8,9 @@ picks a plan from a folder by fingerprint.
 - two regenerations into a fresh folder give byte-identical plans; the second reports every
   plan unchanged, and its JSON report has a row per entry; for --device cpu, the second run
   takes every timing from the cache kept in timing/ and measures nothing;
-- a stripped SqueezeNet merge-only IOS plan (with merged convs) and a stripped plan of a PyTorch-style
-  model (folded BatchNorms and constants) run with --weights MODEL and give the full plan's
+- a stripped SqueezeNet merge-only IOS plan (with merged convs), a stripped plan of a PyTorch-style
+  model (folded BatchNorms and constants) and a stripped ShuffleNetV2 CPU plan (the CPU lowering's
+  Gather indices) run with --weights MODEL and give the full plan's
   outputs bit for bit, and pass --check against onnxruntime; without --weights, or with another
   model, iosrun refuses with exit status 2;
 - iosplan diff says a stripped plan and its full twin differ in where the weights are only;
@@ -47,7 +48,7 @@ def main():
                     check.returncode == 0, check.stdout + check.stderr)
         print(check.stdout)
 
-    models = ensure_models(args, ["squeezenet"])
+    models = ensure_models(args, ["squeezenet", "shufflenet_v2"])
     with tempfile.TemporaryDirectory() as tmp:
         fresh = os.path.join(tmp, "plans")
         entries = "squeezenet-b1,inception_v3-b1"
@@ -100,13 +101,16 @@ def main():
                         and second["distinct_stages_measured"] == 0, f"{first}\n{second}")
 
         # Stripped plans: one with merged convs (SqueezeNet's merge-only IOS schedule on the
-        # analytic model) and one with folded BatchNorms and constants (a PyTorch-style export).
+        # analytic model), one with folded BatchNorms and constants (a PyTorch-style export), and
+        # a CPU plan whose lowering made constants (ShuffleNetV2's shuffles as Gathers).
         pytorch_model = os.path.join(args.source_dir, "testdata", "models",
                                      "pytorch_style_opset14.onnx")
         cases = [("squeezenet", models["squeezenet"],
                   ["--device", "sim:V100", "--schedule", "ios-merge"], "merged"),
                  ("pytorch_style", pytorch_model, ["--device", "cpu", "--schedule", "greedy"],
-                  "folded")]
+                  "folded"),
+                 ("shufflenet_v2", models["shufflenet_v2"],
+                  ["--device", "cpu", "--schedule", "sequential"], "folded")]
         for label, model, flags, derived in cases:
             full = os.path.join(tmp, f"{label}.iosplan")
             stripped = os.path.join(tmp, f"{label}.stripped.iosplan")
