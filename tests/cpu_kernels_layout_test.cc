@@ -353,6 +353,35 @@ TEST(CpuLayoutKernelTest, ActivationsKeepTheirLayout) {
   clip.Check(kExact);
 }
 
+// An inference BatchNormalization with its fused Relu (DenseNet's pre-activation, as the CPU
+// lowering writes it) in each layout, X and Y alike, in place too; X and Y stored differently
+// run behind the adapter.
+TEST(CpuLayoutKernelTest, BatchNormTakesEveryLayout) {
+  std::mt19937 rng(18);
+  for (const Layout layout : {kCL, kB8}) {
+    for (bool over_input : {false, true}) {
+      SCOPED_TRACE(LayoutName(layout) + (over_input ? " in place" : ""));
+      OneNodeCase c("BatchNormalization", 15);
+      c.Input(RandomFloats(rng, {2, 24, 7, 9}));
+      for (int i = 0; i < 4; ++i) {
+        Tensor p = RandomFloats(rng, {24});
+        if (i == 3)
+          for (int64_t k = 0; k < 24; ++k)
+            p.data<float>()[k] = 0.5f + std::fabs(p.data<float>()[k]);
+        c.Constant(p);
+      }
+      c.Fused(ActivationKind::kRelu).Layouts({layout}, {layout});
+      if (over_input) c.OutputOver(0);
+      c.Check(kElementwise);
+    }
+  }
+  OneNodeCase c("BatchNormalization", 15);
+  c.Input(RandomFloats(rng, {1, 16, 5, 6}));
+  for (int i = 0; i < 4; ++i) c.Constant(Tensor::FromFloat(std::vector<float>(16, 1.f), {16}));
+  c.Layouts({kCL}, {kB8}, /*adapted=*/true);
+  c.Check(kElementwise);
+}
+
 // A Gather of channels (the CPU's channel shuffle, passes/channel_shuffle.h) moves each pixel's
 // channels of NHWC tensors as they are; any other gather of them runs behind the adapter.
 TEST(CpuLayoutKernelTest, GatherOfChannelsTakesChannelsLast) {
@@ -478,10 +507,12 @@ TEST(CpuLayoutKernelTest, OtherOpsRunBehindTheAdapter) {
     reduce.Layouts({kCL}, {kRM}, /*adapted=*/true);
     reduce.Check(kElementwise);
   }
-  {  // The reference kernel, behind the adapter: BatchNormalization left unfolded.
+  {  // The reference kernel, behind the adapter: BatchNormalization in training mode (the batch's
+     // own statistics), which its own kernel leaves to the reference.
     OneNodeCase bn("BatchNormalization", 15);
     bn.Input(RandomFloats(rng, {2, 5, 4, 3}));
     for (int i = 0; i < 4; ++i) bn.Constant(RandomFloats(rng, {5}, 0.5f, 1.5f));
+    bn.Attr("training_mode", int64_t{1});
     bn.Layouts({kCL}, {kCL}, /*adapted=*/true);
     bn.Check(kElementwise, /*expect_fast=*/false);
   }

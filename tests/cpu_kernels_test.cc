@@ -963,6 +963,48 @@ TEST(CpuKernelTest, GatherRefusesARunTimeIndexOutOfRange) {
   EXPECT_EQ(std::vector<float>(out, out + 4), (std::vector<float>{0, 1, 4, 5}));
 }
 
+// Inference BatchNormalization's own kernel: constant or run-time parameters, a fused activation
+// (the CPU lowering's, passes/fuse_activation.h), rank 2 to 5, in place; training mode runs the
+// reference.
+TEST(CpuKernelTest, BatchNormOwnKernel) {
+  std::mt19937 rng(1818);
+  auto params = [&](OneNodeCase& c, int64_t channels, bool constant) {
+    for (int i = 0; i < 3; ++i) c.Input(RandomFloats(rng, {channels}), constant);
+    Tensor var = RandomFloats(rng, {channels});
+    for (int64_t i = 0; i < channels; ++i) var.data<float>()[i] = std::fabs(var.data<float>()[i]);
+    c.Input(var, constant);
+  };
+  const std::vector<Activation> acts = {
+      {ActivationKind::kNone}, {ActivationKind::kRelu}, {ActivationKind::kLeakyRelu, 0.1f}};
+  for (const Activation& act : acts) {
+    for (const Dims& dims : std::vector<Dims>{{2, 5}, {2, 6, 7}, {1, 16, 9, 11}, {1, 3, 2, 4, 5}}) {
+      for (bool constant : {true, false}) {
+        SCOPED_TRACE(ActivationOpType(act.kind) + " " + DimsToString(dims) +
+                     (constant ? " constant" : " run-time"));
+        OneNodeCase c("BatchNormalization", 15);
+        c.Input(RandomFloats(rng, dims));
+        params(c, dims[1], constant);
+        c.Attr("epsilon", 1e-3f).Fused(act.kind, act.alpha);
+        c.Check(kElementwise);
+      }
+    }
+  }
+  {  // Large enough for 2 threads, written over its input.
+    OneNodeCase c("BatchNormalization", 15);
+    c.Input(RandomFloats(rng, {2, 32, 40, 40}));
+    params(c, 32, true);
+    c.Fused(ActivationKind::kRelu).OutputOver(0);
+    c.Check(kElementwise);
+  }
+  {  // Training mode: the batch's own statistics, the reference kernel's.
+    OneNodeCase c("BatchNormalization", 15);
+    c.Input(RandomFloats(rng, {2, 4, 3, 3}));
+    params(c, 4, true);
+    c.Attr("training_mode", int64_t{1});
+    c.Check(kElementwise, /*expect_fast=*/false);
+  }
+}
+
 TEST(CpuKernelTest, ReportsInvalidNodes) {
   // A kernel_shape that disagrees with the weight is an error, not a crash.
   Node node;

@@ -10,6 +10,7 @@
 
 #include "ir/fused_activation.h"
 #include "layout_shorthands.h"
+#include "passes/cpu_lowering.h"
 #include "plan/memory_plan.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_loader.h"
@@ -269,6 +270,65 @@ TEST(CpuLayoutTest, BlockedValuesRunThroughPoolsConcatsAndElementwiseOps) {
     StatusOr<LoadedPlan> loaded = LoadPlan(built.value(), "test.iosplan");
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   }
+}
+
+// DenseNet's dense layers: each concatenates every feature before it, then the pre-activation
+// per-channel Mul/Add and Relu, a 1x1 and a 3x3 conv. The CPU lowering makes the Mul/Add a
+// BatchNormalization with the Relu fused (passes/cpu_lowering.h), whose kernel takes blocked
+// tensors: the layers run blocked from conv to conv, where the broadcasting Mul kept them
+// channels-last. A BN writes over its Concat, which nothing else reads, and not over the stem,
+// which the later Concats read.
+TEST(CpuLayoutTest, DenseLayersRunBlockedThroughTheirPreActivation) {
+  if (!CpuBlocksSpatialConvs()) GTEST_SKIP() << "oneDNN does not block spatial convs here";
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 8, 12, 12});
+  std::vector<ValueId> features = {b.Conv(x, 16, 3, 1, 1, 1, "stem")};
+  for (int layer = 0; layer < 3; ++layer) {
+    const std::string name = "layer" + std::to_string(layer);
+    const ValueId in =
+        features.size() == 1 ? features[0] : b.Op("Concat", features, Axis(1), name + "/cat");
+    const int64_t channels = b.graph().values[in].dims[1];
+    ValueId scale = b.Constant(name + "/scale", b.Random({channels, 1, 1}));
+    ValueId shift = b.Constant(name + "/shift", b.Random({channels, 1, 1}));
+    ValueId norm = b.Op("Add", {b.Op("Mul", {in, scale}), shift});
+    ValueId bottleneck = b.Conv(b.Op("Relu", {norm}), 32, 1, 0, 1, 1, name + "/conv1");
+    features.push_back(b.Conv(bottleneck, 8, 3, 1, 1, 1, name + "/conv2"));
+  }
+  // A spatial head conv: a 1x1 one would keep its input, and through the Concats every value,
+  // channels-last beside its row-major graph output.
+  const ValueId all = b.Op("Concat", features, Axis(1), "cat");
+  Graph graph = b.Finish({b.Conv(all, 8, 3, 1, 1, 1, "head")});
+  const CpuLoweringStats lowered = LowerGraphForCpu(graph);
+  EXPECT_EQ(lowered.channel_affines, 3);
+  EXPECT_EQ(lowered.batchnorm_activations, 3);
+  AssignCpuLayouts(graph);
+  const Schedule schedule = OneNodePerStage(graph);
+  StatusOr<MemoryPlan> memory = PlanMemory(graph, schedule, 256, true, /*in_place=*/true);
+  ASSERT_TRUE(memory.ok()) << memory.status().message();
+  auto offset = [&](ValueId v) {
+    for (const TensorPlacement& p : memory->placements)
+      if (p.value == v) return p.offset;
+    ADD_FAILURE() << graph.values[v].name << " has no placement";
+    return int64_t{-1};
+  };
+  int bns = 0;
+  int in_place = 0;
+  for (const Node& node : graph.nodes) {
+    if (node.dead || node.op_type != "BatchNormalization") continue;
+    ++bns;
+    const Value& in = graph.values[node.inputs[0]];
+    EXPECT_EQ(in.layout, kB8) << node.name;
+    EXPECT_EQ(graph.values[node.outputs[0]].layout, kB8) << node.name;
+    const bool over_input = offset(node.inputs[0]) == offset(node.outputs[0]);
+    EXPECT_EQ(over_input, graph.nodes[in.producer].op_type == "Concat") << node.name;
+    in_place += over_input;
+  }
+  EXPECT_EQ(bns, 3);
+  EXPECT_EQ(in_place, 2);
+  StatusOr<plan::Plan> built = BuildPlan(graph, schedule, *memory, PlanMetadata());
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  StatusOr<LoadedPlan> loaded = LoadPlan(built.value(), "test.iosplan");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
 }
 
 // A 1x1 conv runs blocked only on both sides: one whose output must stay channels-last (read by

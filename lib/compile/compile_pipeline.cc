@@ -266,6 +266,11 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
     if (lowered.channel_shuffles > 0)
       Report(options, "cpu: %d channel shuffles run as Gathers of channels\n",
              lowered.channel_shuffles);
+    if (lowered.channel_affines > 0 || lowered.batchnorm_activations > 0)
+      Report(options,
+             "cpu: %d per-channel Mul/Add pairs run as BatchNormalizations, %d activations fused "
+             "into BatchNormalizations\n",
+             lowered.channel_affines, lowered.batchnorm_activations);
     if (lowered.residual_adds > 0)
       Report(options, "cpu: %d residual Adds and %d activations after them fused into convs\n",
              lowered.residual_adds, lowered.activations_after_adds);

@@ -56,7 +56,40 @@ bool FuseConvSilu(Graph& graph, NodeId sigmoid_id) {
   return true;
 }
 
+// Whether `node` is an inference BatchNormalization with one output and no fused activation.
+bool IsPlainInferenceBatchNorm(const Node& node) {
+  if (node.dead || node.op_type != "BatchNormalization" || node.outputs.size() != 1 ||
+      GetFusedActivation(node.attrs).kind != ActivationKind::kNone)
+    return false;
+  StatusOr<int64_t> training = node.attrs.GetInt("training_mode", 0);
+  return training.ok() && training.value() == 0;
+}
+
 }  // namespace
+
+int FuseBatchNormActivations(Graph& graph) {
+  graph.RebuildUses();
+  int fused = 0;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    Node& act_node = graph.nodes[n];
+    if (act_node.dead || act_node.inputs.empty() || act_node.inputs[0] == kNoValue) continue;
+    const Value& x = graph.values[act_node.inputs[0]];
+    if (x.producer == kNoNode || x.consumers.size() != 1 || x.is_graph_output ||
+        x.dtype != DType::kFloat32)
+      continue;
+    Node& bn = graph.nodes[x.producer];
+    if (!IsPlainInferenceBatchNorm(bn)) continue;
+    auto act = ActivationOf(graph, act_node);
+    if (!act) continue;
+    SetFusedActivation(bn.attrs, *act);
+    bn.outputs[0] = act_node.outputs[0];
+    act_node.dead = true;
+    ++fused;
+    graph.RebuildUses();
+  }
+  graph.Compact();
+  return fused;
+}
 
 int FuseConvActivations(Graph& graph) {
   graph.RebuildUses();

@@ -13,4 +13,9 @@ namespace ios {
 // Returns the number of activations fused. Shapes must be inferred.
 int FuseConvActivations(Graph& graph);
 
+// The same kinds into an inference BatchNormalization on float32 before them (its output read by
+// nothing else): the CPU's BN kernel applies it in its one pass. Only for CPU plans (their
+// lowering, passes/cpu_lowering.h); the CUDA backend's BN takes no activation.
+int FuseBatchNormActivations(Graph& graph);
+
 }  // namespace ios

@@ -34,12 +34,23 @@ bool IsOnlyResidual(const Node& node, size_t input_index) {
   return true;
 }
 
+// An inference BatchNormalization's X, which it reads nowhere else: the CPU kernel maps element
+// i to element i with per-channel factors (runtime/cpu/batchnorm_cpu.cc), which it reads first.
+bool IsBatchNormInput(const Node& node, size_t input_index) {
+  if (node.op_type != "BatchNormalization" || input_index != 0) return false;
+  StatusOr<int64_t> training = node.attrs.GetInt("training_mode", 0);
+  if (!training.ok() || training.value() != 0) return false;
+  for (size_t i = 1; i < node.inputs.size(); ++i)
+    if (node.inputs[i] == node.inputs[0]) return false;
+  return true;
+}
+
 }  // namespace
 
 bool MayRunInPlace(const Graph& graph, const Node& node, size_t input_index) {
   if (node.outputs.size() != 1 || input_index >= node.inputs.size() ||
       (!IsTwoInputElementwise(node) && !IsActivationInput(node, input_index) &&
-       !IsOnlyResidual(node, input_index)))
+       !IsOnlyResidual(node, input_index) && !IsBatchNormInput(node, input_index)))
     return false;
   const ValueId in = node.inputs[input_index];
   const ValueId out = node.outputs[0];

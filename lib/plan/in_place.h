@@ -15,6 +15,9 @@
 // (runtime/cpu/activation_cpu.cc; oneDNN's eltwise primitive, which some kinds run, takes
 // src == dst).
 //
+// So may an inference BatchNormalization over its X (the CPU kernel, runtime/cpu/batchnorm_cpu.cc,
+// reads its per-channel parameters first, then maps element i to element i).
+//
 // A float32 Conv with a fused residual (passes/fuse_residual_add.h) may write its output over
 // the residual (input 3) when no other input of it is that value: the CPU kernel then adds the
 // residual as oneDNN's sum post-op, which reads element i of Y before writing it, as

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/fused_activation.h"
+#include "kernels/math/activation_math.h"
 #include "kernels/reference/reference_kernel_table.h"
 #include "kernels/reference/reference_util.h"
 
@@ -78,6 +80,8 @@ Status BatchNormalizationKernel(const Node& node, const std::vector<const Tensor
     }
     const T* scale = inputs[1]->data<T>();
     const T* bias = inputs[2]->data<T>();
+    // A CPU plan's lowering fuses the activation after an inference BN into it.
+    const Activation act = GetFusedActivation(node.attrs);
     Tensor y(x.dtype(), x.dims());
     T* yd = y.data<T>();
     for (int64_t n = 0; n < batch; ++n) {
@@ -85,9 +89,10 @@ Status BatchNormalizationKernel(const Node& node, const std::vector<const Tensor
         const double inv_std = 1.0 / std::sqrt(var[c] + epsilon);
         for (int64_t i = 0; i < inner; ++i) {
           const int64_t offset = (n * channels + c) * inner + i;
-          yd[offset] = static_cast<T>(static_cast<double>(scale[c]) *
-                                          (static_cast<double>(xd[offset]) - mean[c]) * inv_std +
-                                      bias[c]);
+          const double v = static_cast<double>(scale[c]) *
+                               (static_cast<double>(xd[offset]) - mean[c]) * inv_std +
+                           bias[c];
+          yd[offset] = static_cast<T>(ApplyActivation<double>(act.kind, act.alpha, act.beta, v));
         }
       }
     }

@@ -47,6 +47,11 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateDepthSpaceCpuKernel(const CpuKernelCo
 // Reshape, Flatten, Squeeze, Unsqueeze, Identity: the bytes are unchanged, so a copy.
 StatusOr<std::unique_ptr<CpuKernel>> CreateCopyCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreatePadCpuKernel(const CpuKernelContext& context);
+// batchnorm_cpu.cc: inference BatchNormalization on float32 (with a fused activation)
+StatusOr<std::unique_ptr<CpuKernel>> CreateBatchNormCpuKernel(const CpuKernelContext& context);
+// Whether it takes the context's layouts: float32 inference, X and Y stored alike, in any of the
+// three.
+bool BatchNormTakesLayouts(const CpuKernelContext& context);
 // gather_cpu.cc
 StatusOr<std::unique_ptr<CpuKernel>> CreateGatherCpuKernel(const CpuKernelContext& context);
 // Whether Gather takes the context's layouts: all row-major, or a float32 [N, C, H, W] gathered

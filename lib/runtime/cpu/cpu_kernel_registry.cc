@@ -100,6 +100,8 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"Pad", CreatePadCpuKernel},
     // gather_cpu.cc
     {"Gather", CreateGatherCpuKernel, GatherTakesLayouts},
+    // batchnorm_cpu.cc
+    {"BatchNormalization", CreateBatchNormCpuKernel, BatchNormTakesLayouts},
     // softmax_cpu.cc
     {"Softmax", CreateSoftmaxCpuKernel},
     {"LogSoftmax", CreateSoftmaxCpuKernel},
