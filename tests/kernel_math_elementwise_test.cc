@@ -28,14 +28,6 @@ Tensor BinaryThroughMaps(BinaryOpKind op, const Tensor& a, const Tensor& b, cons
   return y;
 }
 
-// A shape that broadcasts to `full`: some dims set to 1, maybe fewer leading dims.
-Dims BroadcastableFrom(std::mt19937& rng, const Dims& full) {
-  Dims dims(full.begin() + RandomInt(rng, 0, static_cast<int64_t>(full.size())), full.end());
-  for (int64_t& d : dims)
-    if (RandomInt(rng, 0, 2) == 0) d = 1;
-  return dims;
-}
-
 TEST(KernelMathElementwiseTest, OperandPatterns) {
   const Dims out = {2, 3, 4, 5};
   struct Case {

@@ -20,14 +20,6 @@ namespace {
 
 using namespace testing;  // NOLINT: the helpers of kernel_math_test_util.h
 
-// A shape that broadcasts to `full`: some dims set to 1, maybe fewer leading dims.
-Dims BroadcastableFrom(std::mt19937& rng, const Dims& full) {
-  Dims dims(full.begin() + RandomInt(rng, 0, static_cast<int64_t>(full.size())), full.end());
-  for (int64_t& d : dims)
-    if (RandomInt(rng, 0, 2) == 0) d = 1;
-  return dims;
-}
-
 // Values from a small set, so that equal pairs are common; NaN among the floats.
 Tensor SmallValues(std::mt19937& rng, DType dtype, const Dims& dims) {
   Tensor t(dtype, dims);

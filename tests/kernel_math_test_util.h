@@ -23,6 +23,14 @@ inline int64_t RandomInt(std::mt19937& rng, int64_t lo, int64_t hi) {
   return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
 }
 
+// A shape that broadcasts to `full`: some dims set to 1, maybe fewer leading dims.
+inline Dims BroadcastableFrom(std::mt19937& rng, const Dims& full) {
+  Dims dims(full.begin() + RandomInt(rng, 0, static_cast<int64_t>(full.size())), full.end());
+  for (int64_t& d : dims)
+    if (RandomInt(rng, 0, 2) == 0) d = 1;
+  return dims;
+}
+
 // Rank in [min_rank, max_rank], each dim in [1, max_dim].
 inline Dims RandomDims(std::mt19937& rng, int64_t min_rank, int64_t max_rank, int64_t max_dim) {
   Dims dims(RandomInt(rng, min_rank, max_rank));
