@@ -21,8 +21,10 @@ namespace ios {
 // 3.x reader would read a channels-last tensor as row-major); 5.0 the channels-blocked-8 layout
 // (a 4.x reader would refuse it only as an unknown layout, not as a plan it is too old for); 6.0
 // views of channels-blocked-8 tensors (a 5.x reader would refuse them as views of a tensor that
-// is not row-major, not as a plan it is too old for).
-constexpr uint32_t kPlanFormatMajor = 6;
+// is not row-major, not as a plan it is too old for); 7.0 activations fused into a CPU plan's
+// BatchNormalizations (ios.activation on a BN node: a 6.x reader's BN kernels would ignore it and
+// give wrong outputs).
+constexpr uint32_t kPlanFormatMajor = 7;
 constexpr uint32_t kPlanFormatMinor = 0;
 constexpr uint32_t kOldestPlanFormatMajor = 1;
 

@@ -38,7 +38,7 @@ def main():
         # a plan::Plan message that starts with its format major (field 1).
         tally.check("plan starts with the container's magic", data[:8] == b"\0IOSPLAN",
                     data[:8].hex())
-        tally.check("its body starts with format major 6", data[56:58] == b"\x08\x06",
+        tally.check("its body starts with format major 7", data[56:58] == b"\x08\x07",
                     data[56:60].hex())
         body_size = int.from_bytes(data[16:24], "little")
 
@@ -62,8 +62,8 @@ def main():
         expect_error(tally, "corrupted plan",
                      run([args.iosrun, variant("junk.iosplan", os.urandom(4096))]), "not an ios plan")
         expect_error(tally, "newer plan format",
-                     run([args.iosrun, variant("v7.iosplan", with_body(b"\x08\x07" + body[2:]))]),
-                     "plan format 7.", "to 6.x")  # 7.<this build's minor>
+                     run([args.iosrun, variant("v8.iosplan", with_body(b"\x08\x08" + body[2:]))]),
+                     "plan format 8.", "to 7.x")  # 8.<this build's minor>
         for label, position in (("its body", 56 + body_size // 2), ("a weight", len(data) - 9)):
             flipped = bytearray(data)
             flipped[position] ^= 0x40
