@@ -6,9 +6,9 @@
 // was compiled from, the way iosc made them: the model must have the plan's model_sha256; it is
 // imported with the plan's recorded options (batch, input_shapes), the recorded passes run (and
 // a CPU plan's lowering, passes/cpu_lowering.h), and the convs of the schedule's MERGE stages
-// are merged again. Each rebuilt weight must then have
-// its recorded name, dtype, dims and SHA-256, so a rebuild that differs (another ios version's
-// passes, say) is refused rather than run.
+// are merged again. Each rebuilt weight must then have its recorded name, dtype, dims and
+// SHA-256, so a rebuild that differs (another ios version's passes, say) is refused rather than
+// run.
 #pragma once
 
 #include <map>

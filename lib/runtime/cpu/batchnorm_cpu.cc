@@ -23,13 +23,11 @@ namespace {
 IOS_VECTOR_CLONES void AffinePlane(const float* x, float* y, int64_t count, float s, float t,
                                    bool relu) {
   if (relu) {
-#pragma GCC ivdep
     for (int64_t i = 0; i < count; ++i) {
       const float v = x[i] * s + t;
       y[i] = v > 0.f ? v : 0.f;
     }
   } else {
-#pragma GCC ivdep
     for (int64_t i = 0; i < count; ++i) y[i] = x[i] * s + t;
   }
 }
@@ -42,35 +40,28 @@ IOS_VECTOR_CLONES void AffineRows(const float* x, float* y, int64_t pixels, int6
     const float* in = x + p * channels;
     float* out = y + p * channels;
     if (relu) {
-#pragma GCC ivdep
       for (int64_t c = 0; c < channels; ++c) {
         const float v = in[c] * s[c] + t[c];
         out[c] = v > 0.f ? v : 0.f;
       }
     } else {
-#pragma GCC ivdep
       for (int64_t c = 0; c < channels; ++c) out[c] = in[c] * s[c] + t[c];
     }
   }
 }
 
 // The same over `pixels` rows of one block of 8 channels (channels-blocked-8), with the trip
-// count of 8 in sight of the compiler, so that a row is one vector.
-//
-// ivdep: y may be x (the memory plan runs a BN in place, plan/in_place.h), and element i is
-// read before it is written; without it GCC's run-time overlap check sent in-place runs down
-// its scalar loop.
+// count of 8 in sight of the compiler, so that a row is one vector. y may be x (the memory plan
+// runs a BN in place, plan/in_place.h): element i is read before it is written.
 IOS_VECTOR_CLONES void AffineBlockRows(const float* x, float* y, int64_t pixels, const float* s,
                                        const float* t) {
   for (int64_t p = 0; p < pixels; ++p)
-#pragma GCC ivdep
     for (int c = 0; c < 8; ++c) y[p * 8 + c] = x[p * 8 + c] * s[c] + t[c];
 }
 
 IOS_VECTOR_CLONES void AffineReluBlockRows(const float* x, float* y, int64_t pixels, const float* s,
                                            const float* t) {
   for (int64_t p = 0; p < pixels; ++p) {
-#pragma GCC ivdep
     for (int c = 0; c < 8; ++c) {
       const float v = x[p * 8 + c] * s[c] + t[c];
       y[p * 8 + c] = v > 0.f ? v : 0.f;
