@@ -127,6 +127,19 @@ TEST(CudaProfilerOptionsTest, GraphsWithOpsTheBackendLacksAreRefusedNamingNodeAn
 
   g.nodes[1].dead = true;  // dead nodes never run
   EXPECT_TRUE(CheckCudaSupportsGraph(g).ok());
+
+  // A fused activation is the CUDA conv's epilogue, but a CPU plan's alone on another op (an
+  // inference BN's, FuseBatchNormActivations), which the CUDA kernels would ignore.
+  g.nodes[1].dead = false;
+  g.nodes[1].op_type = "Conv";
+  SetFusedActivation(g.nodes[1].attrs, Activation{ActivationKind::kRelu});
+  EXPECT_TRUE(CheckCudaSupportsGraph(g).ok());
+  g.nodes[1].op_type = "BatchNormalization";
+  ASSERT_TRUE(CudaSupportsOp("BatchNormalization"));
+  status = CheckCudaSupportsGraph(g);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("'odd_one' (BatchNormalization)"), std::string::npos)
+      << status.message();
 }
 
 // Every multi-group stage: the list lowers, its issue order passes CheckCaptureSequence and

@@ -64,8 +64,12 @@ Status CheckCudaSupportsGraph(const Graph& graph) {
   int count = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
-    // A fused residual is a CPU plan's (passes/fuse_residual_add.h).
-    if (node.dead || (CudaSupportsOp(node.op_type) && !HasFusedResidual(node))) continue;
+    // A fused residual is a CPU plan's (passes/fuse_residual_add.h), as is an activation fused
+    // into anything but a conv (passes/fuse_activation.h: FuseBatchNormActivations).
+    const bool cpu_fusion =
+        HasFusedResidual(node) ||
+        (node.op_type != "Conv" && GetFusedActivation(node.attrs).kind != ActivationKind::kNone);
+    if (node.dead || (CudaSupportsOp(node.op_type) && !cpu_fusion)) continue;
     if (count++ < 8)
       missing += (missing.empty() ? "" : ", ") + ("'" + node.name + "' (" + node.op_type + ")");
   }
