@@ -56,6 +56,11 @@ bool FuseConvSilu(Graph& graph, NodeId sigmoid_id) {
   return true;
 }
 
+// Whether `node` is a Conv without a fused activation.
+bool IsPlainConv(const Node& node) {
+  return node.op_type == "Conv" && GetFusedActivation(node.attrs).kind == ActivationKind::kNone;
+}
+
 // Whether `node` is an inference BatchNormalization with one output and no fused activation.
 bool IsPlainInferenceBatchNorm(const Node& node) {
   if (node.dead || node.op_type != "BatchNormalization" || node.outputs.size() != 1 ||
@@ -65,10 +70,9 @@ bool IsPlainInferenceBatchNorm(const Node& node) {
   return training.ok() && training.value() == 0;
 }
 
-}  // namespace
-
-int FuseBatchNormActivations(Graph& graph) {
-  graph.RebuildUses();
+// Fuses each activation into the node that computes its float32 input, when that input has no
+// other reader and `carries` accepts the node. Uses must be current; returns the number fused.
+int FuseActivationsIntoProducers(Graph& graph, bool (*carries)(const Node&)) {
   int fused = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     Node& act_node = graph.nodes[n];
@@ -77,16 +81,24 @@ int FuseBatchNormActivations(Graph& graph) {
     if (x.producer == kNoNode || x.consumers.size() != 1 || x.is_graph_output ||
         x.dtype != DType::kFloat32)
       continue;
-    Node& bn = graph.nodes[x.producer];
-    if (!IsPlainInferenceBatchNorm(bn)) continue;
+    Node& producer = graph.nodes[x.producer];
+    if (!carries(producer)) continue;
     auto act = ActivationOf(graph, act_node);
     if (!act) continue;
-    SetFusedActivation(bn.attrs, *act);
-    bn.outputs[0] = act_node.outputs[0];
+    SetFusedActivation(producer.attrs, *act);
+    producer.outputs[0] = act_node.outputs[0];
     act_node.dead = true;
     ++fused;
     graph.RebuildUses();
   }
+  return fused;
+}
+
+}  // namespace
+
+int FuseBatchNormActivations(Graph& graph) {
+  graph.RebuildUses();
+  const int fused = FuseActivationsIntoProducers(graph, IsPlainInferenceBatchNorm);
   graph.Compact();
   return fused;
 }
@@ -99,23 +111,7 @@ int FuseConvActivations(Graph& graph) {
     ++fused;
     graph.RebuildUses();
   }
-  for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    Node& act_node = graph.nodes[n];
-    if (act_node.dead || act_node.inputs.empty() || act_node.inputs[0] == kNoValue) continue;
-    const Value& x = graph.values[act_node.inputs[0]];
-    if (x.producer == kNoNode || x.consumers.size() != 1 || x.is_graph_output) continue;
-    Node& conv = graph.nodes[x.producer];
-    if (conv.op_type != "Conv" || GetFusedActivation(conv.attrs).kind != ActivationKind::kNone)
-      continue;
-    if (x.dtype != DType::kFloat32) continue;
-    auto act = ActivationOf(graph, act_node);
-    if (!act) continue;
-    SetFusedActivation(conv.attrs, *act);
-    conv.outputs[0] = act_node.outputs[0];
-    act_node.dead = true;
-    ++fused;
-    graph.RebuildUses();
-  }
+  fused += FuseActivationsIntoProducers(graph, IsPlainConv);
   graph.Compact();
   return fused;
 }
