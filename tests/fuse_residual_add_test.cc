@@ -1,6 +1,8 @@
 // The residual-Add fusion of CPU plans (passes/fuse_residual_add.h): which Adds fuse into which
 // conv, that the fused graph computes what the original did (reference kernels), that ONNX's
 // Conv still refuses a fourth input, and that --emit-onnx writes the Add out again.
+#include "passes/fuse_residual_add.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -12,7 +14,6 @@
 #include "onnx/onnx_importer.h"
 #include "ops/op_registry.h"
 #include "passes/fuse_activation.h"
-#include "passes/fuse_residual_add.h"
 #include "tensor_compare.h"
 #include "test_graph_builder.h"
 
@@ -30,7 +31,8 @@ int ResidualConvs(const Graph& g) {
 }
 
 // A ResNet bottleneck with an identity shortcut and one with a projection shortcut (both
-// operands of its Add are convs, of independent branches), each Add followed by Relu.
+// operands of its Add are convs: the main branch's last and the shortcut's one 1x1 conv of the
+// block's input), each Add followed by Relu.
 Graph Bottlenecks(GraphBuilder& b) {
   ValueId x = b.Input("x", {2, 8, 6, 6});
   ValueId y = b.Op("Relu", {b.Conv(x, 8, 3, 1)});
@@ -41,23 +43,30 @@ Graph Bottlenecks(GraphBuilder& b) {
   return b.Finish({b.Op("Relu", {b.Op("Add", {shortcut, main})})});
 }
 
-TEST(FuseResidualAddTest, IdentityShortcutsAndTheirReluFuseIntoTheConvBefore) {
+TEST(FuseResidualAddTest, ShortcutsAndTheirReluFuseIntoTheConvBefore) {
   GraphBuilder b;
   Graph g = Bottlenecks(b);
   Tensor input = b.Random({2, 8, 6, 6});
   auto before = EvaluateGraphReference(g, {input});
   ASSERT_TRUE(before.ok()) << before.status().message();
   ASSERT_EQ(FuseConvActivations(g), 2);  // the Relus after convs
-  // The identity shortcut's Add fuses; the projection shortcut's joins two independent convs,
-  // which the fusion would order one after the other: it stays.
-  EXPECT_EQ(FuseConvResidualAdds(g), 1);
-  EXPECT_EQ(FuseConvActivations(g), 1);  // the Relu after the fused Add
-  EXPECT_EQ(CountOps(g, "Add"), 1);
-  EXPECT_EQ(CountOps(g, "Relu"), 1);
-  EXPECT_EQ(ResidualConvs(g), 1);
+  // The identity shortcut's Add fuses into the conv before it. The projection shortcut's fuses
+  // into the main branch's last conv, which then reads the shortcut conv's output: that conv
+  // reads only the block's input, so it can still run beside the main branch's first convs.
+  EXPECT_EQ(FuseConvResidualAdds(g), 2);
+  EXPECT_EQ(FuseConvActivations(g), 2);  // the Relus after the fused Adds
+  EXPECT_EQ(CountOps(g, "Add"), 0);
+  EXPECT_EQ(CountOps(g, "Relu"), 0);
+  EXPECT_EQ(ResidualConvs(g), 2);
   for (const Node& node : g.nodes) {
     if (HasFusedResidual(node)) {
       EXPECT_EQ(GetFusedActivation(node.attrs).kind, ActivationKind::kRelu) << node.name;
+      // The projection's residual is the 1x1 shortcut conv's output, never the main branch's.
+      const Node& producer = g.nodes[g.values[node.inputs[3]].producer];
+      if (producer.op_type == "Conv") {
+        EXPECT_EQ(producer.inputs.size(), 3u) << producer.name;
+        EXPECT_FALSE(HasFusedResidual(producer)) << producer.name;
+      }
     }
   }
   // Every fused node still infers (the residual is the output's shape).
@@ -97,6 +106,34 @@ TEST(FuseResidualAddTest, LeavesAddsItCannotFuse) {
   SetFusedActivation(g.nodes[g.values[c3].producer].attrs, Activation{ActivationKind::kRelu});
   EXPECT_EQ(FuseConvResidualAdds(g), 0);
   EXPECT_EQ(CountOps(g, "Add"), 2);
+}
+
+// Two independent branches of more than one op each (NasNet's and RandWire's aggregations):
+// fusing their Add would order one branch's ops before the other's last, so it stays, as does
+// an Add whose other operand is read by an op after the conv's branch started.
+TEST(FuseResidualAddTest, AddsOfLongerIndependentBranchesStay) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 4, 5, 5});
+  ValueId left = b.Conv(b.Op("Relu", {b.Conv(x, 4, 1)}), 4, 3, 1);
+  ValueId right = b.Conv(b.Op("Sigmoid", {b.Conv(x, 4, 1)}), 4, 3, 1);
+  Graph g = b.Finish({b.Op("Add", {left, right})});
+  EXPECT_EQ(FuseConvResidualAdds(g), 0);
+  EXPECT_EQ(CountOps(g, "Add"), 1);
+}
+
+// Two convs of the same input: either could take the other's output; the later one does.
+TEST(FuseResidualAddTest, OfTwoConvsOfOneInputTheLaterTakesTheResidual) {
+  GraphBuilder b;
+  ValueId y = b.Input("y", {1, 4, 5, 5});
+  ValueId p = b.Conv(y, 4, 1);
+  ValueId q = b.Conv(y, 4, 3, 1);
+  Graph g = b.Finish({b.Op("Add", {p, q})});
+  ASSERT_EQ(FuseConvResidualAdds(g), 1);
+  for (const Node& node : g.nodes) {
+    if (!node.dead && HasFusedResidual(node)) {
+      EXPECT_EQ(node.inputs[3], p) << node.name;
+    }
+  }
 }
 
 TEST(FuseResidualAddTest, OnnxConvRefusesAFourthInputWithoutTheAttribute) {

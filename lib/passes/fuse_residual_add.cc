@@ -42,12 +42,22 @@ bool IsAncestor(const Graph& graph, NodeId ancestor, NodeId node) {
   return false;
 }
 
-// Whether reading `residual` adds no ordering the conv did not have: it is a graph input, or
-// computed by one of the conv's ancestors (ResNet's identity shortcut). An Add of two
-// independent branches stays, so that the IOS search may still run them side by side.
-bool ResidualIsAlreadyBefore(const Graph& graph, ValueId residual, NodeId conv) {
+// Whether fusing R into `conv` orders little that the graph did not: nothing when R is a graph
+// input or computed by one of the conv's ancestors (ResNet's identity shortcut); only R's
+// producer before the conv when that producer reads nothing but graph inputs, constants and
+// values of the conv's ancestors (ResNet's projection shortcut: a 1x1 conv of the block's
+// input), which may then still run beside every op before the conv. A longer independent branch
+// (NasNet's and RandWire's aggregations) could run side by side with the conv's own: its Add
+// stays for the IOS search.
+bool FusionOrdersLittle(const Graph& graph, ValueId residual, NodeId conv) {
   const NodeId producer = graph.values[residual].producer;
-  return producer == kNoNode || IsAncestor(graph, producer, conv);
+  if (producer == kNoNode || IsAncestor(graph, producer, conv)) return true;
+  for (ValueId in : graph.nodes[producer].inputs) {
+    if (in == kNoValue) continue;
+    const NodeId before = graph.values[in].producer;
+    if (before != kNoNode && !IsAncestor(graph, before, conv)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -73,14 +83,17 @@ int FuseConvResidualAdds(Graph& graph) {
         shapes_match = false;
     }
     if (!shapes_match) continue;
+    // When both operands could (two convs of the same input), the later conv takes the
+    // other's output. (A conv whose R is computed by one of its ancestors never competes: that
+    // ancestor's output has a reader on the way to the conv besides the Add.)
     NodeId conv_id = kNoNode;
     size_t residual = 0;
     for (size_t i = 0; i < 2; ++i) {
       const NodeId candidate = FusableConv(graph, add.inputs[i], id);
-      if (candidate == kNoNode || !ResidualIsAlreadyBefore(graph, add.inputs[1 - i], candidate))
+      if (candidate == kNoNode || !FusionOrdersLittle(graph, add.inputs[1 - i], candidate))
         continue;
-      if (conv_id == kNoNode || position[static_cast<size_t>(candidate)] >
-                                    position[static_cast<size_t>(conv_id)]) {
+      if (conv_id == kNoNode ||
+          position[static_cast<size_t>(candidate)] > position[static_cast<size_t>(conv_id)]) {
         conv_id = candidate;
         residual = 1 - i;
       }

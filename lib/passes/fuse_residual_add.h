@@ -7,11 +7,13 @@
 // Only for CPU plans (the compile pipeline runs it for --device cpu): the CUDA conv does not
 // take a residual. The conv must have no fused activation yet (act(conv) + R is another
 // function), its output no reader but the Add, and both operands float32 of the output's
-// shape (no broadcasting). R must be a graph input or computed by one of the conv's ancestors
-// (ResNet's identity shortcut, MobileNetV2's residual), so that the fusion orders nothing the
-// graph did not: an Add of two independent branches (a projection shortcut, NasNet's and
-// RandWire's aggregations) stays, and the IOS search may still run its branches side by side.
-// When both operands qualify, the conv later in topological order takes the other as R.
+// shape (no broadcasting). The fusion may order little that the graph did not: R is a graph input
+// or computed by one of the conv's ancestors (ResNet's identity shortcut, MobileNetV2's residual),
+// or by one node that reads only such values (ResNet's projection shortcut, which may then still
+// run beside the main branch's first convs, only no longer beside its last). An Add of two longer
+// independent branches (NasNet's and RandWire's aggregations) stays, and the IOS search may still
+// run them side by side. Of two convs that could take the other operand, the one whose fusion
+// orders less does; of two alike, the later in topological order.
 #pragma once
 
 #include "ir/graph.h"
