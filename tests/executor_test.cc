@@ -38,11 +38,13 @@ class RecordingRunner : public OpRunner {
     start_time.assign(graph_.nodes.size(), Clock::time_point());
     end_time.assign(graph_.nodes.size(), Clock::time_point());
     runs.assign(graph_.nodes.size(), 0);
+    thread.assign(graph_.nodes.size(), std::thread::id());
   }
 
   Status RunOp(NodeId op, int threads) override {
     start_seq[op] = counter_.fetch_add(1, std::memory_order_relaxed);
     start_time[op] = Clock::now();
+    thread[op] = std::this_thread::get_id();
     ++runs[op];
     if (threads < 1) return Internal("threads < 1");
     if (op == fail_op) return Internal("planted failure in op " + std::to_string(op));
@@ -60,6 +62,7 @@ class RecordingRunner : public OpRunner {
   std::vector<int64_t> start_seq, end_seq;
   std::vector<Clock::time_point> start_time, end_time;
   std::vector<int> runs;
+  std::vector<std::thread::id> thread;  // that ran each op
   NodeId fail_op = kNoNode;
   std::chrono::microseconds sleep{0};
 
@@ -97,9 +100,10 @@ void ExpectProducersFinishedFirst(const Graph& graph, const RecordingRunner& run
 }
 
 // Run, but abort the test program if it does not return: a hang must fail loudly.
-Status RunOrAbort(StreamExecutor& executor, const CommandList& list, OpRunner& runner) {
-  auto task =
-      std::make_shared<std::packaged_task<Status()>>([&] { return executor.Run(list, runner); });
+Status RunOrAbort(StreamExecutor& executor, const CommandList& list, OpRunner& runner,
+                  StreamExecutor::Origin origin = StreamExecutor::Origin::kWorker) {
+  auto task = std::make_shared<std::packaged_task<Status()>>(
+      [&] { return executor.Run(list, runner, nullptr, origin); });
   std::future<Status> result = task->get_future();
   std::thread thread([task] { (*task)(); });
   if (result.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
@@ -302,6 +306,64 @@ TEST(ExecutorTest, ARunWakesOnlyItsStreamsWorkers) {
   EXPECT_EQ(executor.IdleWakeups(0), 0);
   for (int worker = 1; worker < 4; ++worker)
     EXPECT_LT(executor.IdleWakeups(worker), kRuns / 20) << "worker " << worker;
+}
+
+// The ops a list's stream runs.
+std::vector<NodeId> StreamOps(const CommandList& list, size_t stream) {
+  std::vector<NodeId> ops;
+  for (const Command& c : list.streams[stream])
+    if (c.kind == CommandKind::kRunOp) ops.push_back(c.op);
+  return ops;
+}
+
+// Origin::kCaller: stream 0 runs on the thread that calls Run, every other stream on its worker,
+// with the same ordering; runs of either kind alternate on one executor (worker 0 sits out the
+// caller's runs and takes the origin of the others), and a failure still releases the origin.
+TEST(ExecutorTest, TheCallerRunsTheOriginWhenAsked) {
+  Fan f = MakeFan();
+  const CommandList list = Lower(f.graph, FanSchedule(f), 4);
+  ASSERT_EQ(list.streams.size(), 4u);
+  StreamExecutor executor(4);
+  RecordingRunner runner(f.graph);
+  const std::vector<int> depths = ExpectedDepths(f.graph);
+  const std::thread::id caller = std::this_thread::get_id();
+  for (int run = 0; run < 100; ++run) {
+    runner.Reset();
+    const bool on_caller = run % 2 == 0;
+    const auto origin =
+        on_caller ? StreamExecutor::Origin::kCaller : StreamExecutor::Origin::kWorker;
+    ASSERT_TRUE(executor.Run(list, runner, nullptr, origin).ok()) << "run " << run;
+    ASSERT_EQ(runner.slots, depths) << "run " << run;
+    ExpectProducersFinishedFirst(f.graph, runner);
+    for (size_t s = 0; s < list.streams.size(); ++s) {
+      for (NodeId op : StreamOps(list, s)) {
+        EXPECT_EQ(runner.thread[op] == caller, s == 0 && on_caller)
+            << "run " << run << ", stream " << s << ", " << f.graph.Describe(op);
+      }
+    }
+  }
+  // One stream of ops runs on the caller alone.
+  const CommandList one_stream = Lower(f.graph, FanSchedule(f), 1);
+  runner.Reset();
+  ASSERT_TRUE(executor.Run(one_stream, runner, nullptr, StreamExecutor::Origin::kCaller).ok());
+  EXPECT_EQ(runner.slots, depths);
+  for (NodeId op : StreamOps(one_stream, 0)) EXPECT_EQ(runner.thread[op], caller);
+
+  // A traced run records the caller's stream too.
+  RunTrace trace;
+  runner.Reset();
+  ASSERT_TRUE(executor.Run(list, runner, &trace, StreamExecutor::Origin::kCaller).ok());
+  ASSERT_EQ(trace.streams.size(), list.streams.size());
+  EXPECT_EQ(trace.streams[0].size(), list.streams[0].size());
+
+  // A branch on another stream fails: the origin, waiting on the caller's thread for its join,
+  // is released and the status returned.
+  runner.Reset();
+  runner.fail_op = f.branches[2].front();
+  const Status status = RunOrAbort(executor, list, runner, StreamExecutor::Origin::kCaller);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("planted failure"), std::string::npos) << status.message();
+  EXPECT_EQ(runner.runs[f.cat], 0);
 }
 
 TEST(ExecutorTest, AFailingOpReturnsItsStatusAndReleasesWaiters) {

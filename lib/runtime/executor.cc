@@ -4,7 +4,9 @@
 //   - Control (one mutex): Run publishes a run by bumping `generation` (with the list, the
 //     runner and `running` = number of streams) and notifying the `work_ready` of each worker
 //     whose index is below the run's stream count, which executes its stream (the others sleep
-//     on); the last stream to finish notifies `run_done`, which Run blocks on.
+//     on); the last stream to finish notifies `run_done`, which Run blocks on. With
+//     Origin::kCaller, Run executes stream 0 itself between publishing and blocking, and worker
+//     0 is not notified (if it wakes anyway, it finds the origin taken and sleeps on).
 //   - Events: one mutex + condition variable + flag per event, reset at the start of every run
 //     (before it is published, while every worker is idle). Record sets the flag under the
 //     event's mutex and notifies; wait blocks until the flag is set or the run has failed.
@@ -47,8 +49,9 @@ struct StreamExecutor::Impl {
   uint64_t generation = 0;
   const CommandList* commands = nullptr;  // the current run; null between runs
   OpRunner* runner = nullptr;
-  RunTrace* trace = nullptr;  // the current run's, when traced
-  int running = 0;            // streams of the current run that have not finished
+  RunTrace* trace = nullptr;      // the current run's, when traced
+  int running = 0;                // streams of the current run that have not finished
+  bool origin_on_caller = false;  // the current run's stream 0 runs on Run's caller
 
   // Grown on demand, never shrunk; the first `num_events` belong to the current run. Written
   // only by Run while every worker is idle.
@@ -142,8 +145,10 @@ void StreamExecutor::Impl::WorkerLoop(int index) {
           lock, [&] { return shutdown || generation != seen_generation; });
       if (shutdown) return;
       seen_generation = generation;
-      // Not in this run (or woke after a run without this stream had already finished).
-      if (commands == nullptr || index >= static_cast<int>(commands->streams.size())) {
+      // Not in this run (or woke after a run without this stream had already finished), or
+      // the origin, which the caller runs.
+      if (commands == nullptr || index >= static_cast<int>(commands->streams.size()) ||
+          (index == 0 && origin_on_caller)) {
         ++idle_wakeups[static_cast<size_t>(index)];
         continue;
       }
@@ -183,7 +188,8 @@ int64_t StreamExecutor::IdleWakeups(int index) const {
   return impl_->idle_wakeups[static_cast<size_t>(index)];
 }
 
-Status StreamExecutor::Run(const CommandList& commands, OpRunner& runner, RunTrace* trace) {
+Status StreamExecutor::Run(const CommandList& commands, OpRunner& runner, RunTrace* trace,
+                           Origin origin) {
   if (commands.streams.size() > workers_.size()) {
     return InvalidInput("command list has " + std::to_string(commands.streams.size()) +
                         " streams but the executor has " + std::to_string(workers_.size()) +
@@ -222,15 +228,23 @@ Status StreamExecutor::Run(const CommandList& commands, OpRunner& runner, RunTra
     impl.runner = &runner;
     impl.trace = trace;
     impl.running = static_cast<int>(commands.streams.size());
+    impl.origin_on_caller = origin == Origin::kCaller;
     ++impl.generation;
   }
-  for (size_t s = 0; s < commands.streams.size(); ++s) impl.work_ready[s]->notify_one();
+  const size_t first_worker = origin == Origin::kCaller ? 1 : 0;
+  for (size_t s = first_worker; s < commands.streams.size(); ++s) impl.work_ready[s]->notify_one();
+  if (origin == Origin::kCaller) {
+    impl.RunStream(0, commands.streams[0], runner, trace != nullptr ? &trace->streams[0] : nullptr);
+    std::lock_guard<std::mutex> lock(impl.mutex);
+    --impl.running;
+  }
   {
     std::unique_lock<std::mutex> lock(impl.mutex);
     impl.run_done.wait(lock, [&] { return impl.running == 0; });
     impl.commands = nullptr;
     impl.runner = nullptr;
     impl.trace = nullptr;
+    impl.origin_on_caller = false;
   }
   if (trace != nullptr) trace->end_ns = TraceClockNs();
   std::lock_guard<std::mutex> lock(impl.failure_mutex);

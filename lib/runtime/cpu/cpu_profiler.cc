@@ -11,11 +11,11 @@
 #include <tuple>
 #include <utility>
 
-#include "runtime/profiled_stage.h"
 #include "plan/fingerprint_proto.h"
 #include "runtime/command_list.h"
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/cpu_threading.h"
+#include "runtime/profiled_stage.h"
 #include "util/latency_stats.h"
 #include "util/memory_info.h"
 
@@ -65,9 +65,9 @@ void CpuProfilerCostSource::BufferPool::Deleter::operator()(void* p) const { std
 int64_t CpuProfilerCostSource::BufferPool::MissingBytes(size_t bytes, int count) const {
   const auto found = buffers_.find(bytes);
   const int held = found == buffers_.end() ? 0 : static_cast<int>(found->second.size());
-  return count > held ? static_cast<int64_t>(count - held) *
-                            static_cast<int64_t>(RoundedBufferBytes(bytes))
-                      : 0;
+  return count > held
+             ? static_cast<int64_t>(count - held) * static_cast<int64_t>(RoundedBufferBytes(bytes))
+             : 0;
 }
 
 void* CpuProfilerCostSource::BufferPool::Get(size_t bytes, int index, CpuProfilerCounters& counters,
@@ -158,7 +158,9 @@ std::string CpuProfilerCostSource::CountersText() const {
          " runs, " + n(c.samples_taken) + " samples; kernels " + n(c.kernels_created) +
          " created, " + n(c.kernel_cache_hits) + " reused, " + n(c.kernels_freed) +
          " freed; buffers " + n(c.buffers_allocated) + " allocated (" + n(c.pool_bytes >> 20) +
-         " MiB), " + n(c.buffers_freed) + " freed";
+         " MiB), " + n(c.buffers_freed) + " freed; empty run " +
+         std::to_string(static_cast<int64_t>(c.launch_overhead_ms * 1e3 + 0.5)) +
+         " us subtracted per stage";
 }
 
 // Caches belong to one graph: another graph drops them. Within a graph, a cached kernel is
@@ -223,9 +225,8 @@ void CpuProfilerCostSource::FreeUnusedKernels() {
   for (size_t n = 0; n < kernels_.size(); ++n)
     if (kernels_[n].kernel && kernels_[n].last_use < kernel_clock_ && kernels_[n].copied_bytes > 0)
       unused.push_back(static_cast<NodeId>(n));
-  std::sort(unused.begin(), unused.end(), [&](NodeId a, NodeId b) {
-    return kernels_[a].last_use < kernels_[b].last_use;
-  });
+  std::sort(unused.begin(), unused.end(),
+            [&](NodeId a, NodeId b) { return kernels_[a].last_use < kernels_[b].last_use; });
   for (NodeId n : unused) {
     if (counters_.kernel_bytes <= options_.max_kernel_bytes) break;
     CachedKernel& cached = kernels_[n];
@@ -313,19 +314,16 @@ StatusOr<double> CpuProfilerCostSource::MeasureStageAs(const Graph& graph,
     std::vector<CpuKernel*> kernels(merged->kernels.size(), nullptr);
     for (size_t n = 0; n < kernels.size(); ++n) kernels[n] = merged->kernels[n].get();
     const Sampling sampling = StageSampling(merged->warmed);
-    IOS_ASSIGN_OR_RETURN(ms, TimeStage(merged->graph, merged->stage, kernels, sampling,
-                                       total_threads_));
+    IOS_ASSIGN_OR_RETURN(
+        ms, TimeStage(merged->graph, merged->stage, kernels, sampling, total_threads_));
     merged->warmed = true;
     ++counters_.merge_stages_measured;
   } else {
     IOS_ASSIGN_OR_RETURN(std::vector<CpuKernel*> kernels, StageKernels(graph, stage));
     const bool warmed = StageWarmed(stage, width);
     // Each of the stage's groups gets the thread share of a stage `width` groups wide.
-    const int threads =
-        std::max(1, total_threads_ / width) * static_cast<int>(stage.groups.size());
-    IOS_ASSIGN_OR_RETURN(ms, TimeStage(graph, stage, kernels,
-                                       StageSampling(warmed),
-                                       threads));
+    const int threads = std::max(1, total_threads_ / width) * static_cast<int>(stage.groups.size());
+    IOS_ASSIGN_OR_RETURN(ms, TimeStage(graph, stage, kernels, StageSampling(warmed), threads));
     MarkWarmed(stage, width);
   }
   ++counters_.stages_measured;
@@ -358,8 +356,7 @@ StatusOr<double> CpuProfilerCostSource::BlockLatencyMs(const Graph& graph,
   ResetForGraph(graph);
   if (options_.subtract_launch_overhead && !launch_overhead_measured_)
     IOS_RETURN_IF_ERROR(MeasureLaunchOverhead());
-  IOS_ASSIGN_OR_RETURN(std::vector<CpuKernel*> kernels,
-                       StageKernels(graph, nodes));
+  IOS_ASSIGN_OR_RETURN(std::vector<CpuKernel*> kernels, StageKernels(graph, nodes));
   // Each stage's ops run with that stage's thread share; one warm-up run when every op has run
   // with its share before (a block is measured both ways, twice, and its stages were measured
   // in the search: at batch 8 a second warm-up of a NasNet segment costs a tenth of a second).
@@ -467,8 +464,8 @@ StatusOr<double> CpuProfilerCostSource::TimeSchedule(const Graph& graph, const S
   return TimeCommands(commands, runner, sampling);
 }
 
-StatusOr<double> CpuProfilerCostSource::TimeCommands(const CommandList& commands,
-                                                     OpRunner& runner, const Sampling& sampling) {
+StatusOr<double> CpuProfilerCostSource::TimeCommands(const CommandList& commands, OpRunner& runner,
+                                                     const Sampling& sampling) {
   using Clock = std::chrono::steady_clock;
   auto elapsed_ms = [](Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -476,7 +473,7 @@ StatusOr<double> CpuProfilerCostSource::TimeCommands(const CommandList& commands
   double last_run_ms = 0;
   for (int i = 0; i < sampling.warmup_runs; ++i) {
     const Clock::time_point start = Clock::now();
-    IOS_RETURN_IF_ERROR(executor_->Run(commands, runner));
+    IOS_RETURN_IF_ERROR(executor_->Run(commands, runner, nullptr, OriginForCaller()));
     last_run_ms = elapsed_ms(start);
     ++counters_.executor_runs;
   }
@@ -496,7 +493,8 @@ StatusOr<double> CpuProfilerCostSource::TimeCommands(const CommandList& commands
     samples.push_back(last_run_ms);
   while (static_cast<int>(samples.size()) < sampling.max_samples) {
     const Clock::time_point start = Clock::now();
-    for (int i = 0; i < runs; ++i) IOS_RETURN_IF_ERROR(executor_->Run(commands, runner));
+    for (int i = 0; i < runs; ++i)
+      IOS_RETURN_IF_ERROR(executor_->Run(commands, runner, nullptr, OriginForCaller()));
     samples.push_back(elapsed_ms(start) / runs);
     counters_.executor_runs += runs;
     if (sampling.settle_tolerance > 0 &&

@@ -119,9 +119,11 @@ Status CpuSession::SetInputs(const std::vector<Tensor>& inputs) {
   return Status::Ok();
 }
 
-Status CpuSession::Run() { return executor_->Run(commands_, *this); }
+Status CpuSession::Run() { return Run(nullptr); }
 
-Status CpuSession::Run(RunTrace* trace) { return executor_->Run(commands_, *this, trace); }
+Status CpuSession::Run(RunTrace* trace) {
+  return executor_->Run(commands_, *this, trace, OriginForCaller());
+}
 
 std::vector<Tensor> CpuSession::GetOutputs() const {
   std::vector<Tensor> outputs;

@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/executor.h"
+
 namespace ios {
 
 // The most threads one OpenMP team may have (OMP_THREAD_LIMIT; unlimited by default).
@@ -43,6 +45,12 @@ class ScopedOmpThreads {
   int saved_threads_;
   int saved_dynamic_;
 };
+
+// Where an executor run's stream 0 executes: on the calling thread (no worker to wake), unless
+// that thread is inside an OpenMP parallel region, where the kernels' teams would nest.
+inline StreamExecutor::Origin OriginForCaller() {
+  return omp_in_parallel() ? StreamExecutor::Origin::kWorker : StreamExecutor::Origin::kCaller;
+}
 
 // How many of `threads` are worth waking for `work` units (elements moved or computed): one
 // per kMinWorkPerThread, so that small tensors stay on the calling thread.
