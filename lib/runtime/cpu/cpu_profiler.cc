@@ -11,11 +11,11 @@
 #include <tuple>
 #include <utility>
 
+#include "runtime/profiled_stage.h"
 #include "plan/fingerprint_proto.h"
 #include "runtime/command_list.h"
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/cpu_threading.h"
-#include "runtime/profiled_stage.h"
 #include "util/latency_stats.h"
 #include "util/memory_info.h"
 
@@ -65,9 +65,9 @@ void CpuProfilerCostSource::BufferPool::Deleter::operator()(void* p) const { std
 int64_t CpuProfilerCostSource::BufferPool::MissingBytes(size_t bytes, int count) const {
   const auto found = buffers_.find(bytes);
   const int held = found == buffers_.end() ? 0 : static_cast<int>(found->second.size());
-  return count > held
-             ? static_cast<int64_t>(count - held) * static_cast<int64_t>(RoundedBufferBytes(bytes))
-             : 0;
+  return count > held ? static_cast<int64_t>(count - held) *
+                            static_cast<int64_t>(RoundedBufferBytes(bytes))
+                      : 0;
 }
 
 void* CpuProfilerCostSource::BufferPool::Get(size_t bytes, int index, CpuProfilerCounters& counters,
@@ -225,8 +225,9 @@ void CpuProfilerCostSource::FreeUnusedKernels() {
   for (size_t n = 0; n < kernels_.size(); ++n)
     if (kernels_[n].kernel && kernels_[n].last_use < kernel_clock_ && kernels_[n].copied_bytes > 0)
       unused.push_back(static_cast<NodeId>(n));
-  std::sort(unused.begin(), unused.end(),
-            [&](NodeId a, NodeId b) { return kernels_[a].last_use < kernels_[b].last_use; });
+  std::sort(unused.begin(), unused.end(), [&](NodeId a, NodeId b) {
+    return kernels_[a].last_use < kernels_[b].last_use;
+  });
   for (NodeId n : unused) {
     if (counters_.kernel_bytes <= options_.max_kernel_bytes) break;
     CachedKernel& cached = kernels_[n];
@@ -314,16 +315,19 @@ StatusOr<double> CpuProfilerCostSource::MeasureStageAs(const Graph& graph,
     std::vector<CpuKernel*> kernels(merged->kernels.size(), nullptr);
     for (size_t n = 0; n < kernels.size(); ++n) kernels[n] = merged->kernels[n].get();
     const Sampling sampling = StageSampling(merged->warmed);
-    IOS_ASSIGN_OR_RETURN(
-        ms, TimeStage(merged->graph, merged->stage, kernels, sampling, total_threads_));
+    IOS_ASSIGN_OR_RETURN(ms, TimeStage(merged->graph, merged->stage, kernels, sampling,
+                                       total_threads_));
     merged->warmed = true;
     ++counters_.merge_stages_measured;
   } else {
     IOS_ASSIGN_OR_RETURN(std::vector<CpuKernel*> kernels, StageKernels(graph, stage));
     const bool warmed = StageWarmed(stage, width);
     // Each of the stage's groups gets the thread share of a stage `width` groups wide.
-    const int threads = std::max(1, total_threads_ / width) * static_cast<int>(stage.groups.size());
-    IOS_ASSIGN_OR_RETURN(ms, TimeStage(graph, stage, kernels, StageSampling(warmed), threads));
+    const int threads =
+        std::max(1, total_threads_ / width) * static_cast<int>(stage.groups.size());
+    IOS_ASSIGN_OR_RETURN(ms, TimeStage(graph, stage, kernels,
+                                       StageSampling(warmed),
+                                       threads));
     MarkWarmed(stage, width);
   }
   ++counters_.stages_measured;
@@ -356,7 +360,8 @@ StatusOr<double> CpuProfilerCostSource::BlockLatencyMs(const Graph& graph,
   ResetForGraph(graph);
   if (options_.subtract_launch_overhead && !launch_overhead_measured_)
     IOS_RETURN_IF_ERROR(MeasureLaunchOverhead());
-  IOS_ASSIGN_OR_RETURN(std::vector<CpuKernel*> kernels, StageKernels(graph, nodes));
+  IOS_ASSIGN_OR_RETURN(std::vector<CpuKernel*> kernels,
+                       StageKernels(graph, nodes));
   // Each stage's ops run with that stage's thread share; one warm-up run when every op has run
   // with its share before (a block is measured both ways, twice, and its stages were measured
   // in the search: at batch 8 a second warm-up of a NasNet segment costs a tenth of a second).
@@ -464,8 +469,8 @@ StatusOr<double> CpuProfilerCostSource::TimeSchedule(const Graph& graph, const S
   return TimeCommands(commands, runner, sampling);
 }
 
-StatusOr<double> CpuProfilerCostSource::TimeCommands(const CommandList& commands, OpRunner& runner,
-                                                     const Sampling& sampling) {
+StatusOr<double> CpuProfilerCostSource::TimeCommands(const CommandList& commands,
+                                                     OpRunner& runner, const Sampling& sampling) {
   using Clock = std::chrono::steady_clock;
   auto elapsed_ms = [](Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();

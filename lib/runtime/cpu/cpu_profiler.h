@@ -83,28 +83,28 @@
 #include <utility>
 #include <vector>
 
+#include "sched/stage_cost_source.h"
 #include "runtime/cpu/cpu_kernel.h"
 #include "runtime/executor.h"
-#include "sched/stage_cost_source.h"
 
 namespace ios {
 
 struct CpuProfilerOptions {
-  int warmup_runs = 2;             // untimed runs before the samples
-  int repeats = 7;                 // timed samples at most
-  int min_repeats = 2;             // timed samples at least, before the median may settle
+  int warmup_runs = 2;      // untimed runs before the samples
+  int repeats = 7;          // timed samples at most
+  int min_repeats = 2;      // timed samples at least, before the median may settle
   double settle_tolerance = 0.05;  // MedianSettled's; 0 = always `repeats` samples
-  int runs_per_repeat = 0;         // runs averaged into one sample; 0 = from the last warm-up run:
+  int runs_per_repeat = 0;  // runs averaged into one sample; 0 = from the last warm-up run:
   // The last warm-up run is the first sample when it lasted this long and created nothing (a
   // run preceded it, or the kernels had run with these thread shares before); 0: never. The
   // caches and the OpenMP team that warm-up settles matter little to a run this long, and at
   // batch 8 NasNet's stages take 10-40 ms each. Not the first run of new kernels: creating
   // their primitives can take 20 ms on its own.
   double warmup_sample_ms = 20.0;
-  double min_sample_ms = 1.0;   // enough runs for a sample to last this long,
-  int max_runs_per_repeat = 8;  // and no more than this
-  int total_threads = 0;        // cores in all; 0 = every core of the machine
-  int max_streams = 0;          // 0 = total_threads (as CpuSession)
+  double min_sample_ms = 1.0;    // enough runs for a sample to last this long,
+  int max_runs_per_repeat = 8;   // and no more than this
+  int total_threads = 0;    // cores in all; 0 = every core of the machine
+  int max_streams = 0;      // 0 = total_threads (as CpuSession)
   bool subtract_launch_overhead = true;
   bool compose_one_group_stages = true;
   // Offer the search lower bounds on stages (UnitAloneLatencyMs), so that it skips measuring
@@ -134,19 +134,19 @@ inline constexpr double kMinStageLatencyMs = 1e-3;
 struct CpuProfilerCounters {
   int64_t stages_measured = 0;
   int64_t merge_stages_measured = 0;
-  int64_t kernels_created = 0;       // CreateCpuKernel calls (graph ops and merged scratch ops)
-  int64_t kernel_cache_hits = 0;     // ops whose cached kernel was reused
-  int64_t kernels_freed = 0;         // cached kernels freed to keep under max_kernel_bytes
-  int64_t kernel_bytes = 0;          // the cached kernels' copies of constants, now
-  int64_t buffers_allocated = 0;     // both pools
-  int64_t pool_bytes = 0;            // bytes allocated by both pools, freed ones included
-  int64_t buffers_freed = 0;         // buffers freed to stay under max_pool_bytes
-  int64_t pools_over_limit = 0;      // measurements whose own buffers passed max_pool_bytes
-  int64_t executor_runs = 0;         // timed and untimed, baseline included
-  int64_t samples_taken = 0;         // timed samples of stages (not of the baseline)
-  int64_t stages_composed = 0;       // one-group stages costed as the sum of their units
+  int64_t kernels_created = 0;     // CreateCpuKernel calls (graph ops and merged scratch ops)
+  int64_t kernel_cache_hits = 0;   // ops whose cached kernel was reused
+  int64_t kernels_freed = 0;       // cached kernels freed to keep under max_kernel_bytes
+  int64_t kernel_bytes = 0;        // the cached kernels' copies of constants, now
+  int64_t buffers_allocated = 0;   // both pools
+  int64_t pool_bytes = 0;          // bytes allocated by both pools, freed ones included
+  int64_t buffers_freed = 0;       // buffers freed to stay under max_pool_bytes
+  int64_t pools_over_limit = 0;    // measurements whose own buffers passed max_pool_bytes
+  int64_t executor_runs = 0;       // timed and untimed, baseline included
+  int64_t samples_taken = 0;       // timed samples of stages (not of the baseline)
+  int64_t stages_composed = 0;     // one-group stages costed as the sum of their units
   int64_t units_alone_measured = 0;  // UnitAloneLatencyMs measurements at a partial share
-  double launch_overhead_ms = 0;     // the subtracted empty-run time (0 until measured or if off)
+  double launch_overhead_ms = 0;   // the subtracted empty-run time (0 until measured or if off)
 };
 
 class CpuProfilerCostSource : public StageCostSource {
@@ -284,7 +284,7 @@ class CpuProfilerCostSource : public StageCostSource {
   BufferPool work_pool_{false};
   std::mt19937 rng_{20210405};
 
-  const Graph* graph_ = nullptr;       // the graph the caches belong to
+  const Graph* graph_ = nullptr;  // the graph the caches belong to
   std::vector<CachedKernel> kernels_;  // per NodeId of graph_
   uint64_t kernel_clock_ = 0;          // StageKernels calls so far
   std::map<std::vector<NodeId>, std::unique_ptr<MergedStage>> merged_;
