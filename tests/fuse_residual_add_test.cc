@@ -58,17 +58,25 @@ TEST(FuseResidualAddTest, ShortcutsAndTheirReluFuseIntoTheConvBefore) {
   EXPECT_EQ(CountOps(g, "Add"), 0);
   EXPECT_EQ(CountOps(g, "Relu"), 0);
   EXPECT_EQ(ResidualConvs(g), 2);
+  // The identity shortcut's residual is the graph input; the projection's is the 1x1 shortcut
+  // conv's output, never the main branch's.
+  int from_input = 0, from_shortcut = 0;
   for (const Node& node : g.nodes) {
-    if (HasFusedResidual(node)) {
-      EXPECT_EQ(GetFusedActivation(node.attrs).kind, ActivationKind::kRelu) << node.name;
-      // The projection's residual is the 1x1 shortcut conv's output, never the main branch's.
-      const Node& producer = g.nodes[g.values[node.inputs[3]].producer];
-      if (producer.op_type == "Conv") {
-        EXPECT_EQ(producer.inputs.size(), 3u) << producer.name;
-        EXPECT_FALSE(HasFusedResidual(producer)) << producer.name;
-      }
+    if (!HasFusedResidual(node)) continue;
+    EXPECT_EQ(GetFusedActivation(node.attrs).kind, ActivationKind::kRelu) << node.name;
+    const NodeId producer = g.values[node.inputs[3]].producer;
+    if (producer == kNoNode) {
+      ++from_input;
+      continue;
     }
+    const Node& shortcut = g.nodes[producer];
+    EXPECT_EQ(shortcut.op_type, "Conv") << shortcut.name;
+    EXPECT_FALSE(HasFusedResidual(shortcut)) << shortcut.name;
+    EXPECT_EQ(g.values[shortcut.inputs[1]].dims[2], 1) << "not the 1x1 shortcut: " << shortcut.name;
+    ++from_shortcut;
   }
+  EXPECT_EQ(from_input, 1);
+  EXPECT_EQ(from_shortcut, 1);
   // Every fused node still infers (the residual is the output's shape).
   for (NodeId n = 0; n < static_cast<NodeId>(g.nodes.size()); ++n)
     EXPECT_TRUE(InferNode(g, n).ok()) << g.nodes[n].name;
