@@ -12,8 +12,8 @@
 // or by one node that reads only such values (ResNet's projection shortcut, which may then still
 // run beside the main branch's first convs, only no longer beside its last). An Add of two longer
 // independent branches (NasNet's and RandWire's aggregations) stays, and the IOS search may still
-// run them side by side. Of two convs that could take the other operand, the one whose fusion
-// orders less does; of two alike, the later in topological order.
+// run them side by side. Of two convs that could take the other operand (two convs of one
+// input), the later in topological order does.
 #pragma once
 
 #include "ir/graph.h"
