@@ -23,9 +23,9 @@ NodeId FusableConv(const Graph& graph, ValueId value, NodeId add) {
   return v.producer;
 }
 
-// Whether `ancestor` computes something `node` reads, directly or through other nodes.
-bool IsAncestor(const Graph& graph, NodeId ancestor, NodeId node) {
-  std::vector<bool> seen(graph.nodes.size(), false);
+// The nodes that compute something `node` reads, directly or through other nodes, by id.
+std::vector<bool> Ancestors(const Graph& graph, NodeId node) {
+  std::vector<bool> ancestor(graph.nodes.size(), false);
   std::vector<NodeId> stack = {node};
   while (!stack.empty()) {
     const NodeId current = stack.back();
@@ -33,13 +33,12 @@ bool IsAncestor(const Graph& graph, NodeId ancestor, NodeId node) {
     for (ValueId in : graph.nodes[current].inputs) {
       if (in == kNoValue) continue;
       const NodeId producer = graph.values[in].producer;
-      if (producer == kNoNode || seen[static_cast<size_t>(producer)]) continue;
-      if (producer == ancestor) return true;
-      seen[static_cast<size_t>(producer)] = true;
+      if (producer == kNoNode || ancestor[static_cast<size_t>(producer)]) continue;
+      ancestor[static_cast<size_t>(producer)] = true;
       stack.push_back(producer);
     }
   }
-  return false;
+  return ancestor;
 }
 
 // Whether fusing R into `conv` orders little that the graph did not: nothing when R is a graph
@@ -50,13 +49,15 @@ bool IsAncestor(const Graph& graph, NodeId ancestor, NodeId node) {
 // (NasNet's and RandWire's aggregations) could run side by side with the conv's own: its Add
 // stays for the IOS search.
 bool FusionOrdersLittle(const Graph& graph, ValueId residual, NodeId conv) {
+  const std::vector<bool> ancestor = Ancestors(graph, conv);
+  // Computed before the conv: by one of its ancestors, or by no node (a graph input).
+  auto before_conv = [&](NodeId producer) {
+    return producer == kNoNode || ancestor[static_cast<size_t>(producer)];
+  };
   const NodeId producer = graph.values[residual].producer;
-  if (producer == kNoNode || IsAncestor(graph, producer, conv)) return true;
-  for (ValueId in : graph.nodes[producer].inputs) {
-    if (in == kNoValue) continue;
-    const NodeId before = graph.values[in].producer;
-    if (before != kNoNode && !IsAncestor(graph, before, conv)) return false;
-  }
+  if (before_conv(producer)) return true;
+  for (ValueId in : graph.nodes[producer].inputs)
+    if (in != kNoValue && !before_conv(graph.values[in].producer)) return false;
   return true;
 }
 

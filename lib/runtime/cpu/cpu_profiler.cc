@@ -475,10 +475,11 @@ StatusOr<double> CpuProfilerCostSource::TimeCommands(const CommandList& commands
   auto elapsed_ms = [](Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   };
+  const StreamExecutor::Origin origin = OriginForCaller();
   double last_run_ms = 0;
   for (int i = 0; i < sampling.warmup_runs; ++i) {
     const Clock::time_point start = Clock::now();
-    IOS_RETURN_IF_ERROR(executor_->Run(commands, runner, nullptr, OriginForCaller()));
+    IOS_RETURN_IF_ERROR(executor_->Run(commands, runner, nullptr, origin));
     last_run_ms = elapsed_ms(start);
     ++counters_.executor_runs;
   }
@@ -499,7 +500,7 @@ StatusOr<double> CpuProfilerCostSource::TimeCommands(const CommandList& commands
   while (static_cast<int>(samples.size()) < sampling.max_samples) {
     const Clock::time_point start = Clock::now();
     for (int i = 0; i < runs; ++i)
-      IOS_RETURN_IF_ERROR(executor_->Run(commands, runner, nullptr, OriginForCaller()));
+      IOS_RETURN_IF_ERROR(executor_->Run(commands, runner, nullptr, origin));
     samples.push_back(elapsed_ms(start) / runs);
     counters_.executor_runs += runs;
     if (sampling.settle_tolerance > 0 &&
