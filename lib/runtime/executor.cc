@@ -68,6 +68,9 @@ struct StreamExecutor::Impl {
   void WorkerLoop(int index);
   void RunStream(int index, const std::vector<Command>& stream, OpRunner& op_runner,
                  std::vector<TraceSpan>* spans);
+  // RunStream, then counts the stream finished; the last one of the run wakes Run.
+  void RunAndFinishStream(int index, const std::vector<Command>& stream, OpRunner& op_runner,
+                          std::vector<TraceSpan>* spans);
   void Fail(Status status);
 };
 
@@ -156,14 +159,19 @@ void StreamExecutor::Impl::WorkerLoop(int index) {
       op_runner = runner;
       if (trace != nullptr) spans = &trace->streams[index];
     }
-    RunStream(index, *stream, *op_runner, spans);
-    bool last = false;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      last = --running == 0;
-    }
-    if (last) run_done.notify_all();
+    RunAndFinishStream(index, *stream, *op_runner, spans);
   }
+}
+
+void StreamExecutor::Impl::RunAndFinishStream(int index, const std::vector<Command>& stream,
+                                              OpRunner& op_runner, std::vector<TraceSpan>* spans) {
+  RunStream(index, stream, op_runner, spans);
+  bool last = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    last = --running == 0;
+  }
+  if (last) run_done.notify_all();
 }
 
 StreamExecutor::StreamExecutor(int num_streams) : impl_(std::make_unique<Impl>()) {
@@ -234,9 +242,8 @@ Status StreamExecutor::Run(const CommandList& commands, OpRunner& runner, RunTra
   const size_t first_worker = origin == Origin::kCaller ? 1 : 0;
   for (size_t s = first_worker; s < commands.streams.size(); ++s) impl.work_ready[s]->notify_one();
   if (origin == Origin::kCaller) {
-    impl.RunStream(0, commands.streams[0], runner, trace != nullptr ? &trace->streams[0] : nullptr);
-    std::lock_guard<std::mutex> lock(impl.mutex);
-    --impl.running;
+    impl.RunAndFinishStream(0, commands.streams[0], runner,
+                            trace != nullptr ? &trace->streams[0] : nullptr);
   }
   {
     std::unique_lock<std::mutex> lock(impl.mutex);

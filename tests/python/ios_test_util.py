@@ -8,7 +8,9 @@ import subprocess
 import sys
 
 
-def parse_args():
+def parse_args(add_arguments=None):
+    """The arguments tests/CMakeLists.txt passes; `add_arguments(parser)` adds a test's own
+    (optional ones, for running the test by hand)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--iosc", required=True)
     parser.add_argument("--iosrun", required=True)
@@ -17,6 +19,8 @@ def parse_args():
     # Set by tests/CMakeLists.txt in a sanitizer build (IOS_SANITIZE), where the CLIs run several
     # times slower: a test may then check memory safety on a smaller matrix.
     parser.add_argument("--sanitized", action="store_true")
+    if add_arguments is not None:
+        add_arguments(parser)
     return parser.parse_args()
 
 

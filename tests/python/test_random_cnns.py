@@ -13,7 +13,6 @@ neither (checked on the fixed seeds).
 
     test_random_cnns.py ... [--seeds FIRST:LAST]   # a wider sweep by hand
 """
-import argparse
 import os
 import re
 import sys
@@ -38,18 +37,14 @@ def cpu_has_avx2():
 
 
 def main():
-    extra = argparse.ArgumentParser()
-    extra.add_argument("--seeds", help="FIRST:LAST, inclusive")
-    known, rest = extra.parse_known_args()
-    sys.argv = [sys.argv[0]] + rest
-    args = parse_args()
+    args = parse_args(lambda parser: parser.add_argument("--seeds", help="FIRST:LAST, inclusive"))
     sys.path.insert(0, os.path.join(args.source_dir, "scripts", "models"))
     import onnx
     import random_cnn
 
     seeds = SANITIZED_SEEDS if args.sanitized else SEEDS
-    if known.seeds:
-        first, last = (int(s) for s in known.seeds.split(":"))
+    if args.seeds:
+        first, last = (int(s) for s in args.seeds.split(":"))
         seeds = range(first, last + 1)
     schedules = SANITIZED_SCHEDULES if args.sanitized else SCHEDULES
     reference_script = os.path.join(args.source_dir, "scripts", "ort_reference.py")
@@ -92,7 +87,7 @@ def main():
                                 f"--batch {batch}; iosrun --check")
     print(f"{channels_last_plans} plans with channels-last tensors, {residual_fusions} residual "
           "Adds fused into convs")
-    if not known.seeds:  # a hand-picked range may hold neither
+    if not args.seeds:  # a hand-picked range may hold neither
         if cpu_has_avx2():
             tally.check("some plans store tensors channels-last", channels_last_plans > 0)
         tally.check("some residual Adds fused into convs", residual_fusions > 0)
