@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/dtype.h"
+#include "util/checked_int.h"
 
 namespace ios {
 
@@ -14,13 +15,6 @@ using Dims = std::vector<int64_t>;
 
 // Number of elements; 1 for a scalar (empty dims).
 int64_t NumElements(const Dims& dims);
-// a * b into *product; false (and *product untouched) when it overflows int64.
-inline bool CheckedMul(int64_t a, int64_t b, int64_t* product) {
-  int64_t result;
-  if (__builtin_mul_overflow(a, b, &result)) return false;
-  *product = result;
-  return true;
-}
 // Bytes of a dense tensor of these dims, or -1 when a dimension is negative or the size does not
 // fit in int64 (a hostile or mistaken shape, whose element count would overflow).
 int64_t CheckedNumBytes(DType dtype, const Dims& dims);
