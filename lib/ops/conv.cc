@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ir/fused_activation.h"
+#include "ops/conv_transpose_params.h"
 #include "ops/op_registry.h"
 #include "ops/op_util.h"
 
@@ -108,78 +109,13 @@ OpCost ConvCost(const Node& node, const std::vector<TensorType>& inputs,
   return cost;
 }
 
-// Spatial output size of ConvTranspose on one axis without output_shape.
-int64_t TransposedSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
-                       int64_t pad_begin, int64_t pad_end, int64_t output_padding) {
-  return stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1 - pad_begin - pad_end;
-}
-
 Status InferConvTranspose(const Node& node, const std::vector<InferInput>& inputs,
                           std::vector<TensorType>* outputs) {
-  const Dims& x = inputs[0].type.dims;
-  const Dims& w = inputs[1].type.dims;
   IOS_RETURN_IF_ERROR(CheckSameDType({inputs[0], inputs[1]}));
-  IOS_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, ReadKernel(node, x, w));
-  IOS_ASSIGN_OR_RETURN(int64_t group, ReadGroup(node));
-  // W is [C, M/group, k...].
-  if (w[0] != x[1]) {
-    return InvalidInput("input X has " + std::to_string(x[1]) + " channels but weights W " +
-                        DimsToString(w) + " expect " + std::to_string(w[0]) +
-                        " (ConvTranspose weights are [C, M/group, k...])");
-  }
-  if (x[1] % group != 0) {
-    return InvalidInput("group " + std::to_string(group) + " does not divide the input channels " +
-                        std::to_string(x[1]));
-  }
-  const int64_t out_channels = w[1] * group;
-  IOS_RETURN_IF_ERROR(CheckBias(inputs, out_channels));
-  IOS_ASSIGN_OR_RETURN(WindowParams params, ReadWindowParams(node, kernel));
-  const size_t n = kernel.size();
-  IOS_ASSIGN_OR_RETURN(std::vector<int64_t> output_padding,
-                       node.attrs.GetInts("output_padding", std::vector<int64_t>(n, 0)));
-  IOS_ASSIGN_OR_RETURN(std::vector<int64_t> output_shape, node.attrs.GetInts("output_shape", {}));
-  if (output_padding.size() != n) {
-    return InvalidInput("attribute 'output_padding' " + DimsToString(output_padding) + " has " +
-                        std::to_string(output_padding.size()) + " values, expected " +
-                        std::to_string(n));
-  }
-  for (size_t i = 0; i < n; ++i) {
-    // onnxruntime enforces this bound; PyTorch exports satisfy it.
-    const int64_t limit = std::max(params.strides[i], params.dilations[i]);
-    if (output_padding[i] < 0 || output_padding[i] >= limit) {
-      return InvalidInput(
-          "output_padding[" + std::to_string(i) + "] is " + std::to_string(output_padding[i]) +
-          "; it must be >= 0 and less than max(stride, dilation) = " + std::to_string(limit));
-    }
-  }
-  // output_shape may list only the spatial dims or the whole shape; only the spatial part counts.
-  if (!output_shape.empty() && output_shape.size() != n && output_shape.size() != n + 2) {
-    return InvalidInput("attribute 'output_shape' " + DimsToString(output_shape) + " has " +
-                        std::to_string(output_shape.size()) + " values, expected " +
-                        std::to_string(n));
-  }
-  Dims out = {x[0], out_channels};
-  for (size_t i = 0; i < n; ++i) {
-    int64_t size;
-    if (!output_shape.empty()) {
-      size = output_shape[output_shape.size() - n + i];
-    } else if (params.auto_pad == "SAME_UPPER" || params.auto_pad == "SAME_LOWER") {
-      // As the ONNX spec and onnxruntime: in · stride, regardless of output_padding.
-      size = x[2 + i] * params.strides[i];
-    } else {
-      const bool valid = params.auto_pad == "VALID";
-      size = TransposedSize(x[2 + i], kernel[i], params.strides[i], params.dilations[i],
-                            valid ? 0 : params.pads[i], valid ? 0 : params.pads[i + n],
-                            output_padding[i]);
-    }
-    if (size < 1) {
-      return InvalidInput("spatial axis " + std::to_string(i) + " would have output size " +
-                          std::to_string(size) + " (pads " + DimsToString(params.pads) +
-                          " remove more than the transposed convolution produces)");
-    }
-    out.push_back(size);
-  }
-  (*outputs)[0] = TensorType{inputs[0].type.dtype, out};
+  IOS_ASSIGN_OR_RETURN(ConvTransposeParams params,
+                       ParseConvTranspose(node, inputs[0].type.dims, inputs[1].type.dims));
+  IOS_RETURN_IF_ERROR(CheckBias(inputs, params.out_channels));
+  (*outputs)[0] = TensorType{inputs[0].type.dtype, params.out_dims};
   return Status::Ok();
 }
 

@@ -6,6 +6,7 @@
 #include "kernels/math/activation_math.h"
 #include "kernels/reference/reference_kernel_table.h"
 #include "kernels/reference/reference_util.h"
+#include "ops/conv_transpose_params.h"
 
 namespace ios {
 namespace {
@@ -141,8 +142,8 @@ Status ConvKernel(const Node& node, const std::vector<const Tensor*>& inputs,
   return Status::Ok();
 }
 
-// Y = convtranspose(X, W) + B. X [N, C, in...], W [C, M/group, k...], B [M]. Each input element
-// scatters x * W into the output window it maps to.
+// Y = act(convtranspose(X, W) + B). X [N, C, in...], W [C, M/group, k...], B [M]. Each input
+// element scatters x * W into the output window it maps to.
 Status ConvTransposeKernel(const Node& node, const std::vector<const Tensor*>& inputs,
                            std::vector<Tensor>* outputs) {
   IOS_RETURN_IF_ERROR(RequireInput(node, inputs, 0));
@@ -170,51 +171,13 @@ Status ConvTransposeKernel(const Node& node, const std::vector<const Tensor*>& i
   const Dims in_spatial(x.dims().begin() + 2, x.dims().end());
   const Dims kernel(w.dims().begin() + 2, w.dims().end());
   const size_t n = in_spatial.size();
-  IOS_RETURN_IF_ERROR(CheckKernelShape(node, kernel));
-  IOS_ASSIGN_OR_RETURN(Dims strides, node.attrs.GetInts("strides", Dims(n, 1)));
-  IOS_ASSIGN_OR_RETURN(Dims dilations, node.attrs.GetInts("dilations", Dims(n, 1)));
-  IOS_ASSIGN_OR_RETURN(Dims output_padding, node.attrs.GetInts("output_padding", Dims(n, 0)));
-  IOS_ASSIGN_OR_RETURN(Dims pads, node.attrs.GetInts("pads", Dims(2 * n, 0)));
-  IOS_ASSIGN_OR_RETURN(Dims output_shape, node.attrs.GetInts("output_shape", Dims()));
-  IOS_ASSIGN_OR_RETURN(std::string auto_pad, node.attrs.GetString("auto_pad", "NOTSET"));
-  if (strides.size() != n || dilations.size() != n || output_padding.size() != n ||
-      pads.size() != 2 * n)
-    return InvalidInput(label + "strides, dilations, output_padding or pads has the wrong length");
-  // output_shape may be given for the spatial dimensions only or with N and C in front.
-  if (output_shape.size() == n + 2)
-    output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
-  if (!output_shape.empty() && output_shape.size() != n)
-    return InvalidInput(label + "output_shape has the wrong length");
-  if (auto_pad.empty()) auto_pad = "NOTSET";
-  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
-      auto_pad != "SAME_LOWER")
-    return InvalidInput(label + "unknown auto_pad '" + auto_pad + "'");
-
-  Dims pads_begin(pads.begin(), pads.begin() + n);
-  Dims out_spatial(n);
-  for (size_t d = 0; d < n; ++d) {
-    if (strides[d] < 1 || dilations[d] < 1)
-      return InvalidInput(label + "strides and dilations must be positive");
-    const int64_t full =
-        strides[d] * (in_spatial[d] - 1) + output_padding[d] + (kernel[d] - 1) * dilations[d] + 1;
-    const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
-    if (!output_shape.empty() || same) {
-      // ONNX: total padding from the requested output size, split as SAME_UPPER says (extra
-      // at the end) or otherwise (extra at the beginning). The total is negative when the
-      // requested output is larger than the full result; the halves then round down as in
-      // ONNX's Python reference, so the extra (zero) rows go at the end.
-      out_spatial[d] = !output_shape.empty() ? output_shape[d] : in_spatial[d] * strides[d];
-      const int64_t total = full - out_spatial[d];
-      const int64_t half = FloorDiv(total, 2);
-      pads_begin[d] = auto_pad == "SAME_UPPER" ? half : total - half;
-    } else if (auto_pad == "VALID") {
-      out_spatial[d] = full;
-      pads_begin[d] = 0;
-    } else {
-      out_spatial[d] = full - pads[d] - pads[n + d];
-    }
-    if (out_spatial[d] < 0) return InvalidInput(label + "negative output size");
-  }
+  StatusOr<ConvTransposeParams> parsed = ParseConvTranspose(node, x.dims(), w.dims());
+  // label ends in ": ", which WithContext adds itself.
+  if (!parsed.ok()) return parsed.status().WithContext(label.substr(0, label.size() - 2));
+  const Dims& strides = parsed->strides;
+  const Dims& dilations = parsed->dilations;
+  const Dims& pads_begin = parsed->pads_begin;
+  const Dims out_spatial(parsed->out_dims.begin() + 2, parsed->out_dims.end());
 
   Dims out_dims = {batch, out_channels};
   out_dims.insert(out_dims.end(), out_spatial.begin(), out_spatial.end());
@@ -249,13 +212,15 @@ Status ConvTransposeKernel(const Node& node, const std::vector<const Tensor*>& i
     }
   }
 
+  // A fused activation (the CPU lowering's, ir/fused_activation.h), after the bias.
+  const Activation act = GetFusedActivation(node.attrs);
   Tensor y(x.dtype(), out_dims);
   const std::vector<double> bd = b != nullptr ? AsDoubles(*b) : std::vector<double>();
   const int64_t spatial_size = NumElements(out_spatial);
   for (int64_t i = 0; i < y.num_elements(); ++i) {
     const int64_t m = (i / spatial_size) % out_channels;
-    StoreDouble(y, i,
-                acc[static_cast<size_t>(i)] + (b != nullptr ? bd[static_cast<size_t>(m)] : 0.0));
+    const double sum = acc[static_cast<size_t>(i)] + (b != nullptr ? bd[static_cast<size_t>(m)] : 0.0);
+    StoreDouble(y, i, ApplyActivation<double>(act.kind, act.alpha, act.beta, sum));
   }
   (*outputs)[0] = std::move(y);
   return Status::Ok();

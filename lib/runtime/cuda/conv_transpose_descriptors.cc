@@ -3,16 +3,13 @@
 #include <algorithm>
 #include <string>
 
-#include "ops/op_util.h"
+#include "ops/conv_transpose_params.h"
 #include "runtime/cuda/cuda_check.h"
 
 namespace ios {
 namespace {
 
 constexpr size_t kMaxSpatialAxes = 3;  // cuDNN's Nd convolutions: 2-D and 3-D windows
-
-// floor(a / b) for b > 0.
-int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 // One spatial axis of the problem (see the header).
 struct TransposeAxis {
@@ -34,66 +31,37 @@ StatusOr<ConvTransposeGeometry> PlanConvTransposeWindow(const Node& node, const 
   if (n > kMaxSpatialAxes) {
     return Unsupported(label + std::to_string(n) + " spatial axes (cuDNN takes 1 to 3 here)");
   }
-  const std::vector<int64_t> kernel(w.begin() + 2, w.end());
-  auto params = ReadWindowParams(node, kernel);
+  // The pads, sizes and their checks: ops/conv_transpose_params.h, as for every backend.
+  auto params = ParseConvTranspose(node, x, w);
   if (!params.ok()) return WithLabel(label, params.status());
-  auto output_padding = node.attrs.GetInts("output_padding", std::vector<int64_t>(n, 0));
-  if (!output_padding.ok()) return WithLabel(label, output_padding.status());
-  auto output_shape = node.attrs.GetInts("output_shape", {});
-  if (!output_shape.ok()) return WithLabel(label, output_shape.status());
-  // output_shape may list the spatial dims only or the whole shape.
-  std::vector<int64_t> requested = *output_shape;
-  if (requested.size() == n + 2) requested.erase(requested.begin(), requested.begin() + 2);
-  if (output_padding->size() != n || (!requested.empty() && requested.size() != n)) {
-    return InvalidInput(label + "output_padding " + DimsToString(*output_padding) +
-                        " or output_shape " + DimsToString(*output_shape) +
-                        " does not have one value per spatial axis");
+  if (params->out_dims != y) {
+    return Internal(label + "output " + DimsToString(y) + " differs from the window's " +
+                    DimsToString(params->out_dims));
   }
-  const bool same = params->auto_pad == "SAME_UPPER" || params->auto_pad == "SAME_LOWER";
-  const bool valid = params->auto_pad == "VALID";
 
   ConvTransposeGeometry g;
   g.input = PadToCudnnRank(x);
   Dims full = {y[0], y[1]};
   for (size_t i = 0; i < n; ++i) {
     const int64_t in = x[2 + i];
-    const int64_t k = kernel[i];
+    const int64_t k = params->kernel[i];
     const int64_t s = params->strides[i];
     const int64_t d = params->dilations[i];
     const int64_t extent = (k - 1) * d + 1;
-    const int64_t full_size = s * (in - 1) + (*output_padding)[i] + extent;
-    int64_t pad_begin = params->pads[i];
-    int64_t pad_end = params->pads[n + i];
-    int64_t out = 0;
-    if (!requested.empty() || same) {
-      // The reference kernel's rule: the total padding from the requested size, its larger
-      // half at the end for SAME_UPPER and at the beginning otherwise.
-      out = !requested.empty() ? requested[i] : in * s;
-      const int64_t total = full_size - out;
-      const int64_t half = FloorDiv(total, 2);
-      pad_begin = params->auto_pad == "SAME_UPPER" ? half : total - half;
-      pad_end = total - pad_begin;
-    } else if (valid) {
-      pad_begin = 0;
-      pad_end = 0;
-      out = full_size;
-    } else {
-      out = full_size - pad_begin - pad_end;
-    }
-    if (out != y[2 + i]) {
-      return Internal(label + "output " + DimsToString(y) + " differs from the window's size " +
-                      std::to_string(out) + " on spatial axis " + std::to_string(i));
-    }
+    const int64_t pad_begin = params->pads_begin[i];
+    const int64_t pad_end = params->pads_end[i];
+    const int64_t out = y[2 + i];
     if (pad_begin < 0 || pad_end < 0) {
       return Unsupported(label + "an output of " + std::to_string(out) + " on spatial axis " +
-                         std::to_string(i) + ", larger than the " + std::to_string(full_size) +
+                         std::to_string(i) + ", larger than the " +
+                         std::to_string(params->full[i]) +
                          " positions the transposed convolution computes (negative pads)");
     }
     TransposeAxis axis;
     axis.pad = std::min(pad_begin, pad_end);
-    const int64_t extra = std::max<int64_t>(0, (*output_padding)[i] + axis.pad - pad_end);
+    const int64_t extra = std::max<int64_t>(0, params->output_padding[i] + axis.pad - pad_end);
     if (extra >= s) {
-      return Unsupported(label + "output_padding " + std::to_string((*output_padding)[i]) +
+      return Unsupported(label + "output_padding " + std::to_string(params->output_padding[i]) +
                          " on spatial axis " + std::to_string(i) + " with stride " +
                          std::to_string(s) + " and pads " + std::to_string(pad_begin) + "/" +
                          std::to_string(pad_end) +
