@@ -183,6 +183,41 @@ TEST(FuseActivationTest, SiluFusesIntoTheConvBefore) {
   EXPECT_LT(MaxAbsDiff(before.value()[0], after.value()[0]), 1e-6f);
 }
 
+// CPU plans fuse the activation after a ConvTranspose, SiLU included, and nothing else into it.
+TEST(FuseActivationTest, ActivationsFuseIntoTheConvTransposeBefore) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 4, 5, 5});
+  auto transpose = [&](ValueId in) {
+    AttributeMap attrs;
+    attrs.Set("strides", std::vector<int64_t>{2, 2});
+    return b.Op("ConvTranspose", {in, b.Constant("w" + std::to_string(in), b.Random({4, 4, 2, 2})),
+                                  b.Constant("b" + std::to_string(in), b.Random({4}))},
+                std::move(attrs));
+  };
+  ValueId t1 = transpose(x);
+  ValueId y = b.Op("Relu", {t1});
+  ValueId t2 = transpose(y);
+  y = b.Op("Mul", {t2, b.Op("Sigmoid", {t2})});
+  ValueId t3 = transpose(y);
+  ValueId read_twice = b.Op("Add", {b.Op("Relu", {t3}), t3});  // stays
+  Graph g = b.Finish({read_twice});
+  Tensor input = b.Random({1, 4, 5, 5});
+  auto before = EvaluateGraphReference(g, {input});
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  EXPECT_EQ(FuseConvActivations(g), 0);  // the conv pass leaves ConvTransposes alone
+  EXPECT_EQ(FuseConvTransposeActivations(g), 2);
+  EXPECT_EQ(CountOps(g, "Relu"), 1);
+  EXPECT_EQ(CountOps(g, "Sigmoid") + CountOps(g, "Mul"), 0);
+  std::vector<ActivationKind> kinds;
+  for (const Node& node : g.nodes)
+    if (node.op_type == "ConvTranspose") kinds.push_back(GetFusedActivation(node.attrs).kind);
+  EXPECT_EQ(kinds, (std::vector<ActivationKind>{ActivationKind::kRelu, ActivationKind::kSilu,
+                                                ActivationKind::kNone}));
+  auto after = EvaluateGraphReference(g, {input});
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  EXPECT_LT(MaxAbsDiff(before.value()[0], after.value()[0]), 1e-6f);
+}
+
 TEST(EliminateIdentityTest, RemovesIdentityAndDropoutButKeepsTheOutputName) {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 3, 4, 4});

@@ -271,6 +271,9 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
              "cpu: %d per-channel Mul/Add pairs run as BatchNormalizations, %d activations fused "
              "into BatchNormalizations\n",
              lowered.channel_affines, lowered.batchnorm_activations);
+    if (lowered.conv_transpose_activations > 0)
+      Report(options, "cpu: %d activations fused into ConvTransposes\n",
+             lowered.conv_transpose_activations);
     if (lowered.residual_adds > 0)
       Report(options, "cpu: %d residual Adds and %d activations after them fused into convs\n",
              lowered.residual_adds, lowered.activations_after_adds);

@@ -12,6 +12,7 @@ CpuLoweringStats LowerGraphForCpu(Graph& graph) {
   stats.channel_shuffles = RewriteChannelShufflesAsGathers(graph);
   stats.channel_affines = RewriteChannelAffinesAsBatchNorms(graph);
   stats.batchnorm_activations = FuseBatchNormActivations(graph);
+  stats.conv_transpose_activations = FuseConvTransposeActivations(graph);
   stats.residual_adds = FuseConvResidualAdds(graph);
   // Then the activation after each fused Add into the same conv.
   if (stats.residual_adds > 0) stats.activations_after_adds = FuseConvActivations(graph);

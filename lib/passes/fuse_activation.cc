@@ -26,10 +26,10 @@ std::optional<Activation> ActivationOf(const Graph& graph, const Node& node) {
   return *act;
 }
 
-// SiLU as exporters write it: y = Mul(x, Sigmoid(x)) (either operand order), x a float32 conv
-// output with no fused activation that only the Sigmoid and the Mul read, the Sigmoid's output
-// read by the Mul alone. Fuses it into the conv; true when it did.
-bool FuseConvSilu(Graph& graph, NodeId sigmoid_id) {
+// SiLU as exporters write it: y = Mul(x, Sigmoid(x)) (either operand order), x a float32 output
+// of a node that `carries` accepts (no fused activation yet) that only the Sigmoid and the Mul
+// read, the Sigmoid's output read by the Mul alone. Fuses it into that node; true when it did.
+bool FuseSilu(Graph& graph, NodeId sigmoid_id, bool (*carries)(const Node&)) {
   Node& sigmoid = graph.nodes[sigmoid_id];
   if (sigmoid.dead || sigmoid.op_type != "Sigmoid" || sigmoid.inputs.size() != 1 ||
       sigmoid.inputs[0] == kNoValue || sigmoid.outputs.size() != 1)
@@ -47,8 +47,7 @@ bool FuseConvSilu(Graph& graph, NodeId sigmoid_id) {
   if (mul.dead || mul.op_type != "Mul" || !operands || mul.outputs.size() != 1) return false;
   if (x.consumers[0] != sigmoid_id && x.consumers[1] != sigmoid_id) return false;
   Node& conv = graph.nodes[x.producer];
-  if (conv.op_type != "Conv" || GetFusedActivation(conv.attrs).kind != ActivationKind::kNone)
-    return false;
+  if (!carries(conv)) return false;
   SetFusedActivation(conv.attrs, Activation{ActivationKind::kSilu});
   conv.outputs[0] = mul.outputs[0];
   sigmoid.dead = true;
@@ -59,6 +58,12 @@ bool FuseConvSilu(Graph& graph, NodeId sigmoid_id) {
 // Whether `node` is a Conv without a fused activation.
 bool IsPlainConv(const Node& node) {
   return node.op_type == "Conv" && GetFusedActivation(node.attrs).kind == ActivationKind::kNone;
+}
+
+// Whether `node` is a ConvTranspose with one output and no fused activation.
+bool IsPlainConvTranspose(const Node& node) {
+  return !node.dead && node.op_type == "ConvTranspose" && node.outputs.size() == 1 &&
+         GetFusedActivation(node.attrs).kind == ActivationKind::kNone;
 }
 
 // Whether `node` is an inference BatchNormalization with one output and no fused activation.
@@ -94,6 +99,20 @@ int FuseActivationsIntoProducers(Graph& graph, bool (*carries)(const Node&)) {
   return fused;
 }
 
+// SiLUs, then the other activations, into the nodes `carries` accepts.
+int FuseSilusAndActivations(Graph& graph, bool (*carries)(const Node&)) {
+  graph.RebuildUses();
+  int fused = 0;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (!FuseSilu(graph, static_cast<NodeId>(n), carries)) continue;
+    ++fused;
+    graph.RebuildUses();
+  }
+  fused += FuseActivationsIntoProducers(graph, carries);
+  graph.Compact();
+  return fused;
+}
+
 }  // namespace
 
 int FuseBatchNormActivations(Graph& graph) {
@@ -103,17 +122,10 @@ int FuseBatchNormActivations(Graph& graph) {
   return fused;
 }
 
-int FuseConvActivations(Graph& graph) {
-  graph.RebuildUses();
-  int fused = 0;
-  for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    if (!FuseConvSilu(graph, static_cast<NodeId>(n))) continue;
-    ++fused;
-    graph.RebuildUses();
-  }
-  fused += FuseActivationsIntoProducers(graph, IsPlainConv);
-  graph.Compact();
-  return fused;
+int FuseConvActivations(Graph& graph) { return FuseSilusAndActivations(graph, IsPlainConv); }
+
+int FuseConvTransposeActivations(Graph& graph) {
+  return FuseSilusAndActivations(graph, IsPlainConvTranspose);
 }
 
 }  // namespace ios

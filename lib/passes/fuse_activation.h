@@ -18,4 +18,8 @@ int FuseConvActivations(Graph& graph);
 // lowering, passes/cpu_lowering.h); the CUDA backend's BN takes no activation.
 int FuseBatchNormActivations(Graph& graph);
 
+// The same kinds, and SiLU, into the ConvTranspose before them: the CPU's ConvTranspose applies
+// it as a post-op. Only for CPU plans (passes/cpu_lowering.h); the CUDA backend's takes none.
+int FuseConvTransposeActivations(Graph& graph);
+
 }  // namespace ios

@@ -12,7 +12,8 @@ counts against the published ones and runs them end to end.
 """
 
 from . import (densenet121, detection_fcn, efficientnet_b0, googlenet, inception_v3,
-               mobilenet_v2, mobilenet_v3_large, nasnet, randwire, resnet50, shufflenet_v2, squeezenet)
+               mobilenet_v2, mobilenet_v3_large, nasnet, randwire, resnet50, shufflenet_v2, squeezenet,
+               upsampling_decoder)
 
 # The four benchmark networks: what generate_models.py makes by default.
 BENCHMARKS = {
@@ -35,4 +36,5 @@ CNNS = {
 }
 
 # Test models of the shapes users' exports take (free input size, ...), made on request.
-GENERATORS = dict(BENCHMARKS, **CNNS, **{detection_fcn.NAME: detection_fcn})
+GENERATORS = dict(BENCHMARKS, **CNNS, **{detection_fcn.NAME: detection_fcn,
+                                         upsampling_decoder.NAME: upsampling_decoder})

@@ -115,6 +115,23 @@ def _np_conv(x, w, stride, pads, group):
     return np.concatenate(parts, axis=0)
 
 
+def _np_conv_transpose(x, w, stride, pads, output_padding):
+    """ConvTranspose of one image (group 1): every kernel tap scatters W[:, :, i, j]^T x into
+    the output positions i + s * (input position), then the pads crop."""
+    c, h, wd = x.shape
+    _, m, kh, kw = w.shape
+    sh, sw = stride
+    pt, pl, pb, pr = pads
+    full_h, full_w = sh * (h - 1) + output_padding[0] + kh, sw * (wd - 1) + output_padding[1] + kw
+    y = np.zeros((m, full_h, full_w), np.float32)
+    flat = x.reshape(c, h * wd)
+    for i in range(kh):
+        for j in range(kw):
+            y[:, i:i + sh * (h - 1) + 1:sh, j:j + sw * (wd - 1) + 1:sw] += \
+                (w[:, :, i, j].T @ flat).reshape(m, h, wd)
+    return y[:, pt:full_h - pb, pl:full_w - pr]
+
+
 def _np_pool(x, kind, k, stride, pads):
     c, h, wd = x.shape
     kh, kw = k
@@ -235,6 +252,36 @@ class OnnxBuilder:
         if act == "relu":
             y = self.relu(y, name=name + "/relu")
         return y
+
+    def conv_transpose(self, x, out_channels, kernel, stride, pad=0, output_padding=0, name=None):
+        """ConvTranspose (group 1) with bias, calibrated as ``conv`` is; ``pad`` and
+        ``output_padding`` are an int or (h, w)."""
+        assert name, "conv_transpose needs a name"
+        c, h, w = x.shape
+        kh, kw = _pair(kernel)
+        sh, sw = _pair(stride)
+        ph, pw = _pair(pad)
+        oph, opw = _pair(output_padding)
+        ho, wo = sh * (h - 1) + oph + kh - 2 * ph, sw * (w - 1) + opw + kw - 2 * pw
+        assert ho > 0 and wo > 0, (name, x.shape)
+        # Each output reads about C * kh * kw / (sh * sw) products.
+        fan_in = max(1.0, c * kh * kw / (sh * sw))
+        weight = self.rng.standard_normal((c, out_channels, kh, kw), dtype=np.float32)
+        weight *= np.float32(math.sqrt(2.0 / fan_in))
+        bias = self.rng.standard_normal(out_channels, dtype=np.float32) * np.float32(self.bias_std)
+        pads = (ph, pw, ph, pw)
+        value = None
+        if x.value is not None:
+            value = _np_conv_transpose(x.value, weight, (sh, sw), pads, (oph, opw))
+            scale = self._calibration_scale(value)
+            weight *= np.float32(scale)
+            value = value * np.float32(scale) + bias[:, None, None]
+        self._add_initializer(name + "/W", weight)
+        self._add_initializer(name + "/B", bias)
+        self._add_node("ConvTranspose", [x.name, name + "/W", name + "/B"], name,
+                       kernel_shape=[kh, kw], strides=[sh, sw], pads=list(pads),
+                       output_padding=[oph, opw])
+        return Tensor(name, (out_channels, ho, wo), value)
 
     def relu(self, x, name):
         self._add_node("Relu", [x.name], name)

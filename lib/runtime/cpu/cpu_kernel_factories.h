@@ -19,6 +19,8 @@ using CpuKernelFactory = StatusOr<std::unique_ptr<CpuKernel>> (*)(const CpuKerne
 
 // conv_cpu.cc
 StatusOr<std::unique_ptr<CpuKernel>> CreateConvCpuKernel(const CpuKernelContext& context);
+// conv_transpose_cpu.cc (oneDNN)
+StatusOr<std::unique_ptr<CpuKernel>> CreateConvTransposeCpuKernel(const CpuKernelContext& context);
 // matmul_cpu.cc
 StatusOr<std::unique_ptr<CpuKernel>> CreateGemmCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreateMatMulCpuKernel(const CpuKernelContext& context);

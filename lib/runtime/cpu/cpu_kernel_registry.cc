@@ -28,7 +28,7 @@ std::optional<Layout> DistinctLayout(const TensorType& type, Layout layout) {
   return layout;
 }
 
-// Conv (its oneDNN descriptors say each tensor's layout) and the global pools (which read any of
+// Conv and ConvTranspose (their oneDNN descriptors say each tensor's layout) and the global pools (which read any of
 // the three and write [N, C, 1, 1], the same bytes in all).
 bool TakesAnyLayouts(const CpuKernelContext&) { return true; }
 
@@ -53,6 +53,8 @@ bool TakesOneLayout(const CpuKernelContext& context) {
 constexpr FastKernelEntry kFastKernels[] = {
     // conv_cpu.cc (oneDNN)
     {"Conv", CreateConvCpuKernel, TakesAnyLayouts},
+    // conv_transpose_cpu.cc (oneDNN)
+    {"ConvTranspose", CreateConvTransposeCpuKernel, TakesAnyLayouts},
     // matmul_cpu.cc (oneDNN)
     {"Gemm", CreateGemmCpuKernel},
     {"MatMul", CreateMatMulCpuKernel},

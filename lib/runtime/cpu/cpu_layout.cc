@@ -20,8 +20,10 @@ bool MayBeChannelsLast(const Value& value) {
          !ChannelsLastIsRowMajor(value.dims);
 }
 
+// Convs and transposed convs: oneDNN runs both on NHWC where it has JIT convs for it.
 bool IsChannelsLastSource(const Graph& graph, const Node& node) {
-  if (node.op_type != "Conv" || node.inputs.size() < 2 || node.inputs[0] == kNoValue)
+  if ((node.op_type != "Conv" && node.op_type != "ConvTranspose") || node.inputs.size() < 2 ||
+      node.inputs[0] == kNoValue)
     return false;
   const Value& x = graph.values[node.inputs[0]];
   return x.dtype == DType::kFloat32 && HasChannelsLastForm(x.dims);
