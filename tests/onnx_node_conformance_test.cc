@@ -1,8 +1,11 @@
-// Conformance of the reference kernels against ONNX's own backend node tests (the Debian
-// package libonnx-testdata). Each directory named in tests/onnx_node_tests_expected.txt holds a
-// model.onnx and test_data_set_*/{input,output}_N.pb; its nodes are converted to ios Nodes,
-// evaluated with EvaluateReference in order, and the graph outputs compared with the expected
-// tensors (float: abs 1e-5 + rel 1e-4; integers and bools exactly).
+// Conformance of the reference kernels, and of the CPU backend's kernels, against ONNX's own
+// backend node tests (the Debian package libonnx-testdata). Each directory named in
+// tests/onnx_node_tests_expected.txt holds a model.onnx and test_data_set_*/{input,output}_N.pb;
+// its nodes are converted to ios Nodes, evaluated in order, and the graph outputs compared with
+// the expected tensors (float: abs 1e-5 + rel 1e-4; integers and bools exactly). The reference
+// suite evaluates each node with EvaluateReference; the CPU suite runs it as a CPU plan would
+// (CreateCpuKernel on two threads, with its output types from shape inference and the test's
+// initializers as constants), whichever of its own kernel or the reference fallback that picks.
 //
 // Entries "onnx-pip:NAME" name tests of ops newer than libonnx-testdata (onnx 1.12, opset 17),
 // such as Gelu (opset 20): scripts/onnx_node_testdata.py writes them from the installed Python
@@ -20,17 +23,22 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "kernels/reference/reference_kernels.h"
+#include "one_node_graph.h"
 #include "onnx/attribute_proto.h"
 #include "onnx/tensor_proto.h"
+#include "runtime/cpu/cpu_kernel.h"
 #include "test_paths.h"
 
 namespace ios {
@@ -129,6 +137,86 @@ std::string CompareTensors(const Tensor& expected, const Tensor& actual) {
   return "";
 }
 
+// The node on the CPU backend, as a plan runs it: CreateCpuKernel with the node's output types
+// from shape inference, two threads. Inputs that models carry as constants are constants: the
+// test's initializers and the integer inputs after the first (pads, shapes, axes, repeats, which
+// the node tests feed as graph inputs); when shape inference needs more (Clip's bounds), every
+// input after the first.
+class CpuNode : public testing::OneNodeBuilder<CpuNode> {
+ public:
+  explicit CpuNode(const Node& node)
+      : OneNodeBuilder(node.op_type, node.opset, "node test"), source_(node) {}
+
+  // Input `value` (null: omitted), and whether the test holds it as an initializer.
+  void Add(const Tensor* value, bool initializer) { sources_.push_back({value, initializer}); }
+
+  Status Run(std::vector<Tensor>* outputs) {
+    outputs_ = static_cast<int>(outputs->size());
+    Graph graph;
+    NodeId id = kNoNode;
+    Status inferred = Build(Constants::kInitializersAndIntegers, &graph, &id);
+    if (!inferred.ok()) inferred = Build(Constants::kAllButTheFirst, &graph, &id);
+    if (!inferred.ok()) inferred = Build(Constants::kAll, &graph, &id);
+    if (!inferred.ok()) return Unsupported("no CPU plan holds this node: " + inferred.message());
+    const Node& node = graph.nodes[id];
+    IOS_ASSIGN_OR_RETURN(std::unique_ptr<CpuKernel> kernel,
+                         CreateCpuKernel(MakeCpuKernelContext(graph, node)));
+    std::vector<const void*> inputs;
+    // An empty tensor still has an address in a plan's arena.
+    static const uint64_t kEmpty = 0;
+    for (const Source& source : sources_)
+      inputs.push_back(source.value == nullptr       ? nullptr
+                       : source.value->num_bytes() > 0 ? static_cast<const void*>(source.value->raw())
+                                                       : &kEmpty);
+    std::vector<void*> buffers;
+    for (size_t o = 0; o < outputs->size(); ++o) {
+      const Value& out = graph.values[node.outputs[o]];
+      (*outputs)[o] = Tensor(out.dtype, out.dims);
+      static uint64_t empty_output = 0;
+      buffers.push_back((*outputs)[o].num_bytes() > 0 ? static_cast<void*>((*outputs)[o].raw())
+                                                      : &empty_output);
+    }
+    return kernel->Run(inputs, buffers, /*threads=*/2);
+  }
+
+ private:
+  struct Source {
+    const Tensor* value;
+    bool initializer;
+  };
+
+  enum class Constants { kInitializersAndIntegers, kAllButTheFirst, kAll };
+
+  // The one-node graph with its output types inferred.
+  Status Build(Constants constants, Graph* graph, NodeId* id) {
+    graph_ = Graph();
+    graph_.opset = source_.opset;
+    node_.inputs.clear();
+    node_.attrs = source_.attrs;
+    node_.name = source_.name;
+    values_.clear();
+    for (size_t i = 0; i < sources_.size(); ++i) {
+      const Source& source = sources_[i];
+      if (source.value == nullptr) {
+        Omitted();
+        continue;
+      }
+      const DType dtype = source.value->dtype();
+      const bool integer = dtype == DType::kInt64 || dtype == DType::kInt32;
+      const bool constant = source.initializer || constants == Constants::kAll ||
+                            (i > 0 && (integer || constants == Constants::kAllButTheFirst));
+      Input(*source.value, constant);
+    }
+    *graph = graph_;
+    return AddNode(*graph, id);
+  }
+
+  Node source_;
+  std::vector<Source> sources_;
+};
+
+enum class Backend { kReference, kCpu };
+
 struct NodeTestOutcome {
   Status status;         // not ok: the test could not run (unsupported, bad data, kernel error)
   std::string mismatch;  // non-empty: it ran and an output differs
@@ -144,7 +232,7 @@ fs::path TestDirectory(const std::string& name) {
 }
 
 // Runs every test_data_set_* of one node test directory.
-NodeTestOutcome RunNodeTest(const std::string& name) {
+NodeTestOutcome RunNodeTest(const std::string& name, Backend backend = Backend::kReference) {
   const fs::path dir = TestDirectory(name);
   auto model = LoadModel((dir / "model.onnx").string());
   if (!model.ok()) return {model.status(), ""};
@@ -179,21 +267,27 @@ NodeTestOutcome RunNodeTest(const std::string& name) {
       if (!tensor.ok()) return {tensor.status(), ""};
       values[graph.input(i).name()] = std::move(tensor).value();
     }
+    std::set<std::string> initializers;
+    for (const auto& init : graph.initializer()) initializers.insert(init.name());
     for (const onnx::NodeProto& proto : graph.node()) {
       auto node = NodeFromOnnx(proto, opset);
       if (!node.ok()) return {node.status().WithContext(proto.op_type()), ""};
       std::vector<const Tensor*> inputs;
+      CpuNode cpu_node(*node);
       for (const std::string& input : proto.input()) {
         if (input.empty()) {
           inputs.push_back(nullptr);
+          cpu_node.Add(nullptr, false);
           continue;
         }
         auto it = values.find(input);
         if (it == values.end()) return {InvalidInput("no value for input '" + input + "'"), ""};
         inputs.push_back(&it->second);
+        cpu_node.Add(&it->second, /*initializer=*/initializers.count(input) > 0);
       }
       std::vector<Tensor> outputs(static_cast<size_t>(proto.output_size()));
-      Status status = EvaluateReference(*node, inputs, &outputs);
+      Status status = backend == Backend::kCpu ? cpu_node.Run(&outputs)
+                                               : EvaluateReference(*node, inputs, &outputs);
       if (!status.ok()) return {status, ""};
       for (int i = 0; i < proto.output_size(); ++i)
         if (!proto.output(i).empty()) values[proto.output(i)] = std::move(outputs[i]);
@@ -230,6 +324,24 @@ TEST_P(OnnxNodeConformanceTest, MatchesOnnxExpectedOutputs) {
   EXPECT_EQ(outcome.mismatch, "");
 }
 
+class OnnxNodeCpuConformanceTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OnnxNodeCpuConformanceTest, CpuBackendMatchesOnnxExpectedOutputs) {
+  if (IsPipTest(GetParam())) {
+    if (!fs::exists(kPipNodeTestDir)) GTEST_SKIP() << "no node tests at " << kPipNodeTestDir;
+  } else if (!fs::exists(kNodeTestDir)) {
+    GTEST_SKIP() << "ONNX node tests not installed at " << kNodeTestDir;
+  }
+  NodeTestOutcome outcome = RunNodeTest(GetParam(), Backend::kCpu);
+  // Nodes no plan can hold (training-mode Dropout, legacy broadcasting, MaxPool's indices):
+  // the reference suite covers them.
+  if (outcome.status.code() == StatusCode::kUnsupported &&
+      outcome.status.message().find("no CPU plan holds this node") != std::string::npos)
+    GTEST_SKIP() << outcome.status.message();
+  ASSERT_TRUE(outcome.status.ok()) << outcome.status.message();
+  EXPECT_EQ(outcome.mismatch, "");
+}
+
 std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
   std::string name = info.param;
   for (char& c : name)
@@ -240,6 +352,10 @@ std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
 INSTANTIATE_TEST_SUITE_P(OnnxNodeTests, OnnxNodeConformanceTest,
                          ::testing::ValuesIn(LoadExpectedList(/*pip=*/false)), TestName);
 INSTANTIATE_TEST_SUITE_P(OnnxPipNodeTests, OnnxNodeConformanceTest,
+                         ::testing::ValuesIn(LoadExpectedList(/*pip=*/true)), TestName);
+INSTANTIATE_TEST_SUITE_P(OnnxNodeTests, OnnxNodeCpuConformanceTest,
+                         ::testing::ValuesIn(LoadExpectedList(/*pip=*/false)), TestName);
+INSTANTIATE_TEST_SUITE_P(OnnxPipNodeTests, OnnxNodeCpuConformanceTest,
                          ::testing::ValuesIn(LoadExpectedList(/*pip=*/true)), TestName);
 
 TEST(OnnxNodeConformanceListTest, ExpectedListIsNotEmpty) {

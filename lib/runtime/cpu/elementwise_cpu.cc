@@ -298,6 +298,8 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateElementwiseCpuKernel(const CpuKernelC
   if (count == 1 && (batch.any() || !ElementwiseTakesLayouts(context)))
     return Internal("a one-input " + node.op_type + " cannot copy a strided view or a reorder");
   std::vector<BroadcastPlan> plans;
+  // An empty output: nothing to compute (no plan, a copy of 0 bytes).
+  if (NumElements(out) == 0) return std::unique_ptr<CpuKernel>(new ElementwiseCpuKernel(op.op, {}, 0));
   if (count >= 2) plans.push_back(PlanBroadcast(stored_out, input(0), input(1)));
   for (size_t i = 2; i < count; ++i)
     plans.push_back(PlanBroadcast(stored_out, stored_out, input(i)));
