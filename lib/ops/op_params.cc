@@ -273,6 +273,7 @@ StatusOr<BinaryElementwise> BinaryElementwiseOf(const std::string& op_type) {
       {"Mul", {BinaryOpKind::kMul, false}},     {"Div", {BinaryOpKind::kDiv, false}},
       {"Pow", {BinaryOpKind::kPow, false}},     {"Sum", {BinaryOpKind::kAdd, true}},
       {"Max", {BinaryOpKind::kMax, true}},      {"Min", {BinaryOpKind::kMin, true}},
+      {"Mean", {BinaryOpKind::kAdd, true, true}},
       {"PRelu", {BinaryOpKind::kPRelu, false}},
   };
   for (const Entry& entry : kOps)

@@ -101,11 +101,13 @@ struct PadParams {
 // Mode, pads and axes from the attributes (opset < 11) or the constant inputs 1 and 3.
 StatusOr<PadParams> ParsePad(const NodeInputs& inputs);
 
-// A binary elementwise op: Add, Sub, Mul, Div, Pow, PRelu, or the variadic Sum, Max and Min
-// (their inputs folded left to right; one input is a copy).
+// A binary elementwise op: Add, Sub, Mul, Div, Pow, PRelu, or the variadic Sum, Mean, Max and
+// Min (their inputs folded left to right; one input is a copy; a Mean's sum is then divided by
+// the input count).
 struct BinaryElementwise {
   BinaryOpKind op = BinaryOpKind::kAdd;
   bool variadic = false;
+  bool mean = false;
 };
 
 // Internal when `op_type` is not one of them.

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "kernels/math/activation_math.h"
 #include "runtime/cpu/cpu_kernel.h"
@@ -28,7 +29,7 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateMatMulCpuKernel(const CpuKernelContex
 StatusOr<std::unique_ptr<CpuKernel>> CreateMaxPoolCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreateAveragePoolCpuKernel(const CpuKernelContext& context);
 StatusOr<std::unique_ptr<CpuKernel>> CreateGlobalPoolCpuKernel(const CpuKernelContext& context);
-// elementwise_cpu.cc: Add, Sub, Mul, Div, Sum, Max, Min, PRelu
+// elementwise_cpu.cc: Add, Sub, Mul, Div, Pow, Mod, PRelu, Sum, Mean, Max, Min (float32)
 StatusOr<std::unique_ptr<CpuKernel>> CreateElementwiseCpuKernel(const CpuKernelContext& context);
 // Whether it takes the context's layouts: always, but for a one-input Sum/Max/Min (a copy)
 // whose input and output are stored differently.
@@ -66,8 +67,8 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateSoftmaxCpuKernel(const CpuKernelConte
 StatusOr<std::unique_ptr<CpuKernel>> CreateReduceCpuKernel(const CpuKernelContext& context);
 // reduction_cpu.cc: ArgMax, ArgMin (float32 input)
 StatusOr<std::unique_ptr<CpuKernel>> CreateArgReduceCpuKernel(const CpuKernelContext& context);
-// unary_cpu.cc
-StatusOr<std::unique_ptr<CpuKernel>> CreateErfCpuKernel(const CpuKernelContext& context);
+// unary_cpu.cc: Abs, Neg, Sqrt, Exp, Log, Reciprocal, Floor, Ceil, Erf (float32) and Not (bool)
+StatusOr<std::unique_ptr<CpuKernel>> CreateUnaryCpuKernel(const CpuKernelContext& context);
 // gelu_cpu.cc (oneDNN)
 StatusOr<std::unique_ptr<CpuKernel>> CreateGeluCpuKernel(const CpuKernelContext& context);
 // layer_norm_cpu.cc (oneDNN)

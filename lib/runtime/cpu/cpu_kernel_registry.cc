@@ -72,6 +72,9 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"Max", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
     {"Min", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
     {"PRelu", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
+    {"Pow", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
+    {"Mean", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
+    {"Mod", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
     // activation_cpu.cc
     {"Relu", CreateActivationCpuKernel, TakesOneLayout},
     {"LeakyRelu", CreateActivationCpuKernel, TakesOneLayout},
@@ -120,7 +123,16 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"ArgMax", CreateArgReduceCpuKernel},
     {"ArgMin", CreateArgReduceCpuKernel},
     // unary_cpu.cc
-    {"Erf", CreateErfCpuKernel},
+    {"Abs", CreateUnaryCpuKernel, TakesOneLayout},
+    {"Neg", CreateUnaryCpuKernel, TakesOneLayout},
+    {"Sqrt", CreateUnaryCpuKernel, TakesOneLayout},
+    {"Exp", CreateUnaryCpuKernel, TakesOneLayout},
+    {"Log", CreateUnaryCpuKernel, TakesOneLayout},
+    {"Reciprocal", CreateUnaryCpuKernel, TakesOneLayout},
+    {"Floor", CreateUnaryCpuKernel, TakesOneLayout},
+    {"Ceil", CreateUnaryCpuKernel, TakesOneLayout},
+    {"Erf", CreateUnaryCpuKernel, TakesOneLayout},
+    {"Not", CreateUnaryCpuKernel, TakesOneLayout},
     // gelu_cpu.cc (oneDNN)
     {"Gelu", CreateGeluCpuKernel},
     // layer_norm_cpu.cc (oneDNN)

@@ -1,49 +1,59 @@
-// Add, Sub, Mul, Div, PRelu and the variadic Sum, Max, Min on float32 with numpy broadcasting
-// (PRelu's slope broadcasts to its input's shape, one direction only).
+// Add, Sub, Mul, Div, Pow, Mod (fmod=1 and 0), PRelu and the variadic Sum, Mean, Max, Min on
+// float32 with numpy broadcasting (PRelu's slope broadcasts to its input's shape, one direction
+// only), walked as broadcast_walk_cpu.h plans it. Variadic ops fold left to right, out = op(out,
+// input i), like the reference (which matters for the NaN behaviour of Max/Min); Mean divides the
+// sum by the input count at the end, as the reference does.
 //
-// Each pairwise step is planned once at creation: dims of size 1 in the output are dropped and
-// neighbouring dims that every operand walks contiguously (or not at all) are merged. What is
-// left is rows of one inner loop in which each operand has stride 1 or 0, so the same-shape case
-// is one flat loop and the per-channel [1,C,1,1] case is N*C rows of "x op scalar". Variadic
-// ops fold left to right, out = op(out, input i), like the reference (which matters for the NaN
-// behaviour of Max/Min).
+// Pow with a constant scalar exponent of 2 is x * x (the correctly rounded square, as the
+// reference's pow in double rounded to float is); any other Pow runs powf per element, through
+// glibc's vector powf where GCC builds it (vector_libm_cpu.h).
 //
-// Strided views (plan/tensor_views.h): an operand or the output may be a channel slice of a
-// wider tensor at batch > 1. The plan then walks each tensor with its own strides (the batch
-// dim's is the view's), which keeps it from merging the batch dim into the rest.
-//
-// Layouts (ir/layout.h): each tensor is walked with its layout's strides, the dims taken in the
-// order the output is stored, so that tensors stored alike channels-last are one flat loop too
-// and a [N,C,1,1] operand of a channels-last output is rows of "x[c] op s[c]" over the pixels.
-// Channels-blocked-8 tensors take part only all of one shape (AllBlockedSameShape).
+// Strided views (plan/tensor_views.h) and channels-last tensors (ir/layout.h) are walked with
+// their own strides; channels-blocked-8 tensors take part only all of one shape
+// (AllBlockedSameShape).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "kernels/math/elementwise_math.h"
 #include "ops/op_params.h"
+#include "runtime/cpu/broadcast_walk_cpu.h"
 #include "runtime/cpu/cpu_kernel_factories.h"
 #include "runtime/cpu/cpu_threading.h"
 #include "runtime/cpu/cpu_vector_clones.h"
+#include "runtime/cpu/vector_libm_cpu.h"
 
 namespace ios {
 namespace {
 
-template <BinaryOpKind kOp>
+// The kernel's ops: ONNX's binary ops and the forms it plans some of them as.
+enum class FloatOp { kAdd, kSub, kMul, kDiv, kMax, kMin, kPRelu, kPow, kSquare, kFmod, kMod };
+
+template <FloatOp kOp>
 IOS_ALWAYS_INLINE float Apply(float x, float y) {
-  if constexpr (kOp == BinaryOpKind::kAdd) return x + y;
-  if constexpr (kOp == BinaryOpKind::kSub) return x - y;
-  if constexpr (kOp == BinaryOpKind::kMul) return x * y;
-  if constexpr (kOp == BinaryOpKind::kDiv) return x / y;
-  if constexpr (kOp == BinaryOpKind::kMax) return y > x ? y : x;
-  if constexpr (kOp == BinaryOpKind::kMin) return y < x ? y : x;
-  if constexpr (kOp == BinaryOpKind::kPRelu) return x < 0.f ? y * x : x;
+  if constexpr (kOp == FloatOp::kAdd) return x + y;
+  if constexpr (kOp == FloatOp::kSub) return x - y;
+  if constexpr (kOp == FloatOp::kMul) return x * y;
+  if constexpr (kOp == FloatOp::kDiv) return x / y;
+  if constexpr (kOp == FloatOp::kMax) return y > x ? y : x;
+  if constexpr (kOp == FloatOp::kMin) return y < x ? y : x;
+  if constexpr (kOp == FloatOp::kPRelu) return x < 0.f ? y * x : x;
+  if constexpr (kOp == FloatOp::kPow) return ::powf(x, y);  // vectorised: vector_libm_cpu.h
+  if constexpr (kOp == FloatOp::kSquare) return x * x;
+  if constexpr (kOp == FloatOp::kFmod) return std::fmod(x, y);
+  if constexpr (kOp == FloatOp::kMod) {  // the divisor's sign, as the reference's numpy mod
+    const float r = std::fmod(x, y);
+    if (y == 0.f || std::isnan(r)) return r;
+    if (r == 0.f) return std::copysign(0.f, y);
+    return (r < 0.f) != (y < 0.f) ? r + y : r;
+  }
 }
 
 // out[i] = op(a[i * a_step], b[i * b_step]) for i < count. Steps are 0 or 1 but for operands
 // stored in another layout than the output, which take the last, general loop.
-template <BinaryOpKind kOp>
+template <FloatOp kOp>
 IOS_ALWAYS_INLINE void InnerLoop(const float* a, int64_t a_step, const float* b, int64_t b_step,
                                  float* out, int64_t count) {
   if ((a_step != 0 && a_step != 1) || (b_step != 0 && b_step != 1)) {
@@ -62,171 +72,62 @@ IOS_ALWAYS_INLINE void InnerLoop(const float* a, int64_t a_step, const float* b,
   }
 }
 
-// One step out = op(a, b): collapsed output dims and each tensor's strides over them.
-struct BroadcastPlan {
-  Dims dims;       // at least one dim; the last is the inner loop
-  Dims a_strides;  // elements; 0 where the operand is broadcast
-  Dims b_strides;
-  Dims out_strides;  // the inner loop's is 1
-};
+using BinaryWalk = BroadcastWalk<2>;
 
-// A tensor's dims and the element strides it is stored with.
-struct StridedDims {
-  Dims dims;
-  Dims strides;
-};
-
-// In `layout`, except for dim 0 of a strided view (`batch_stride` not 0).
-StridedDims Stored(const Dims& dims, Layout layout, int64_t batch_stride) {
-  StridedDims t{dims, LayoutStrides(dims, layout)};
-  if (batch_stride != 0 && !dims.empty()) t.strides[0] = batch_stride;
-  return t;
-}
-
-// Strides of `in` read along `out` (aligned from the right, 0 for broadcast dims).
-Dims AlignedStrides(const StridedDims& in, const Dims& out) {
-  Dims strides(out.size(), 0);
-  const size_t shift = out.size() - in.dims.size();
-  for (size_t i = 0; i < in.dims.size(); ++i)
-    strides[shift + i] = in.dims[i] == 1 ? 0 : in.strides[i];
-  return strides;
-}
-
-BroadcastPlan PlanBroadcast(const StridedDims& out, const StridedDims& a, const StridedDims& b) {
-  const Dims a_full = AlignedStrides(a, out.dims);
-  const Dims b_full = AlignedStrides(b, out.dims);
-  const Dims& o_full = out.strides;
-  // The output's dims from its outermost to its innermost (row-major: in order).
-  std::vector<size_t> order(out.dims.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t x, size_t y) { return o_full[x] > o_full[y]; });
-  BroadcastPlan plan;
-  for (size_t i : order) {
-    const int64_t n = out.dims[i];
-    if (n == 1) continue;
-    if (!plan.dims.empty()) {
-      // Merge into the previous dim when every tensor continues contiguously (or stays put).
-      const int64_t last = static_cast<int64_t>(plan.dims.size()) - 1;
-      if (plan.a_strides[last] == a_full[i] * n && plan.b_strides[last] == b_full[i] * n &&
-          plan.out_strides[last] == o_full[i] * n) {
-        plan.dims[last] *= n;
-        plan.a_strides[last] = a_full[i];
-        plan.b_strides[last] = b_full[i];
-        plan.out_strides[last] = o_full[i];
-        continue;
-      }
-    }
-    plan.dims.push_back(n);
-    plan.a_strides.push_back(a_full[i]);
-    plan.b_strides.push_back(b_full[i]);
-    plan.out_strides.push_back(o_full[i]);
-  }
-  if (plan.dims.empty()) {  // a single element
-    plan.dims = {1};
-    plan.a_strides = {0};
-    plan.b_strides = {0};
-    plan.out_strides = {1};
-  }
-  return plan;
-}
-
-// The units [begin, end) of one step: rows of the plan, each in `parts` parts of `part_size`.
-struct PlanUnits {
-  const BroadcastPlan* plan;
-  int64_t parts;
-  int64_t part_size;
-};
-
-template <BinaryOpKind kOp>
-IOS_ALWAYS_INLINE void RunUnits(const PlanUnits& units, const float* a, const float* b, float* out,
-                                int64_t begin, int64_t end) {
-  const BroadcastPlan& plan = *units.plan;
-  const int64_t parts = units.parts;
-  const int64_t part_size = units.part_size;
-  const size_t rank = plan.dims.size();
-  const int64_t inner = plan.dims[rank - 1];
-  const int64_t a_step = plan.a_strides[rank - 1];
-  const int64_t b_step = plan.b_strides[rank - 1];
-  // The first unit's row index over the outer dims, then advanced like an odometer: a division
-  // per row cost more than the row itself where rows are short (a [N,C,1,1] scale of a
-  // channels-last tensor is N*H*W rows of C elements).
-  Dims index(rank, 0);
-  int64_t a_offset = 0;
-  int64_t b_offset = 0;
-  int64_t out_offset = 0;
-  int64_t rest = begin / parts;
-  for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
-    index[d] = rest % plan.dims[d];
-    rest /= plan.dims[d];
-    a_offset += index[d] * plan.a_strides[d];
-    b_offset += index[d] * plan.b_strides[d];
-    out_offset += index[d] * plan.out_strides[d];
-  }
-  int64_t part = begin % parts;
-  for (int64_t unit = begin; unit < end; ++unit) {
-    const int64_t from = part * part_size;
-    const int64_t count = std::min(inner, from + part_size) - from;
-    if (count > 0)
-      InnerLoop<kOp>(a + a_offset + from * a_step, a_step, b + b_offset + from * b_step, b_step,
-                     out + out_offset + from, count);
-    if (++part < parts) continue;
-    part = 0;
-    for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
-      a_offset += plan.a_strides[d];
-      b_offset += plan.b_strides[d];
-      out_offset += plan.out_strides[d];
-      if (++index[d] < plan.dims[d]) break;
-      a_offset -= plan.a_strides[d] * plan.dims[d];
-      b_offset -= plan.b_strides[d] * plan.dims[d];
-      out_offset -= plan.out_strides[d] * plan.dims[d];
-      index[d] = 0;
-    }
-  }
+template <FloatOp kOp>
+IOS_ALWAYS_INLINE void RunUnits(const BinaryWalk& walk, const WalkSplit& split, const float* a,
+                                const float* b, float* out, int64_t begin, int64_t end) {
+  const int64_t a_step = walk.strides[0].back();
+  const int64_t b_step = walk.strides[1].back();
+  WalkUnits(walk, split, begin, end,
+            [&](const std::array<int64_t, 2>& at, int64_t out_at, int64_t count)
+                __attribute__((always_inline)) {
+                  InnerLoop<kOp>(a + at[0], a_step, b + at[1], b_step, out + out_at, count);
+                });
 }
 
 // One thread's share of a step, cloned per vector width (cpu_vector_clones.h).
-IOS_VECTOR_CLONES void RunUnitsOf(BinaryOpKind op, const PlanUnits& units, const float* a,
-                                  const float* b, float* out, int64_t begin, int64_t end) {
+IOS_VECTOR_CLONES void RunUnitsOf(FloatOp op, const BinaryWalk& walk, const WalkSplit& split,
+                                  const float* a, const float* b, float* out, int64_t begin,
+                                  int64_t end) {
   switch (op) {
-    case BinaryOpKind::kAdd:
-      return RunUnits<BinaryOpKind::kAdd>(units, a, b, out, begin, end);
-    case BinaryOpKind::kSub:
-      return RunUnits<BinaryOpKind::kSub>(units, a, b, out, begin, end);
-    case BinaryOpKind::kMul:
-      return RunUnits<BinaryOpKind::kMul>(units, a, b, out, begin, end);
-    case BinaryOpKind::kDiv:
-      return RunUnits<BinaryOpKind::kDiv>(units, a, b, out, begin, end);
-    case BinaryOpKind::kMax:
-      return RunUnits<BinaryOpKind::kMax>(units, a, b, out, begin, end);
-    case BinaryOpKind::kMin:
-      return RunUnits<BinaryOpKind::kMin>(units, a, b, out, begin, end);
-    case BinaryOpKind::kPRelu:
-      return RunUnits<BinaryOpKind::kPRelu>(units, a, b, out, begin, end);
-    case BinaryOpKind::kPow:
-      break;  // never planned: the reference runs Pow
+#define IOS_FLOAT_OP_CASE(kind) \
+  case FloatOp::kind:           \
+    return RunUnits<FloatOp::kind>(walk, split, a, b, out, begin, end);
+    IOS_FLOAT_OP_CASE(kAdd)
+    IOS_FLOAT_OP_CASE(kSub)
+    IOS_FLOAT_OP_CASE(kMul)
+    IOS_FLOAT_OP_CASE(kDiv)
+    IOS_FLOAT_OP_CASE(kMax)
+    IOS_FLOAT_OP_CASE(kMin)
+    IOS_FLOAT_OP_CASE(kPRelu)
+    IOS_FLOAT_OP_CASE(kPow)
+    IOS_FLOAT_OP_CASE(kSquare)
+    IOS_FLOAT_OP_CASE(kFmod)
+    IOS_FLOAT_OP_CASE(kMod)
+#undef IOS_FLOAT_OP_CASE
   }
 }
 
-void RunStep(BinaryOpKind op, const BroadcastPlan& plan, const float* a, const float* b, float* out,
+void RunStep(FloatOp op, const BinaryWalk& walk, const float* a, const float* b, float* out,
              int threads) {
-  const size_t rank = plan.dims.size();
-  const int64_t inner = plan.dims[rank - 1];
-  int64_t rows = 1;
-  for (size_t d = 0; d + 1 < rank; ++d) rows *= plan.dims[d];
-  const int team = ThreadsForWork(threads, rows * inner);
-  // Work units are (row, part of the row): whole rows when there are enough of them.
-  const int64_t parts = rows >= team ? 1 : (team + rows - 1) / rows;
-  const PlanUnits units{&plan, parts, (inner + parts - 1) / parts};
-  ParallelFor(rows * parts, team, [&](int64_t begin, int64_t end) {
-    RunUnitsOf(op, units, a, b, out, begin, end);
+  const WalkSplit split = SplitWalk(walk, threads);
+  RunWalk(walk, split, [&](int64_t begin, int64_t end) {
+    RunUnitsOf(op, walk, split, a, b, out, begin, end);
   });
+}
+
+// out[i] /= count over the output's bytes (Mean).
+IOS_VECTOR_CLONES void DivideRange(float* out, float count, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) out[i] = MeanFromSum(out[i], static_cast<int32_t>(count));
 }
 
 class ElementwiseCpuKernel : public CpuKernel {
  public:
-  ElementwiseCpuKernel(BinaryOpKind op, std::vector<BroadcastPlan> plans, int64_t out_count)
-      : op_(op), plans_(std::move(plans)), out_count_(out_count) {}
+  // `mean_of`: a Mean of that many inputs (the sum is divided by it), else 0.
+  ElementwiseCpuKernel(FloatOp op, std::vector<BinaryWalk> plans, int64_t out_count,
+                       int mean_of = 0)
+      : op_(op), plans_(std::move(plans)), out_count_(out_count), mean_of_(mean_of) {}
 
   Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
              int threads) override {
@@ -242,14 +143,48 @@ class ElementwiseCpuKernel : public CpuKernel {
             static_cast<const float*>(inputs[1]), out, threads);
     for (size_t i = 1; i < plans_.size(); ++i)
       RunStep(op_, plans_[i], out, static_cast<const float*>(inputs[i + 1]), out, threads);
+    if (mean_of_ > 1) {
+      // The output is dense here (a Mean takes no strided views): divide its elements in place.
+      const float count = static_cast<float>(mean_of_);
+      ParallelFor(out_count_, ThreadsForWork(threads, out_count_),
+                  [&](int64_t begin, int64_t end) { DivideRange(out, count, begin, end); });
+    }
     return Status::Ok();
   }
 
  private:
-  BinaryOpKind op_;
-  std::vector<BroadcastPlan> plans_;
+  FloatOp op_;
+  std::vector<BinaryWalk> plans_;
   int64_t out_count_;
+  int mean_of_;
 };
+
+// The kernel's op for the node: its binary op, or the form it plans it as.
+StatusOr<FloatOp> FloatOpOf(const CpuKernelContext& context, const BinaryElementwise& op) {
+  const Node& node = *context.node;
+  if (node.op_type == "Mod") {
+    IOS_ASSIGN_OR_RETURN(int64_t fmod, node.attrs.GetInt("fmod", 0));
+    if (fmod != 0 && fmod != 1) return InvalidInput("fmod must be 0 or 1");
+    return fmod == 1 ? FloatOp::kFmod : FloatOp::kMod;
+  }
+  switch (op.op) {
+    case BinaryOpKind::kAdd: return FloatOp::kAdd;
+    case BinaryOpKind::kSub: return FloatOp::kSub;
+    case BinaryOpKind::kMul: return FloatOp::kMul;
+    case BinaryOpKind::kDiv: return FloatOp::kDiv;
+    case BinaryOpKind::kMax: return FloatOp::kMax;
+    case BinaryOpKind::kMin: return FloatOp::kMin;
+    case BinaryOpKind::kPRelu: return FloatOp::kPRelu;
+    case BinaryOpKind::kPow: {
+      const Tensor* exponent = context.constants.size() > 1 ? context.constants[1] : nullptr;
+      if (exponent != nullptr && exponent->num_elements() == 1 &&
+          exponent->dtype() == DType::kFloat32 && exponent->data<float>()[0] == 2.f)
+        return FloatOp::kSquare;
+      return FloatOp::kPow;
+    }
+  }
+  return Internal("no float kernel for " + node.op_type);
+}
 
 // nChw8c has no element strides, but tensors of one shape all stored so hold their elements in
 // the same order: the op is then the row-major one on the same bytes.
@@ -273,11 +208,16 @@ bool ElementwiseTakesLayouts(const CpuKernelContext& context) {
 
 StatusOr<std::unique_ptr<CpuKernel>> CreateElementwiseCpuKernel(const CpuKernelContext& context) {
   const Node& node = *context.node;
-  IOS_ASSIGN_OR_RETURN(BinaryElementwise op, BinaryElementwiseOf(node.op_type));
+  // Mod is a binary op of its own (its fmod attribute picks the remainder's sign).
+  BinaryElementwise op;
+  if (node.op_type != "Mod") {
+    IOS_ASSIGN_OR_RETURN(op, BinaryElementwiseOf(node.op_type));
+  }
   IOS_RETURN_IF_ERROR(CheckBinaryElementwise(op, context.input_types, context.output_types));
-  if (op.op == BinaryOpKind::kPow) return std::unique_ptr<CpuKernel>();  // the reference
   for (const TensorType& type : context.input_types)
     if (type.dtype != DType::kFloat32) return std::unique_ptr<CpuKernel>();  // the reference
+  IOS_ASSIGN_OR_RETURN(FloatOp float_op, FloatOpOf(context, op));
+  const int mean_of = op.mean ? static_cast<int>(context.input_types.size()) : 0;
   const size_t count = context.input_types.size();
   const Dims& out = context.output_types[0].dims;
 
@@ -290,24 +230,27 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateElementwiseCpuKernel(const CpuKernelC
   // Blocked tensors of one shape: walked as row-major (AllBlockedSameShape).
   auto layout = [&](Layout stored) { return blocked ? Layout::kRowMajor : stored; };
   auto input = [&](size_t i) {
-    return Stored(context.input_types[i].dims, layout(context.input_layout(i)),
-                  i < batch.inputs.size() ? batch.inputs[i] : 0);
+    return StoredDims(context.input_types[i].dims, layout(context.input_layout(i)),
+                      i < batch.inputs.size() ? batch.inputs[i] : 0);
   };
-  const StridedDims stored_out =
-      Stored(out, layout(context.output_layout(0)), batch.outputs.empty() ? 0 : batch.outputs[0]);
+  const StridedDims stored_out = StoredDims(out, layout(context.output_layout(0)),
+                                            batch.outputs.empty() ? 0 : batch.outputs[0]);
+  if (mean_of > 1 && batch.any())
+    return Internal("a Mean cannot write a strided view");
   if (count == 1 && (batch.any() || !ElementwiseTakesLayouts(context)))
     return Internal("a one-input " + node.op_type + " cannot copy a strided view or a reorder");
-  std::vector<BroadcastPlan> plans;
+  std::vector<BinaryWalk> plans;
   // An empty output: nothing to compute (no plan, a copy of 0 bytes).
-  if (NumElements(out) == 0) return std::unique_ptr<CpuKernel>(new ElementwiseCpuKernel(op.op, {}, 0));
-  if (count >= 2) plans.push_back(PlanBroadcast(stored_out, input(0), input(1)));
+  if (NumElements(out) == 0)
+    return std::unique_ptr<CpuKernel>(new ElementwiseCpuKernel(float_op, {}, 0));
+  if (count >= 2) plans.push_back(PlanBroadcastWalk<2>(stored_out, {input(0), input(1)}));
   for (size_t i = 2; i < count; ++i)
-    plans.push_back(PlanBroadcast(stored_out, stored_out, input(i)));
-  for (const BroadcastPlan& plan : plans)
+    plans.push_back(PlanBroadcastWalk<2>(stored_out, {stored_out, input(i)}));
+  for (const BinaryWalk& plan : plans)
     if (plan.out_strides.back() != 1)
       return Internal(node.op_type + " '" + node.name + "': its output's inner dim is strided");
   return std::unique_ptr<CpuKernel>(
-      new ElementwiseCpuKernel(op.op, std::move(plans), NumElements(out)));
+      new ElementwiseCpuKernel(float_op, std::move(plans), NumElements(out), mean_of));
 }
 
 }  // namespace ios
