@@ -263,6 +263,20 @@ StatusOr<PadParams> ParsePad(const NodeInputs& inputs) {
   return result;
 }
 
+bool CastTypeOf(DType dtype, CastType* type) {
+  switch (dtype) {
+    case DType::kFloat32: *type = CastType::kFloat32; return true;
+    case DType::kFloat64: *type = CastType::kFloat64; return true;
+    case DType::kFloat16: *type = CastType::kFloat16; return true;
+    case DType::kInt64: *type = CastType::kInt64; return true;
+    case DType::kInt32: *type = CastType::kInt32; return true;
+    case DType::kInt8: *type = CastType::kInt8; return true;
+    case DType::kUint8: *type = CastType::kUint8; return true;
+    case DType::kBool: *type = CastType::kBool; return true;
+    default: return false;
+  }
+}
+
 StatusOr<BinaryElementwise> BinaryElementwiseOf(const std::string& op_type) {
   struct Entry {
     const char* op_type;

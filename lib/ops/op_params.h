@@ -12,6 +12,7 @@
 
 #include "ir/graph.h"
 #include "ir/tensor.h"
+#include "kernels/math/cast_math.h"
 #include "kernels/math/elementwise_math.h"
 #include "kernels/math/tensor_math.h"
 #include "ops/op_schema.h"
@@ -100,6 +101,10 @@ struct PadParams {
 
 // Mode, pads and axes from the attributes (opset < 11) or the constant inputs 1 and 3.
 StatusOr<PadParams> ParsePad(const NodeInputs& inputs);
+
+// The element type the kernels load and store for `dtype` (kernels/math/cast_math.h: Cast, the
+// comparisons, Where); false for a dtype they do not handle.
+bool CastTypeOf(DType dtype, CastType* type);
 
 // A binary elementwise op: Add, Sub, Mul, Div, Pow, PRelu, or the variadic Sum, Mean, Max and
 // Min (their inputs folded left to right; one input is a copy; a Mean's sum is then divided by

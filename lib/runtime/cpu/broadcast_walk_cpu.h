@@ -120,6 +120,7 @@ WalkSplit SplitWalk(const BroadcastWalk<kOperands>& walk, int threads) {
   const int64_t inner = walk.inner();
   WalkSplit split;
   split.team = ThreadsForWork(threads, rows * inner);
+  if (rows == 0 || inner == 0) return split;  // an empty output: no unit
   split.parts = rows >= split.team ? 1 : (split.team + rows - 1) / rows;
   split.part_size = (inner + split.parts - 1) / split.parts;
   return split;

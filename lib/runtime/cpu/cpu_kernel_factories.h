@@ -75,6 +75,24 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateGeluCpuKernel(const CpuKernelContext&
 StatusOr<std::unique_ptr<CpuKernel>> CreateLayerNormCpuKernel(const CpuKernelContext& context);
 // resize_cpu.cc: Resize and Upsample (float32; own loops over tap tables)
 StatusOr<std::unique_ptr<CpuKernel>> CreateResizeCpuKernel(const CpuKernelContext& context);
+// compare_cpu.cc: Equal, Greater, Less (any numeric or bool type, a bool out), Mod (float32 through
+// elementwise_cpu.cc, int64 and int32 here) and Where (any element type)
+StatusOr<std::unique_ptr<CpuKernel>> CreateCompareCpuKernel(const CpuKernelContext& context);
+StatusOr<std::unique_ptr<CpuKernel>> CreateModCpuKernel(const CpuKernelContext& context);
+StatusOr<std::unique_ptr<CpuKernel>> CreateIntegerModCpuKernel(const CpuKernelContext& context);
+StatusOr<std::unique_ptr<CpuKernel>> CreateWhereCpuKernel(const CpuKernelContext& context);
+// Whether the broadcasting kernels of compare_cpu.cc and broadcast_copy_cpu.cc take the
+// context's layouts: any but channels-blocked-8 (each tensor is walked with its own strides).
+bool BroadcastTakesLayouts(const CpuKernelContext& context);
+// cast_cpu.cc
+StatusOr<std::unique_ptr<CpuKernel>> CreateCastCpuKernel(const CpuKernelContext& context);
+// broadcast_copy_cpu.cc: Expand (any layout) and Tile (row-major)
+StatusOr<std::unique_ptr<CpuKernel>> CreateExpandCpuKernel(const CpuKernelContext& context);
+StatusOr<std::unique_ptr<CpuKernel>> CreateTileCpuKernel(const CpuKernelContext& context);
+// scatter_cpu.cc
+StatusOr<std::unique_ptr<CpuKernel>> CreateScatterNDCpuKernel(const CpuKernelContext& context);
+// tensor_cpu.cc: Dropout at inference (a copy, and an all-true mask)
+StatusOr<std::unique_ptr<CpuKernel>> CreateDropoutCpuKernel(const CpuKernelContext& context);
 // reference_fallback_cpu.cc: any op with a reference kernel.
 StatusOr<std::unique_ptr<CpuKernel>> CreateReferenceFallbackCpuKernel(
     const CpuKernelContext& context);

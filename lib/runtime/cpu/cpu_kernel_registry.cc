@@ -74,7 +74,19 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"PRelu", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
     {"Pow", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
     {"Mean", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
-    {"Mod", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
+    {"Mod", CreateModCpuKernel, ElementwiseTakesLayouts},
+    // compare_cpu.cc
+    {"Equal", CreateCompareCpuKernel, BroadcastTakesLayouts},
+    {"Greater", CreateCompareCpuKernel, BroadcastTakesLayouts},
+    {"Less", CreateCompareCpuKernel, BroadcastTakesLayouts},
+    {"Where", CreateWhereCpuKernel, BroadcastTakesLayouts},
+    // cast_cpu.cc
+    {"Cast", CreateCastCpuKernel, TakesOneLayout},
+    // broadcast_copy_cpu.cc
+    {"Expand", CreateExpandCpuKernel, BroadcastTakesLayouts},
+    {"Tile", CreateTileCpuKernel},
+    // scatter_cpu.cc
+    {"ScatterND", CreateScatterNDCpuKernel},
     // activation_cpu.cc
     {"Relu", CreateActivationCpuKernel, TakesOneLayout},
     {"LeakyRelu", CreateActivationCpuKernel, TakesOneLayout},
@@ -103,6 +115,7 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"Unsqueeze", CreateCopyCpuKernel},
     {"Identity", CreateCopyCpuKernel},
     {"Pad", CreatePadCpuKernel},
+    {"Dropout", CreateDropoutCpuKernel, TakesOneLayout},
     // gather_cpu.cc
     {"Gather", CreateGatherCpuKernel, GatherTakesLayouts},
     // batchnorm_cpu.cc

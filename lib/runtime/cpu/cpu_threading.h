@@ -80,6 +80,9 @@ void ParallelFor(int64_t count, int threads, Fn&& fn) {
   }
 }
 
+// memcpy split over up to `threads` threads when it is large; nothing when dst is src.
+void ParallelCopy(void* dst, const void* src, size_t bytes, int threads);
+
 // A buffer of at least `bytes`, 64-byte aligned, private to the calling thread. Slot s is reused
 // by the next request for slot s on this thread, so a kernel uses each slot once per run.
 // Kernels use slots below kScratchSlots; the layout adapter (layout_adapter_cpu.h), which runs

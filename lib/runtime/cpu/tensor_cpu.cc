@@ -19,19 +19,6 @@ namespace {
 
 using KernelOr = StatusOr<std::unique_ptr<CpuKernel>>;
 
-// memcpy split over the threads when it is large.
-void ParallelCopy(void* dst, const void* src, size_t bytes, int threads) {
-  if (dst == src || bytes == 0) return;
-  constexpr int64_t kBlock = 64 * 1024;
-  const int64_t blocks = (static_cast<int64_t>(bytes) + kBlock - 1) / kBlock;
-  const int team = ThreadsForWork(threads, static_cast<int64_t>(bytes) / 4);
-  ParallelFor(blocks, team, [&](int64_t begin, int64_t end) {
-    const size_t from = static_cast<size_t>(begin * kBlock);
-    const size_t to = std::min(bytes, static_cast<size_t>(end * kBlock));
-    std::memcpy(static_cast<uint8_t*>(dst) + from, static_cast<const uint8_t*>(src) + from,
-                to - from);
-  });
-}
 
 // ---- Strided gather (Slice, Transpose) -------------------------------------------------------
 
@@ -370,6 +357,42 @@ KernelOr CreateCopyCpuKernel(const CpuKernelContext& context) {
                         DimsToString(context.output_types[0].dims));
   return std::unique_ptr<CpuKernel>(
       new CopyCpuKernel(static_cast<size_t>(NumElements(x.dims)) * DTypeSize(x.dtype)));
+}
+
+namespace {
+
+// Dropout at inference: Y is X; the optional mask is all true.
+class DropoutCpuKernel : public CpuKernel {
+ public:
+  DropoutCpuKernel(size_t bytes, size_t mask_bytes) : bytes_(bytes), mask_bytes_(mask_bytes) {}
+  Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+             int threads) override {
+    ParallelCopy(outputs[0], inputs[0], bytes_, threads);
+    if (outputs.size() > 1 && outputs[1] != nullptr) std::memset(outputs[1], 1, mask_bytes_);
+    return Status::Ok();
+  }
+
+ private:
+  size_t bytes_;
+  size_t mask_bytes_;
+};
+
+}  // namespace
+
+KernelOr CreateDropoutCpuKernel(const CpuKernelContext& context) {
+  if (context.input_types.empty() || context.output_types.empty()) return InvalidInput("needs X and Y");
+  const TensorType& x = context.input_types[0];
+  const TensorType& y = context.output_types[0];
+  if (x.dtype != y.dtype || x.dims != y.dims || !IsCopyableDType(x.dtype))
+    return std::unique_ptr<CpuKernel>();  // the reference reports it
+  size_t mask_bytes = 0;
+  if (context.output_types.size() > 1) {
+    const TensorType& mask = context.output_types[1];
+    if (mask.dtype != DType::kBool || mask.dims != x.dims) return std::unique_ptr<CpuKernel>();
+    mask_bytes = static_cast<size_t>(NumElements(mask.dims));
+  }
+  return std::unique_ptr<CpuKernel>(new DropoutCpuKernel(
+      static_cast<size_t>(NumElements(x.dims)) * DTypeSize(x.dtype), mask_bytes));
 }
 
 namespace {

@@ -43,8 +43,5 @@ StatusOr<std::unique_ptr<CudaKernel>> IndexMapGatherKernel(const Node& node, con
                                                            bool built, const Dims& out,
                                                            size_t elem);
 
-// The element type the device kernels load and store for `dtype` (Cast, the comparisons); false
-// for a dtype they do not handle.
-bool CastTypeOf(DType dtype, CastType* type);
 
 }  // namespace ios
