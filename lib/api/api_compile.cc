@@ -5,9 +5,11 @@
 
 #include "api/api_plan.h"
 #include "compile/compile_pipeline.h"
+#include "compile/compile_schedule.h"
 #include "ios/compiler.h"
 #include "plan/plan_io.h"
 #include "util/file_util.h"
+#include "util/json_print.h"
 
 namespace ios {
 namespace {
@@ -59,6 +61,7 @@ StatusOr<Plan> Finish(StatusOr<PipelineResult> result, bool strip_weights) {
     impl->stats.search_seconds = s.search_seconds();
     impl->stats.distinct_stages_measured = s.distinct_stages_measured();
     impl->stats.parts = s.parts_size();
+    IOS_ASSIGN_OR_RETURN(impl->stats_json, MessageToJson(s));
   }
   return PlanAccess::Make(std::move(impl));
 }
@@ -97,6 +100,7 @@ Status Plan::Save(const std::string& path) const {
 }
 
 const SearchStatistics& Plan::statistics() const { return impl_->stats; }
+const std::string& Plan::statistics_json() const { return impl_->stats_json; }
 
 double Plan::predicted_latency_ms() const {
   double total = 0;
@@ -105,5 +109,10 @@ double Plan::predicted_latency_ms() const {
 }
 
 int64_t Plan::batch() const { return impl_->plan.batch(); }
+
+StatusOr<std::string> DeviceFingerprintJson(const std::string& device) {
+  IOS_ASSIGN_OR_RETURN(plan::DeviceFingerprint fingerprint, TargetDevice(device));
+  return MessageToJson(fingerprint);
+}
 
 }  // namespace ios
