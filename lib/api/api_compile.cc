@@ -46,6 +46,16 @@ PipelineOptions ToPipeline(const CompileOptions& options) {
   return pipeline;
 }
 
+// iosc's CLI checks --schedule against this list; the API checks it here, since the pipeline
+// treats any name it does not know as the IOS search.
+Status CheckSchedule(const std::string& schedule) {
+  for (const char* known : {"ios", "ios-parallel", "ios-merge", "greedy", "sequential"})
+    if (schedule == known) return Status::Ok();
+  return InvalidInput(
+      "schedule must be 'ios', 'ios-parallel', 'ios-merge', 'greedy' or 'sequential', got '" +
+      schedule + "'");
+}
+
 StatusOr<Plan> Finish(StatusOr<PipelineResult> result, bool strip_weights) {
   if (!result.ok()) return result.status();
   if (!result->plan) return Internal("the compile pipeline built no plan");
@@ -69,6 +79,7 @@ StatusOr<Plan> Finish(StatusOr<PipelineResult> result, bool strip_weights) {
 }  // namespace
 
 StatusOr<Plan> Plan::Compile(const std::string& model_path, const CompileOptions& options) {
+  IOS_RETURN_IF_ERROR(CheckSchedule(options.schedule));
   PipelineOptions pipeline = ToPipeline(options);
   pipeline.model_path = model_path;
   return Finish(RunPipeline(pipeline), options.strip_weights);
@@ -77,6 +88,7 @@ StatusOr<Plan> Plan::Compile(const std::string& model_path, const CompileOptions
 StatusOr<Plan> Plan::CompileBytes(const std::string& model_bytes, const std::string& name,
                                   const CompileOptions& options) {
   if (model_bytes.empty()) return InvalidInput(name + ": no model bytes");
+  IOS_RETURN_IF_ERROR(CheckSchedule(options.schedule));
   PipelineOptions pipeline = ToPipeline(options);
   pipeline.model_path = name;
   pipeline.model_bytes = model_bytes;

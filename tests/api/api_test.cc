@@ -129,6 +129,14 @@ TEST(ApiTest, ErrorsAreStatusesWithTheCliMessages) {
   ASSERT_FALSE(bad_device.ok());
   EXPECT_NE(bad_device.status().message().find("--device"), std::string::npos);
 
+  ios::CompileOptions unknown_schedule = Greedy();
+  unknown_schedule.schedule = "fastest";
+  auto fastest = ios::Plan::Compile(kModel, unknown_schedule);
+  ASSERT_FALSE(fastest.ok());
+  EXPECT_EQ(fastest.status().code(), ios::StatusCode::kInvalidInput);
+  EXPECT_NE(fastest.status().message().find("got 'fastest'"), std::string::npos)
+      << fastest.status().message();
+
   auto not_a_plan = ios::Session::FromBytes("definitely not a plan");
   ASSERT_FALSE(not_a_plan.ok());
   EXPECT_NE(not_a_plan.status().message().find("not an ios plan"), std::string::npos);
