@@ -112,19 +112,31 @@ def compile(model: ModelSource, *, batch: Optional[int] = None,
         raise InvalidInput(f"batch must be a positive integer, got {batch!r}")
     shapes = {str(name): [int(d) for d in dims] for name, dims in (input_shapes or {}).items()}
     callback = progress if progress is not None else _tqdm_progress()
-    relay = None if callback is None else (
-        lambda *fields: callback(CompileProgress(*fields)))  # type: ignore[misc]
-    options = dict(batch=batch or 0, input_shapes=shapes, device=device, schedule=schedule,
-                   timing_cache="" if timing_cache is None else os.fspath(timing_cache),
-                   strip_weights=strip_weights, progress=relay)
+    relay: Optional[Callable[[int, int, int, float], None]] = None
+    if callback is not None:
+        report = callback
+
+        def relay(parts_done: int, parts_total: int, stages_measured: int,
+                  seconds: float) -> None:
+            report(CompileProgress(parts_done, parts_total, stages_measured, seconds))
+
+    cache = "" if timing_cache is None else os.fspath(timing_cache)
+
+    def native(data: Optional[bytes], name: str) -> Plan:
+        if data is None:
+            return Plan(_ios.compile_file(name, batch or 0, shapes, device, schedule, cache,
+                                          strip_weights, relay))
+        return Plan(_ios.compile_bytes(data, name, batch or 0, shapes, device, schedule, cache,
+                                       strip_weights, relay))
+
     if isinstance(model, (bytes, bytearray, memoryview)):
-        return Plan(_ios.compile_bytes(bytes(model), "the model's bytes", **options))
+        return native(bytes(model), "the model's bytes")
     data = _model_bytes(model)
     if data is not None:
         name = getattr(getattr(model, "graph", None), "name", "") or "the ModelProto"
-        return Plan(_ios.compile_bytes(data, f"onnx.ModelProto '{name}'", **options))
+        return native(data, f"onnx.ModelProto '{name}'")
     if not isinstance(model, (str, os.PathLike)):
         raise InvalidInput(
             "model must be a path, bytes or an onnx.ModelProto, got " + type(model).__name__)
-    return Plan(_ios.compile_file(os.fspath(model), **options))
+    return native(None, os.fspath(model))
 

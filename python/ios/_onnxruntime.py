@@ -4,6 +4,7 @@ use into the plan cache (_plan_cache.py); later sessions load the plan from ther
 from __future__ import annotations
 
 import enum
+import hashlib
 import os
 import re
 import warnings
@@ -182,7 +183,7 @@ class InferenceSession:
         if isinstance(path_or_bytes, (bytes, bytearray)):
             os.makedirs(folder, exist_ok=True)
             model_path = os.path.join(folder, "models",
-                                      _plan_cache.hashlib.sha256(path_or_bytes).hexdigest()
+                                      hashlib.sha256(path_or_bytes).hexdigest()
                                       + ".onnx")
             if not os.path.exists(model_path):
                 os.makedirs(os.path.dirname(model_path), exist_ok=True)

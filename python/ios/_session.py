@@ -25,7 +25,7 @@ class TensorInfo(NamedTuple):
     nbytes: int
 
 
-def _infos(native: List[Tuple[str, str, Tuple[int, ...], int]]) -> List[TensorInfo]:
+def _infos(native: List[Tuple[str, str, List[int], int]]) -> List[TensorInfo]:
     return [TensorInfo(name, np.dtype(dtype), tuple(shape), nbytes)
             for name, dtype, shape, nbytes in native]
 

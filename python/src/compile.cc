@@ -74,9 +74,9 @@ ios::Plan CompileWith(ios::CompileOptions options, nb::object progress, Compile 
   return Unwrap(std::move(plan));
 }
 
-nb::dict Statistics(const ios::Plan& plan) {
+nb::typed<nb::dict, nb::str, nb::object> Statistics(const ios::Plan& plan) {
   const ios::SearchStatistics& s = plan.statistics();
-  nb::dict stats;
+  nb::typed<nb::dict, nb::str, nb::object> stats;
   stats["searched"] = s.searched;
   stats["predicted_latency_ms"] = s.predicted_latency_ms;
   stats["sequential_latency_ms"] = s.sequential_latency_ms;

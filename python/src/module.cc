@@ -18,7 +18,7 @@ NB_MODULE(_ios, module) {
   ios_python::BindSession(module);
   module.def("version", [] {
     const ios::VersionInfo version = ios::Version();
-    nb::dict info;
+    nb::typed<nb::dict, nb::str, nb::str> info;
     info["library"] = version.library;
     info["api"] = std::to_string(version.api_major) + "." + std::to_string(version.api_minor);
     info["plan_format"] = std::to_string(version.plan_format_major) + "." +

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
@@ -15,13 +16,10 @@ namespace nb = nanobind;
 namespace ios_python {
 namespace {
 
-nb::list Describe(const std::vector<ios::TensorInfo>& tensors) {
-  nb::list out;
-  for (const ios::TensorInfo& info : tensors) {
-    nb::list dims;
-    for (int64_t dim : info.dims) dims.append(dim);
-    out.append(nb::make_tuple(info.name, NumpyName(info.dtype), nb::tuple(dims), info.bytes));
-  }
+TensorList Describe(const std::vector<ios::TensorInfo>& tensors) {
+  TensorList out;
+  for (const ios::TensorInfo& info : tensors)
+    out.emplace_back(info.name, NumpyName(info.dtype), info.dims, info.bytes);
   return out;
 }
 
@@ -80,8 +78,8 @@ NativeSession::NativeSession(std::unique_ptr<ios::Session> session)
   }
 }
 
-nb::list NativeSession::Inputs() const { return Describe(session_->inputs()); }
-nb::list NativeSession::Outputs() const { return Describe(session_->outputs()); }
+TensorList NativeSession::Inputs() const { return Describe(session_->inputs()); }
+TensorList NativeSession::Outputs() const { return Describe(session_->outputs()); }
 bool NativeSession::on_cuda() const { return session_->device().rfind("cuda", 0) == 0; }
 
 size_t NativeSession::InputIndex(const std::string& name) const {
@@ -100,7 +98,7 @@ size_t NativeSession::OutputIndex(const std::string& name) const {
   return found->second;
 }
 
-nb::dict NativeSession::Run(nb::handle feeds, nb::handle outputs, bool on_device,
+ArrayDict NativeSession::Run(nb::handle feeds, nb::handle outputs, bool on_device,
                             uintptr_t stream) {
   const Memory memory = on_device ? Memory::kDevice : Memory::kHost;
   if (!nb::isinstance<nb::dict>(feeds))
@@ -126,7 +124,7 @@ nb::dict NativeSession::Run(nb::handle feeds, nb::handle outputs, bool on_device
       ThrowInvalid("input '" + inputs[i].name + "' is not given (the plan's inputs: " +
                    Names(inputs) + ")");
 
-  nb::dict results;
+  ArrayDict results;
   std::vector<ios::OutputBuffer> output_buffers;
   auto add_output = [&](size_t index, nb::handle array) {
     held.push_back(CheckArray(array, infos[index], "output", memory));
@@ -228,7 +226,7 @@ void BindSession(nb::module_& module) {
       .def_prop_ro("device", [](NativeSession& self) { return self.session().device(); })
       .def_prop_ro("batch", [](NativeSession& self) { return self.session().batch(); })
       .def_prop_ro("on_cuda", &NativeSession::on_cuda)
-      .def("run", &NativeSession::Run, nb::arg("feeds"), nb::arg("outputs").none(),
+      .def("run", &NativeSession::Run, nb::arg("feeds").none(), nb::arg("outputs").none(),
            nb::arg("on_device"), nb::arg("stream"))
       .def("native_run_times", &NativeSession::NativeRunTimes, nb::arg("feeds"),
            nb::arg("iterations"));

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -15,21 +16,25 @@
 
 namespace ios_python {
 
+// (name, numpy dtype name, shape, bytes) per tensor.
+using TensorList = std::vector<std::tuple<std::string, std::string, std::vector<int64_t>, size_t>>;
+// Output name to array.
+using ArrayDict = nanobind::typed<nanobind::dict, nanobind::str, nanobind::object>;
+
 class NativeSession {
  public:
   explicit NativeSession(std::unique_ptr<ios::Session> session);
 
   ios::Session& session() { return *session_; }
-  // (name, numpy dtype name, shape, bytes) per tensor.
-  nanobind::list Inputs() const;
-  nanobind::list Outputs() const;
+  TensorList Inputs() const;
+  TensorList Outputs() const;
   bool on_cuda() const;
 
   // One inference. `feeds`: a dict of input name to array. `outputs`: None (every output, in
   // new numpy arrays), a sequence of names (those), or a dict of name to array written in
   // place. `on_device`: the arrays are on the session's GPU, run in order with `stream` (a
   // cudaStream_t as an integer). Returns a dict of output name to array.
-  nanobind::dict Run(nanobind::handle feeds, nanobind::handle outputs, bool on_device,
+  ArrayDict Run(nanobind::handle feeds, nanobind::handle outputs, bool on_device,
                      uintptr_t stream);
 
   // The seconds each of `iterations` calls of ios::Session::Run on the same host buffers took,
