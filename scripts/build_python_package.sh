@@ -9,7 +9,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$(cd "${1:-${IOS_BUILD_DIR:-$root/build}}" && pwd)"
 werror="$(sed -n 's/^IOS_WERROR:BOOL=//p' "$build/CMakeCache.txt")"
-python3 -m pip install --quiet --no-build-isolation --no-deps --upgrade \
+python3 -m pip install --quiet --no-build-isolation --no-deps --upgrade --root-user-action=ignore \
   --target "$build/python-package" \
   -Ccmake.define.ios_DIR="$build" -Ccmake.define.IOS_WERROR="${werror:-OFF}" \
   -Cbuild-dir="$build/python-package-build" "$root"

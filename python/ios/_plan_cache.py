@@ -30,6 +30,34 @@ def file_digest(path: str) -> str:
     return digest.hexdigest()
 
 
+def model_digest(path: str, folder: str) -> str:
+    """The model file's SHA-256, remembered in the cache folder by the file's path, size,
+    modification time and inode, so that a session on an unchanged model does not read it
+    again (hashing NasNet's 320 MB took 236 ms of the 660 a cached session took to open)."""
+    info = os.stat(path)
+    real = os.path.realpath(path)
+    stamp = [real, info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev]
+    memo = os.path.join(folder, "digests",
+                        hashlib.sha256(real.encode()).hexdigest()[:20] + ".json")
+    try:
+        with open(memo) as f:
+            saved = json.load(f)
+        if saved["stamp"] == stamp:
+            return str(saved["sha256"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    digest = file_digest(path)
+    try:
+        os.makedirs(os.path.dirname(memo), exist_ok=True)
+        temporary = f"{memo}.{os.getpid()}.tmp"
+        with open(temporary, "w") as f:
+            json.dump({"stamp": stamp, "sha256": digest}, f)
+        os.replace(temporary, memo)
+    except OSError:
+        pass  # a read-only cache still works, hashing each time
+    return digest
+
+
 class PlanCacheEntry:
     """Where the plan for one model, options and device is (or will be) kept."""
 
@@ -55,4 +83,5 @@ def entry_for(model_path: str, options: Dict[str, Any], compile_device: str,
               folder: Optional[str] = None) -> PlanCacheEntry:
     folder = folder or default_folder()
     os.makedirs(folder, exist_ok=True)
-    return PlanCacheEntry(folder, model_path, file_digest(model_path), options, compile_device)
+    return PlanCacheEntry(folder, model_path, model_digest(model_path, folder), options,
+                          compile_device)

@@ -155,6 +155,23 @@ def test_a_model_keeps_its_static_batch_and_providers_fall_back(tmp_path):
     np.testing.assert_array_equal(session.run(["y"], {"x": data})[0], np.maximum(data, 0))
 
 
+def test_a_changed_model_is_compiled_again(tmp_path):
+    model = tmp_path / "model.onnx"
+    with open(SMALL_MODEL, "rb") as f:
+        original = f.read()
+    model.write_bytes(original)
+    first = ios.InferenceSession(str(model), cache_dir=str(tmp_path), schedule="greedy")
+    assert first.compiled
+    assert not ios.InferenceSession(str(model), cache_dir=str(tmp_path),
+                                    schedule="greedy").compiled
+    import onnx
+    changed = onnx.load(SMALL_MODEL)
+    changed.doc_string = "another model"
+    onnx.save(changed, str(model))
+    second = ios.InferenceSession(str(model), cache_dir=str(tmp_path), schedule="greedy")
+    assert second.compiled and second.plan_path != first.plan_path
+
+
 def test_a_corrupted_cached_plan_is_compiled_again(tmp_path):
     first = ios.InferenceSession(SMALL_MODEL, cache_dir=str(tmp_path), schedule="greedy")
     with open(first.plan_path, "r+b") as f:
