@@ -15,6 +15,7 @@ import pytest
 
 import ios
 from conftest import IOSC, SMALL_MODEL, generate_models, random_feeds
+from dlpack_util import HostArray
 
 
 def test_add_model_computes_x_plus_y(add_model):
@@ -96,6 +97,18 @@ def test_inputs_are_read_in_place_from_numpy_views(add_model):
     block = np.arange(32, dtype=np.float32).reshape(4, 8)
     result = session.run({"x": block[2:3], "y": block[1:2]})
     np.testing.assert_array_equal(result["z"], block[2:3] + block[1:2])
+
+
+def test_arrays_with_dlpack_are_read_and_written_in_place(add_model):
+    """Host memory behind any __dlpack__ producer (here a plain ctypes one, as a GPU framework's
+    CPU tensors are) is read and written where it lies."""
+    session = ios.Session(ios.compile(add_model, schedule="sequential"))
+    x = np.arange(8, dtype=np.float32).reshape(1, 8)
+    y = np.full((1, 8), 3, np.float32)
+    z = np.zeros((1, 8), np.float32)
+    result = session.run({"x": HostArray(x), "y": HostArray(y)}, {"z": HostArray(z)})
+    np.testing.assert_array_equal(z, x + y)
+    assert isinstance(result["z"], HostArray)
 
 
 def test_progress_is_called_with_the_search_state():

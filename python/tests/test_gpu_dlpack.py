@@ -11,6 +11,7 @@ import pytest
 
 import ios
 from conftest import SMALL_MODEL
+from dlpack_util import dlpack_capsule
 
 
 def cudart():
@@ -33,25 +34,6 @@ def device_count():
     return count.value if CUDART.cudaGetDeviceCount(ctypes.byref(count)) == 0 else 0
 
 
-class DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
-                ("dtype", DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
-
-
-class DLManagedTensor(ctypes.Structure):
-    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
-                ("deleter", ctypes.c_void_p)]
-
-
 class DeviceArray:
     """float32 device memory of one shape, with __dlpack__ and __cuda_array_interface__."""
 
@@ -60,7 +42,6 @@ class DeviceArray:
         self.nbytes = int(np.prod(self.shape)) * 4
         self.ptr = ctypes.c_void_p()
         assert CUDART.cudaMalloc(ctypes.byref(self.ptr), ctypes.c_size_t(self.nbytes)) == 0
-        self._dims = (ctypes.c_int64 * len(self.shape))(*self.shape)
         self._keep = []
         if not with_dlpack:
             self.__class__ = InterfaceOnlyArray
@@ -74,14 +55,7 @@ class DeviceArray:
         return (2, 0)
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
-        managed = DLManagedTensor()
-        managed.dl_tensor = DLTensor(self.ptr, DLDevice(2, 0), len(self.shape),
-                                     DLDataType(2, 32, 1), self._dims, None, 0)
-        self._keep.append(managed)  # freed with the array; the capsule has no deleter
-        new_capsule = ctypes.pythonapi.PyCapsule_New
-        new_capsule.restype = ctypes.py_object
-        new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-        return new_capsule(ctypes.addressof(managed), b"dltensor", None)
+        return dlpack_capsule(self.ptr.value, 2, self.shape, self._keep)
 
     def upload(self, array):
         data = np.ascontiguousarray(array, np.float32)
