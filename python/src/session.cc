@@ -25,7 +25,8 @@ TensorList Describe(const std::vector<ios::TensorInfo>& tensors) {
 
 std::string Names(const std::vector<ios::TensorInfo>& tensors) {
   std::string names;
-  for (const ios::TensorInfo& info : tensors) names += (names.empty() ? "'" : ", '") + info.name + "'";
+  for (const ios::TensorInfo& info : tensors)
+    names += (names.empty() ? "'" : ", '") + info.name + "'";
   return names;
 }
 
