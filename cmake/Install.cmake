@@ -16,3 +16,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/iosConfigVersion.cmake
                                  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/iosConfig.cmake ${PROJECT_BINARY_DIR}/iosConfigVersion.cmake
         DESTINATION ${IOS_CMAKE_DIR})
+
+# The same package in the build tree, for find_package(ios CONFIG) with ios_DIR=BUILD: the Python
+# package's tests (python/) build their extension against the library this build already made.
+export(EXPORT iosTargets NAMESPACE ios:: FILE ${PROJECT_BINARY_DIR}/iosTargets.cmake)

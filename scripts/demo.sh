@@ -2,7 +2,8 @@
 # The main job on a bundled model: set up, build, generate Inception V3, compile it into a plan
 # with iosc (IOS schedule, stages profiled on this device) and draw its schedule, check the plan
 # against onnxruntime, and benchmark it with iosrun, writing a timeline (on the CPU) to open in
-# https://ui.perfetto.dev.
+# https://ui.perfetto.dev; then build the Python package and classify with the same plan from
+# Python.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
@@ -34,6 +35,11 @@ trace=()
 [[ "$device" == cpu ]] && trace=(--trace "$models/inception_v3.trace.json" --profile)
 "$build/tools/iosrun" "$models/inception_v3.iosplan" --bench --duration 3 \
   --export-json "$models/inception_v3.bench.json" "${trace[@]}"
+# The same from Python (docs/python.md): the package built against this build, classifying with
+# the plan above.
+bash "$root/scripts/build_python_package.sh" "$build"
+PYTHONPATH="$build/python-package" python3 "$root/examples/python/classify.py" \
+  "$models/inception_v3.onnx" --plan "$models/inception_v3.iosplan" --top 5
 echo "demo: the schedule is drawn in $models/inception_v3.schedule.svg"
 [[ "$device" == cpu ]] && echo "demo: open $models/inception_v3.trace.json in https://ui.perfetto.dev"
 true

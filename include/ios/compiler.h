@@ -72,6 +72,9 @@ class IOS_API Plan {
   Status Save(const std::string& path) const;
 
   const SearchStatistics& statistics() const;
+  // The search's full report as JSON, what `iosc --stats-json` writes (per part: states,
+  // transitions, stages measured, latencies); "{}" for a schedule that was not searched.
+  const std::string& statistics_json() const;
   // The sum of the plan's predicted stage latencies (0 without a cost source).
   double predicted_latency_ms() const;
   int64_t batch() const;
@@ -82,5 +85,11 @@ class IOS_API Plan {
   std::unique_ptr<Impl> impl_;
   friend struct PlanAccess;  // the library's own code
 };
+
+// The fingerprint of a device as a plan records it, as JSON: for "cpu" this CPU's model, cores
+// and ISA; for "sim:NAME" the analytic model; for a CUDA device its name, compute capability,
+// multiprocessors and driver, runtime and cuDNN versions. Plans and stage timings made for one
+// fingerprint hold for another only by chance: a cache of plans keys them by it.
+IOS_API StatusOr<std::string> DeviceFingerprintJson(const std::string& device);
 
 }  // namespace ios

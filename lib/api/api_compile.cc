@@ -5,9 +5,11 @@
 
 #include "api/api_plan.h"
 #include "compile/compile_pipeline.h"
+#include "compile/compile_schedule.h"
 #include "ios/compiler.h"
 #include "plan/plan_io.h"
 #include "util/file_util.h"
+#include "util/json_print.h"
 
 namespace ios {
 namespace {
@@ -44,6 +46,16 @@ PipelineOptions ToPipeline(const CompileOptions& options) {
   return pipeline;
 }
 
+// iosc's CLI checks --schedule against this list; the API checks it here, since the pipeline
+// treats any name it does not know as the IOS search.
+Status CheckSchedule(const std::string& schedule) {
+  for (const char* known : {"ios", "ios-parallel", "ios-merge", "greedy", "sequential"})
+    if (schedule == known) return Status::Ok();
+  return InvalidInput(
+      "schedule must be 'ios', 'ios-parallel', 'ios-merge', 'greedy' or 'sequential', got '" +
+      schedule + "'");
+}
+
 StatusOr<Plan> Finish(StatusOr<PipelineResult> result, bool strip_weights) {
   if (!result.ok()) return result.status();
   if (!result->plan) return Internal("the compile pipeline built no plan");
@@ -59,6 +71,7 @@ StatusOr<Plan> Finish(StatusOr<PipelineResult> result, bool strip_weights) {
     impl->stats.search_seconds = s.search_seconds();
     impl->stats.distinct_stages_measured = s.distinct_stages_measured();
     impl->stats.parts = s.parts_size();
+    IOS_ASSIGN_OR_RETURN(impl->stats_json, MessageToJson(s));
   }
   return PlanAccess::Make(std::move(impl));
 }
@@ -66,6 +79,7 @@ StatusOr<Plan> Finish(StatusOr<PipelineResult> result, bool strip_weights) {
 }  // namespace
 
 StatusOr<Plan> Plan::Compile(const std::string& model_path, const CompileOptions& options) {
+  IOS_RETURN_IF_ERROR(CheckSchedule(options.schedule));
   PipelineOptions pipeline = ToPipeline(options);
   pipeline.model_path = model_path;
   return Finish(RunPipeline(pipeline), options.strip_weights);
@@ -74,6 +88,7 @@ StatusOr<Plan> Plan::Compile(const std::string& model_path, const CompileOptions
 StatusOr<Plan> Plan::CompileBytes(const std::string& model_bytes, const std::string& name,
                                   const CompileOptions& options) {
   if (model_bytes.empty()) return InvalidInput(name + ": no model bytes");
+  IOS_RETURN_IF_ERROR(CheckSchedule(options.schedule));
   PipelineOptions pipeline = ToPipeline(options);
   pipeline.model_path = name;
   pipeline.model_bytes = model_bytes;
@@ -97,6 +112,7 @@ Status Plan::Save(const std::string& path) const {
 }
 
 const SearchStatistics& Plan::statistics() const { return impl_->stats; }
+const std::string& Plan::statistics_json() const { return impl_->stats_json; }
 
 double Plan::predicted_latency_ms() const {
   double total = 0;
@@ -105,5 +121,10 @@ double Plan::predicted_latency_ms() const {
 }
 
 int64_t Plan::batch() const { return impl_->plan.batch(); }
+
+StatusOr<std::string> DeviceFingerprintJson(const std::string& device) {
+  IOS_ASSIGN_OR_RETURN(plan::DeviceFingerprint fingerprint, TargetDevice(device));
+  return MessageToJson(fingerprint);
+}
 
 }  // namespace ios

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "ios/compiler.h"
@@ -14,6 +15,7 @@ struct Plan::Impl {
   mutable plan::Plan plan;
   bool strip_weights = false;
   SearchStatistics stats;
+  std::string stats_json = "{}";  // the search's report as `iosc --stats-json` writes it
 };
 
 // The library's way in to a Plan's state (include/ios/compiler.h keeps it private).

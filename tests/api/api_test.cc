@@ -4,6 +4,7 @@
 #include <ios/ios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <fstream>
@@ -46,6 +47,7 @@ TEST(ApiTest, CompileSerialiseLoadAndRun) {
   EXPECT_EQ(plan->batch(), 2);
   EXPECT_EQ(plan->predicted_latency_ms(), 0);  // greedy: no cost source, no prediction
   EXPECT_FALSE(plan->statistics().searched);
+  EXPECT_EQ(plan->statistics_json(), "{}");
 
   ios::SessionOptions options;
   options.device = "cpu";
@@ -95,6 +97,15 @@ TEST(ApiTest, TheIosSearchReportsItsStatisticsAndProgress) {
   EXPECT_NEAR(plan->predicted_latency_ms(), stats.predicted_latency_ms,
               1e-9 + 1e-9 * stats.predicted_latency_ms);
   EXPECT_GT(calls, 0);
+  // The full report, as iosc --stats-json writes it: one entry per part, the same prediction.
+  const std::string& json = plan->statistics_json();
+  EXPECT_NE(json.find("\"parts\": ["), std::string::npos) << json;
+  EXPECT_NE(json.find("\"cost_source\": \"sim:V100\""), std::string::npos) << json;
+  size_t parts = 0;
+  for (size_t at = json.find("\"block\":"); at != std::string::npos;
+       at = json.find("\"block\":", at + 1))
+    ++parts;
+  EXPECT_EQ(parts, static_cast<size_t>(stats.parts)) << json;
   EXPECT_NE(log.find("canonicalised:"), std::string::npos) << log;
   EXPECT_NE(log.find("IOS search"), std::string::npos) << log;
 }
@@ -117,6 +128,14 @@ TEST(ApiTest, ErrorsAreStatusesWithTheCliMessages) {
   }());
   ASSERT_FALSE(bad_device.ok());
   EXPECT_NE(bad_device.status().message().find("--device"), std::string::npos);
+
+  ios::CompileOptions unknown_schedule = Greedy();
+  unknown_schedule.schedule = "fastest";
+  auto fastest = ios::Plan::Compile(kModel, unknown_schedule);
+  ASSERT_FALSE(fastest.ok());
+  EXPECT_EQ(fastest.status().code(), ios::StatusCode::kInvalidInput);
+  EXPECT_NE(fastest.status().message().find("got 'fastest'"), std::string::npos)
+      << fastest.status().message();
 
   auto not_a_plan = ios::Session::FromBytes("definitely not a plan");
   ASSERT_FALSE(not_a_plan.ok());
@@ -217,6 +236,25 @@ TEST(ApiTest, OneSessionRunsFromSeveralThreads) {
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(ApiTest, DeviceFingerprintsNameTheDevice) {
+  ios::StatusOr<std::string> cpu = ios::DeviceFingerprintJson("cpu");
+  ASSERT_TRUE(cpu.ok()) << cpu.status().message();
+  EXPECT_NE(cpu->find("\"kind\": \"cpu\""), std::string::npos) << *cpu;
+  EXPECT_NE(cpu->find("\"cpu_cores\": " +
+                      std::to_string(std::max(1u, std::thread::hardware_concurrency()))),
+            std::string::npos)
+      << *cpu;
+  EXPECT_EQ(ios::DeviceFingerprintJson("cpu").value_or(""), *cpu);  // stable: a cache key
+  ios::StatusOr<std::string> v100 = ios::DeviceFingerprintJson("sim:V100");
+  ASSERT_TRUE(v100.ok()) << v100.status().message();
+  EXPECT_NE(*v100, *cpu);
+  EXPECT_NE(*v100, ios::DeviceFingerprintJson("sim:A100").value_or(*v100));
+  ios::StatusOr<std::string> tpu = ios::DeviceFingerprintJson("tpu");
+  ASSERT_FALSE(tpu.ok());
+  EXPECT_EQ(tpu.status().code(), ios::StatusCode::kInvalidInput);
+  EXPECT_NE(tpu.status().message().find("'tpu'"), std::string::npos) << tpu.status().message();
 }
 
 TEST(ApiTest, VersionsAreReported) {
