@@ -207,4 +207,21 @@ bool CpuKernelTakesLayouts(const CpuKernelContext& context) {
 
 bool HasFastCpuKernel(const std::string& op_type) { return FindFastKernel(op_type) != nullptr; }
 
+KernelPath CpuKernelPathOf(const CpuKernel& kernel) {
+  if (IsReferenceFallbackCpuKernel(kernel)) return KernelPath::kReference;
+  return LayoutAdapterInner(kernel) != nullptr ? KernelPath::kBehindReorder
+                                               : KernelPath::kOwnKernel;
+}
+
+StatusOr<std::vector<KernelPath>> CpuKernelPaths(const Graph& graph) {
+  std::vector<KernelPath> paths(graph.nodes.size(), KernelPath::kOwnKernel);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (graph.nodes[n].dead) continue;
+    IOS_ASSIGN_OR_RETURN(std::unique_ptr<CpuKernel> kernel,
+                         CreateCpuKernel(MakeCpuKernelContext(graph, graph.nodes[n])));
+    paths[n] = CpuKernelPathOf(*kernel);
+  }
+  return paths;
+}
+
 }  // namespace ios
