@@ -5,6 +5,7 @@
 #include "ops/op_registry.h"
 #include "passes/eliminate_common_subexpressions.h"
 #include "passes/eliminate_identity.h"
+#include "passes/conv_transpose_as_conv.h"
 #include "passes/fold_batchnorm.h"
 #include "passes/fuse_activation.h"
 #include "passes/fuse_gelu.h"
@@ -40,6 +41,8 @@ Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, Canonicali
     local.common_subexpressions_eliminated = EliminateCommonSubexpressions(graph);
   if (options.fuse_gelu) local.gelus_fused = FuseGelu(graph);
   if (options.fuse_layer_norm) local.layer_norms_fused = FuseLayerNorm(graph);
+  if (options.conv_transpose_as_conv)
+    local.conv_transposes_as_convs = RewriteStrideOneConvTransposes(graph);
   if (options.fold_batchnorm) {
     IOS_ASSIGN_OR_RETURN(local.batchnorms_folded, FoldBatchNormIntoConv(graph));
   }
@@ -54,8 +57,8 @@ Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, Canonicali
 const std::vector<std::string>& CanonicalizePassNames() {
   static const std::vector<std::string> names = {
       "fold-constants", "eliminate-identity", "eliminate-common-subexpressions",
-      "fuse-gelu",      "fuse-layer-norm",    "fold-batchnorm",
-      "fuse-activation"};
+      "fuse-gelu",      "fuse-layer-norm",    "conv-transpose-as-conv",
+      "fold-batchnorm", "fuse-activation"};
   return names;
 }
 
@@ -66,6 +69,7 @@ StatusOr<CanonicalizeOptions> CanonicalizeOptionsForPasses(const std::vector<std
                    &options.eliminate_common_subexpressions,
                    &options.fuse_gelu,
                    &options.fuse_layer_norm,
+                   &options.conv_transpose_as_conv,
                    &options.fold_batchnorm,
                    &options.fuse_activations};
   for (bool* flag : flags) *flag = false;

@@ -5,8 +5,9 @@
 //   3. common subexpression elimination (a repeated op on the same inputs runs once),
 //   4. GELU fusion (exporters' Erf and Tanh subgraphs become one Gelu node),
 //   5. LayerNorm fusion (the ReduceMean/Sub/Pow/Sqrt/Div subgraph becomes LayerNormalization),
-//   6. BatchNormalization folding into the preceding Conv,
-//   7. activation fusion into the preceding Conv,
+//   6. stride-1 ConvTransposes as Convs (passes/conv_transpose_as_conv.h),
+//   7. BatchNormalization folding into the preceding Conv,
+//   8. activation fusion into the preceding Conv,
 // then shape inference once more over the final graph.
 #pragma once
 
@@ -27,6 +28,7 @@ struct CanonicalizeStats {
   int common_subexpressions_eliminated = 0;
   int gelus_fused = 0;
   int layer_norms_fused = 0;
+  int conv_transposes_as_convs = 0;
   int batchnorms_folded = 0;
   int activations_fused = 0;
 };
@@ -37,6 +39,7 @@ struct CanonicalizeOptions {
   bool eliminate_common_subexpressions = true;
   bool fuse_gelu = true;
   bool fuse_layer_norm = true;
+  bool conv_transpose_as_conv = true;
   bool fold_batchnorm = true;
   bool fuse_activations = true;
 };
@@ -44,7 +47,8 @@ struct CanonicalizeOptions {
 Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, CanonicalizeStats* stats);
 
 // The passes by the names iosc's --passes takes (fold-constants, eliminate-identity,
-// eliminate-common-subexpressions, fuse-gelu, fuse-layer-norm, fold-batchnorm, fuse-activation):
+// eliminate-common-subexpressions, fuse-gelu, fuse-layer-norm, conv-transpose-as-conv,
+// fold-batchnorm, fuse-activation):
 // those listed run, the others do not. An unknown name is InvalidInput. Plans record this list, so
 // that a weight-stripped plan's weights can be rebuilt by the same passes.
 StatusOr<CanonicalizeOptions> CanonicalizeOptionsForPasses(const std::vector<std::string>& passes);
