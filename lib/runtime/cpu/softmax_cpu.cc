@@ -25,24 +25,57 @@
 namespace ios {
 namespace {
 
+// A row's maximum and sum in kLanes interleaved partial results: one FP chain (a plain loop's)
+// does not vectorise without reassociation, which the compiler may not do on its own.
+constexpr int kLanes = 16;
+
+IOS_ALWAYS_INLINE float RowMax(const float* __restrict x, int64_t length) {
+  float lanes[kLanes];
+  for (int l = 0; l < kLanes; ++l) lanes[l] = -INFINITY;
+  int64_t j = 0;
+  for (; j + kLanes <= length; j += kLanes)
+    for (int l = 0; l < kLanes; ++l) lanes[l] = x[j + l] > lanes[l] ? x[j + l] : lanes[l];
+  float max_value = -INFINITY;
+  for (int l = 0; l < kLanes; ++l) max_value = lanes[l] > max_value ? lanes[l] : max_value;
+  for (; j < length; ++j) max_value = x[j] > max_value ? x[j] : max_value;
+  return max_value;
+}
+
+// exp(x - shift) into y (when `keep`) and its sum.
+IOS_ALWAYS_INLINE float RowExpSum(const float* __restrict x, float shift, bool keep,
+                                  float* __restrict y, int64_t length) {
+  float lanes[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= length; j += kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
+      const float e = ExpPoly(x[j + l] - shift);
+      if (keep) y[j + l] = e;
+      lanes[l] += e;
+    }
+  }
+  float sum = 0.f;
+  for (int l = 0; l < kLanes; ++l) sum += lanes[l];
+  for (; j < length; ++j) {
+    const float e = ExpPoly(x[j] - shift);
+    if (keep) y[j] = e;
+    sum += e;
+  }
+  return sum;
+}
+
 // One softmax along a contiguous row of `length` values.
 IOS_ALWAYS_INLINE void SoftmaxRow(bool log_softmax, const float* __restrict x, float* __restrict y,
                                   int64_t length) {
-  float max_value = -INFINITY;
-  for (int64_t j = 0; j < length; ++j) max_value = x[j] > max_value ? x[j] : max_value;
-  float sum = 0.f;
+  const float max_value = RowMax(x, length);
   if (log_softmax) {
-    for (int64_t j = 0; j < length; ++j) sum += ExpPoly(x[j] - max_value);
+    const float sum = RowExpSum(x, max_value, /*keep=*/false, y, length);
     // (x - max) - log(sum), not x - (max + log(sum)): beside a large max the sum of the two
     // rounds to the max's ulp (2.4e-4 off at 1e4, ONNX's test_logsoftmax_large_number).
     const float log_sum = std::log(sum);
     for (int64_t j = 0; j < length; ++j) y[j] = (x[j] - max_value) - log_sum;
     return;
   }
-  for (int64_t j = 0; j < length; ++j) {
-    y[j] = ExpPoly(x[j] - max_value);
-    sum += y[j];
-  }
+  const float sum = RowExpSum(x, max_value, /*keep=*/true, y, length);
   const float scale = 1.f / sum;
   for (int64_t j = 0; j < length; ++j) y[j] *= scale;
 }
