@@ -51,13 +51,14 @@ class Validator {
     std::string writer = plan_.producer().ios_version().empty()
                              ? ""
                              : " (written by ios " + plan_.producer().ios_version() + ")";
-    std::string ours = "(" + Str(kOldestPlanFormatMajor) + ".x to " + Str(kPlanFormatMajor) + ".x)";
+    std::string ours = "(ios " + std::string(IOS_VERSION) + " reads formats " +
+                       Str(kOldestPlanFormatMajor) + ".x to " + Str(kPlanFormatMajor) + ".x)";
     if (major > kPlanFormatMajor) {
       return Error("plan format " + version + writer + " is newer than this build of ios reads " +
                    ours + "; rebuild the plan with this iosc or upgrade ios");
     }
-    return Error("plan format " + version + writer + " is not one this build of ios reads " + ours +
-                 "; rebuild the plan with this iosc");
+    return Error("plan format " + version + writer + " is older than this build of ios reads " +
+                 ours + "; rebuild the plan with this iosc");
   }
 
   Status CheckTensors() {
