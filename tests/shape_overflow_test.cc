@@ -21,6 +21,7 @@
 
 #include "ir/tensor.h"
 #include "kernels/math/tensor_math.h"
+#include "onnx/tensor_proto.h"
 #include "op_shape_test_util.h"
 #include "ops/op_params.h"
 #include "ops/op_registry.h"
@@ -433,6 +434,25 @@ TEST(ShapeOverflowTest, SliceStepsOfEveryMagnitude) {
     EXPECT_EQ(size, 1);
     EXPECT_EQ(begin, step > 0 ? 0 : 7);
   }
+}
+
+// The same rule for a model's initializers and constants, which never pass InferNode.
+TEST(ShapeOverflowTest, AnEmptyInitializerCannotHideHugeDims) {
+  onnx::TensorProto proto;
+  proto.set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : {int64_t{0}, int64_t{1} << 40, int64_t{1} << 40}) proto.add_dims(d);
+  StatusOr<Tensor> huge = TensorFromProto(proto, "initializer 'w'");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("initializer 'w': dims [0,1099511627776,1099511627776] "
+                                         "overflow a size"),
+            std::string::npos)
+      << huge.status().message();
+  proto.clear_dims();
+  proto.add_dims(0);
+  proto.add_dims(3);
+  StatusOr<Tensor> empty = TensorFromProto(proto, "initializer 'w'");
+  ASSERT_TRUE(empty.ok()) << empty.status().message();
+  EXPECT_EQ(empty->dims(), (Dims{0, 3}));
 }
 
 // Every subset of a shape's dims multiplies within int64: an empty tensor cannot hide dims
