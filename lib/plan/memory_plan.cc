@@ -263,17 +263,28 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
   MemoryPlan plan;
   plan.alignment = alignment;
   std::vector<TensorPlacement> view_placements;
+  // Every offset below is at most the placed items' bytes, each aligned, stacked: checked once
+  // here, so that a graph whose tensors are each within int64 but not together is an error.
+  CheckedInt64 total = 0;
+  CheckedInt64 stacked = 0;
   for (size_t v = 0; v < graph.values.size(); ++v) {
     if (live[v].first < 0) continue;
     IOS_ASSIGN_OR_RETURN(int64_t bytes, PlacedBytes(graph, static_cast<ValueId>(v)));
-    plan.total_tensor_bytes += bytes;
+    total += bytes;
     if (view_of[v] != nullptr) {
       view_placements.push_back({static_cast<ValueId>(v), view_of[v]->byte_offset, bytes,
                                  view_of[v]->base, view_of[v]->pitch});
       continue;
     }
-    if (root[v] == static_cast<ValueId>(v)) items.push_back({static_cast<ValueId>(v), bytes});
+    if (root[v] == static_cast<ValueId>(v)) {
+      items.push_back({static_cast<ValueId>(v), bytes});
+      stacked += CheckedInt64(bytes) + alignment;
+    }
   }
+  if (!total.ok() || !stacked.ok())
+    return InvalidInput(graph.source_path + ": the graph's tensors need more than 2^63 bytes " +
+                        "in all");
+  plan.total_tensor_bytes = *total.get();
   // Largest first; ties by when they become live, then by id, so that the plan is deterministic.
   std::sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
