@@ -645,6 +645,10 @@ TEST(CpuKernelTest, ResizeNearest) {
     OneNodeCase c = ResizeCase(rng, 13, {2, 5, 6, 3}, {1, 3, 0.5f, 1});
     c.Check(kExact);
   }
+  {  // 3x along W alone: each column repeated three times (the kernel's repeat path).
+    OneNodeCase c = ResizeCase(rng, 13, {1, 2, 5, 7}, {1, 1, 1, 3});
+    c.Check(kExact);
+  }
   {  // Only the channel axis (an inner vector of H x W).
     OneNodeCase c = ResizeCase(rng, 13, {1, 3, 4, 5}, {1, 2, 1, 1});
     c.Check(kExact);
