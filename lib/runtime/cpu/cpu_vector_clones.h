@@ -7,14 +7,17 @@
 
 #include <atomic>
 
-// Not under ThreadSanitizer: the clones' resolver runs while the program is relocated, before
-// TSan's runtime starts, and its instrumentation then crashes the program.
+// Not under the sanitizers: the clones' resolver runs while the program is relocated, before
+// their runtimes start, and its instrumentation then crashes the program (TSan's; libFuzzer's
+// coverage calls its comparison hooks through a PLT entry not yet bound). ASan goes with them:
+// those builds check the code, not its speed.
 #if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer) || \
+    __has_feature(coverage_sanitizer)
 #define IOS_NO_VECTOR_CLONES 1
 #endif
 #endif
-#if defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 #define IOS_NO_VECTOR_CLONES 1
 #endif
 
