@@ -38,7 +38,8 @@ class ReferenceFallbackCpuKernel : public CpuKernel {
         args[i] = &*constants_[i];
       } else if (inputs[i] != nullptr) {
         copies[i] = Tensor(input_types_[i].dtype, input_types_[i].dims);
-        std::memcpy(copies[i].raw(), inputs[i], copies[i].num_bytes());
+        if (copies[i].num_bytes() > 0)  // an empty tensor's buffer may be null
+          std::memcpy(copies[i].raw(), inputs[i], copies[i].num_bytes());
         args[i] = &copies[i];
       }
     }
@@ -53,7 +54,7 @@ class ReferenceFallbackCpuKernel : public CpuKernel {
                         DTypeName(got.dtype()) + " " + DimsToString(got.dims()) +
                         ", the plan expects " + DTypeName(want.dtype) + " " +
                         DimsToString(want.dims));
-      std::memcpy(outputs[i], got.raw(), got.num_bytes());
+      if (got.num_bytes() > 0) std::memcpy(outputs[i], got.raw(), got.num_bytes());
     }
     return Status::Ok();
   }
