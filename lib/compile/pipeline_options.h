@@ -71,11 +71,13 @@ struct PipelineOptions {
   std::string schedule_svg_path;  // --schedule-svg: the same drawn by Graphviz
   int schedule_block = -1;        // --schedule-block: draw one block only
   std::string reference_outputs_dir;  // --reference-outputs: float64 oracle outputs, no plan
-  // Canonicalisation passes to run, in their fixed order (see lib/passes/canonicalize.h).
+  // Canonicalisation passes to run, in their fixed order: by default every one of
+  // CanonicalizePassNames() (lib/passes/canonicalize.h; a test keeps the two lists equal).
   std::vector<std::string> passes = {
-      "fold-constants", "eliminate-identity", "eliminate-common-subexpressions",
-      "fuse-gelu",      "fuse-layer-norm",    "fold-batchnorm",
-      "fuse-activation"};
+      "fold-constants",  "eliminate-identity", "eliminate-common-subexpressions",
+      "fuse-gelu",       "fuse-layer-norm",    "reduce-to-global-pool",
+      "fuse-hard-swish", "matmul-add-to-gemm", "reshape-to-flatten",
+      "slices-to-split", "fold-batchnorm",     "fuse-activation"};
 
   // What the pipeline says as it goes (iosc prints it to stdout): the model, the
   // canonicalisation, the blocks, the search's summary and the plan, in lines ending with '\n'.

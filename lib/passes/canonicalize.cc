@@ -8,8 +8,13 @@
 #include "passes/fold_batchnorm.h"
 #include "passes/fuse_activation.h"
 #include "passes/fuse_gelu.h"
+#include "passes/fuse_hard_swish.h"
 #include "passes/fuse_layer_norm.h"
 #include "passes/infer_and_fold.h"
+#include "passes/matmul_add_to_gemm.h"
+#include "passes/reduce_to_global_pool.h"
+#include "passes/reshape_to_flatten.h"
+#include "passes/slices_to_split.h"
 #include "passes/widen_float16.h"
 
 namespace ios {
@@ -40,6 +45,11 @@ Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, Canonicali
     local.common_subexpressions_eliminated = EliminateCommonSubexpressions(graph);
   if (options.fuse_gelu) local.gelus_fused = FuseGelu(graph);
   if (options.fuse_layer_norm) local.layer_norms_fused = FuseLayerNorm(graph);
+  if (options.reduce_to_global_pool) local.global_pools_made = ReduceToGlobalPool(graph);
+  if (options.fuse_hard_swish) local.hard_swishes_fused = FuseHardSwish(graph);
+  if (options.matmul_add_to_gemm) local.gemms_made = MatMulAddToGemm(graph);
+  if (options.reshape_to_flatten) local.flattens_made = ReshapeToFlatten(graph);
+  if (options.slices_to_split) local.splits_made = SlicesToSplit(graph);
   if (options.fold_batchnorm) {
     IOS_ASSIGN_OR_RETURN(local.batchnorms_folded, FoldBatchNormIntoConv(graph));
   }
@@ -53,9 +63,10 @@ Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, Canonicali
 
 const std::vector<std::string>& CanonicalizePassNames() {
   static const std::vector<std::string> names = {
-      "fold-constants", "eliminate-identity", "eliminate-common-subexpressions",
-      "fuse-gelu",      "fuse-layer-norm",    "fold-batchnorm",
-      "fuse-activation"};
+      "fold-constants",  "eliminate-identity", "eliminate-common-subexpressions",
+      "fuse-gelu",       "fuse-layer-norm",    "reduce-to-global-pool",
+      "fuse-hard-swish", "matmul-add-to-gemm", "reshape-to-flatten",
+      "slices-to-split", "fold-batchnorm",     "fuse-activation"};
   return names;
 }
 
@@ -66,6 +77,11 @@ StatusOr<CanonicalizeOptions> CanonicalizeOptionsForPasses(const std::vector<std
                    &options.eliminate_common_subexpressions,
                    &options.fuse_gelu,
                    &options.fuse_layer_norm,
+                   &options.reduce_to_global_pool,
+                   &options.fuse_hard_swish,
+                   &options.matmul_add_to_gemm,
+                   &options.reshape_to_flatten,
+                   &options.slices_to_split,
                    &options.fold_batchnorm,
                    &options.fuse_activations};
   for (bool* flag : flags) *flag = false;
