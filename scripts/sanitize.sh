@@ -11,18 +11,24 @@
 #   3. ThreadSanitizer over the CPU session with its real kernels on Inception V3's IOS plan
 #      (build-tsan/, tests/tsan/cpu_session_tsan_test.cc; the executor's own TSAN tests run in
 #      the main build);
-#   4. every fuzz target for --fuzz-seconds on fresh mutations (scripts/fuzz.sh).
+#   4. every fuzz target on a fixed number of mutations from a fixed seed (scripts/fuzz.sh --runs:
+#      one commit always gives the same executions and result), or for --fuzz-seconds on fresh
+#      random mutations.
+# --fuzzers-only configures the same build and builds the fuzz targets alone, then stops (the
+# scheduled fuzzing workflow, .github/workflows/fuzz.yml).
 #
-#   sanitize.sh [--fuzz-seconds 30] [--skip-fuzz] [--build-dir DIR]
+#   sanitize.sh [--fuzz-seconds S] [--skip-fuzz] [--fuzzers-only] [--build-dir DIR]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$root/build-asan"
-fuzz_seconds=30
+fuzz_seconds=""
 skip_fuzz=0
+fuzzers_only=0
 while (($#)); do
   case "$1" in
     --fuzz-seconds) fuzz_seconds="$2"; shift 2 ;;
     --skip-fuzz) skip_fuzz=1; shift ;;
+    --fuzzers-only) fuzzers_only=1; shift ;;
     --build-dir) build="$2"; shift 2 ;;
     -h|--help) sed -n "2,/^#   sanitize.sh/p" "$0"; exit 0 ;;
     *) echo "sanitize.sh: unknown argument $1" >&2; exit 2 ;;
@@ -36,6 +42,12 @@ start=$SECONDS
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DIOS_ENABLE_CUDA=OFF -DIOS_SANITIZE=address,undefined \
   -DIOS_FUZZ=ON -DIOS_WERROR=ON -DIOS_BUILD_TESTS=ON >/dev/null
+if ((fuzzers_only)); then
+  cmake --build "$build" --parallel "$(nproc)" --target fuzz_onnx_import fuzz_plan_load \
+    fuzz_timing_cache fuzz_text_inputs
+  echo "sanitize: the fuzz targets took $((SECONDS - start)) s to build"
+  exit 0
+fi
 cmake --build "$build" --parallel "$(nproc)"
 echo "sanitize: build took $((SECONDS - start)) s"
 
@@ -65,7 +77,11 @@ TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/t
 echo "sanitize: ThreadSanitizer on the CPU session took $((SECONDS - start)) s"
 if ((skip_fuzz == 0)); then
   start=$SECONDS
-  bash "$root/scripts/fuzz.sh" --build-dir "$build" --seconds "$fuzz_seconds"
+  if [[ -n "$fuzz_seconds" ]]; then
+    bash "$root/scripts/fuzz.sh" --build-dir "$build" --seconds "$fuzz_seconds"
+  else
+    bash "$root/scripts/fuzz.sh" --build-dir "$build" --runs
+  fi
   echo "sanitize: fuzzing took $((SECONDS - start)) s"
 fi
 echo "sanitize: clean"

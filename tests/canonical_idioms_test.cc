@@ -12,7 +12,6 @@
 #include <utility>
 #include <vector>
 
-#include "compile/pipeline_options.h"
 #include "ir/fused_activation.h"
 #include "kernels/reference/reference_graph.h"
 #include "passes/canonicalize.h"
@@ -670,10 +669,6 @@ TEST(CanonicalizeTest, BothExportersSpellingsOfABlockReachTheSameGraph) {
   auto got = EvaluateGraphReference(other, {input});
   ASSERT_TRUE(got.ok()) << got.status().message();
   EXPECT_LT(MaxAbsDiff(want.value()[0], got.value()[0]), 1e-5f);
-}
-
-TEST(CanonicalizeTest, IoscAndTheApiRunEveryPassByDefault) {
-  EXPECT_EQ(PipelineOptions{}.passes, CanonicalizePassNames());
 }
 
 TEST(CanonicalizeTest, EveryNewPassHasItsName) {

@@ -59,6 +59,21 @@ TEST(CheckedIntTest, OrErrorNamesWhatOverflowed) {
             std::string::npos);
 }
 
+TEST(CheckedIntTest, FromDoubleTruncatesOrMarksWhatDoesNotFit) {
+  EXPECT_EQ(CheckedInt64::FromDouble(2.9).value_or(0), 2);
+  EXPECT_EQ(CheckedInt64::FromDouble(-2.9).value_or(0), -2);
+  EXPECT_EQ(CheckedInt64::FromDouble(-0x1p63).value_or(0), kMin);
+  // The largest double below 2^63.
+  EXPECT_EQ(CheckedInt64::FromDouble(0x1.fffffffffffffp62).value_or(0),
+            int64_t{0x7ffffffffffffc00});
+  EXPECT_TRUE(CheckedInt64::FromDouble(0x1p63).overflowed());
+  EXPECT_TRUE(CheckedInt64::FromDouble(-0x1.0000000000001p63).overflowed());
+  EXPECT_TRUE(CheckedInt64::FromDouble(1e300).overflowed());
+  EXPECT_TRUE(CheckedInt64::FromDouble(std::numeric_limits<double>::infinity()).overflowed());
+  EXPECT_TRUE(CheckedInt64::FromDouble(-std::numeric_limits<double>::infinity()).overflowed());
+  EXPECT_TRUE(CheckedInt64::FromDouble(std::numeric_limits<double>::quiet_NaN()).overflowed());
+}
+
 TEST(CheckedIntTest, FreeFunctionsLeaveTheResultAloneOnOverflow) {
   int64_t r = 42;
   EXPECT_FALSE(CheckedAdd(kMax, 1, &r));

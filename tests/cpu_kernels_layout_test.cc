@@ -502,10 +502,16 @@ TEST(CpuLayoutKernelTest, OtherOpsRunBehindTheAdapter) {
     flatten.Input(RandomFloats(rng, {2, 7, 3, 4})).Attr("axis", int64_t{1});
     flatten.Layouts({kCL}, {kRM}, /*adapted=*/true);
     flatten.Check(kExact);
+    // A reduction over H alone of NHWC: neither rows nor columns of the stored order (over the
+    // channels, or over H and W, it takes NHWC: CpuMoreOpsTest.ReductionsAlongTheStoredOrder).
     OneNodeCase reduce("ReduceMean", 13);
-    reduce.Input(RandomFloats(rng, {1, 16, 5, 5})).Attr("axes", Ints({1}));
+    reduce.Input(RandomFloats(rng, {1, 16, 5, 5})).Attr("axes", Ints({2}));
     reduce.Layouts({kCL}, {kRM}, /*adapted=*/true);
     reduce.Check(kElementwise);
+    OneNodeCase taken("ReduceMean", 13);
+    taken.Input(RandomFloats(rng, {1, 16, 5, 5})).Attr("axes", Ints({1}));
+    taken.Layouts({kCL}, {kRM}, /*adapted=*/false);
+    taken.Check(kElementwise);
   }
   {  // The reference kernel, behind the adapter: BatchNormalization in training mode (the batch's
      // own statistics), which its own kernel leaves to the reference.

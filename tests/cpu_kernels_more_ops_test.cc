@@ -363,5 +363,49 @@ TEST(CpuMoreOpsTest, Dropout) {
   }
 }
 
+// Reductions as rows or columns of the input's stored order (reduction_cpu.cc), channels-last
+// inputs taken as they are, and the shapes that walk per output element.
+TEST(CpuMoreOpsTest, ReductionsAlongTheStoredOrder) {
+  std::mt19937 rng(1113);
+  struct Spec {
+    Dims x;
+    Dims axes;
+    int64_t keepdims;
+    Layout layout;
+  };
+  const std::vector<Spec> specs = {
+      {{2, 16, 7, 9}, {2, 3}, 1, kRM},    // rows: H and W of NCHW
+      {{2, 16, 7, 9}, {2, 3}, 1, kCL},    // columns: H and W of NHWC (squeeze-excite)
+      {{2, 16, 7, 9}, {2, 3}, 0, kCL},
+      {{2, 16, 7, 9}, {1}, 1, kCL},       // rows: C of NHWC
+      {{2, 16, 7, 9}, {1}, 1, kRM},       // columns: C of NCHW
+      {{4, 33, 70}, {2}, 1, kRM},         // the last axis, not a multiple of the lanes
+      {{4, 33, 70}, {0, 2}, 0, kRM},      // two runs: per output element
+      {{3, 600, 300}, {1, 2}, 1, kRM},    // large rows, two threads
+      {{1, 300, 5, 5}, {2, 3}, 1, kCL},   // more columns than a block
+      {{2, 16, 7, 9}, {0, 1, 2, 3}, 0, kRM},  // everything
+  };
+  for (const Spec& spec : specs) {
+    for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceL1",
+                           "ReduceL2", "ReduceSumSquare", "ReduceProd"}) {
+      SCOPED_TRACE(std::string(op) + " " + DimsToString(spec.x) + " axes " +
+                   DimsToString(spec.axes) + " " + LayoutName(spec.layout));
+      OneNodeCase c(op, 13);
+      // Prod of many values in [0.9, 1.1] stays finite.
+      const bool prod = std::string(op) == "ReduceProd";
+      c.Input(RandomFloats(rng, spec.x, prod ? 0.9f : -1.f, prod ? 1.1f : 1.f));
+      if (std::string(op) == "ReduceSum") {
+        c.Constant(Tensor::FromInt64(spec.axes, {static_cast<int64_t>(spec.axes.size())}));
+      } else {
+        c.Attr("axes", spec.axes);
+      }
+      c.Attr("keepdims", spec.keepdims);
+      if (spec.layout == kCL) c.Layouts({kCL}, {kRM});
+      const bool exact = std::string(op) == "ReduceMax" || std::string(op) == "ReduceMin";
+      c.Check(exact ? kExact : Tolerance{1e-5, 1e-5});
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ios

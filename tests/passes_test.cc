@@ -6,6 +6,7 @@
 #include "kernels/math/cast_math.h"
 #include "kernels/reference/reference_graph.h"
 #include "passes/canonicalize.h"
+#include "passes/conv_transpose_as_conv.h"
 #include "passes/eliminate_identity.h"
 #include "passes/fold_batchnorm.h"
 #include "passes/fuse_activation.h"
@@ -216,6 +217,64 @@ TEST(FuseActivationTest, ActivationsFuseIntoTheConvTransposeBefore) {
   auto after = EvaluateGraphReference(g, {input});
   ASSERT_TRUE(after.ok()) << after.status().message();
   EXPECT_LT(MaxAbsDiff(before.value()[0], after.value()[0]), 1e-6f);
+}
+
+// Stride-1 ConvTransposes become the Convs they equal; the others stay.
+TEST(ConvTransposeAsConvTest, StrideOneBecomesAConvThatComputesTheSame) {
+  struct Spec {
+    Dims x, w;  // X [N, C, ...], W [C, M/g, k...]
+    int64_t group;
+    Dims pads, dilations;
+    bool rewritten;
+  };
+  const std::vector<Spec> specs = {
+      {{1, 4, 7, 6}, {4, 3, 3, 3}, 1, {1, 1, 1, 1}, {1, 1}, true},
+      {{2, 6, 5, 8}, {6, 2, 3, 2}, 3, {0, 1, 2, 0}, {1, 1}, true},       // groups, asymmetric
+      {{1, 4, 9, 9}, {4, 4, 3, 3}, 1, {2, 0, 1, 3}, {2, 2}, true},        // dilated
+      {{1, 3, 10}, {3, 5, 4}, 1, {3, 0}, {1}, true},                      // 1-D
+      {{1, 4, 7, 6}, {4, 3, 3, 3}, 1, {3, 0, 0, 0}, {1, 1}, false},       // a pad beyond (k-1)d
+  };
+  for (const Spec& spec : specs) {
+    SCOPED_TRACE(DimsToString(spec.w));
+    GraphBuilder b;
+    ValueId x = b.Input("x", spec.x);
+    AttributeMap attrs;
+    attrs.Set("group", spec.group);
+    attrs.Set("pads", spec.pads);
+    attrs.Set("dilations", spec.dilations);
+    ValueId y = b.Op("ConvTranspose",
+                     {x, b.Constant("w", b.Random(spec.w)),
+                      b.Constant("b", b.Random({spec.w[1] * spec.group}))},
+                     attrs, "up");
+    Graph g = b.Finish({b.Op("Relu", {y})});
+    Tensor input = b.Random(spec.x);
+    auto before = EvaluateGraphReference(g, {input});
+    ASSERT_TRUE(before.ok()) << before.status().message();
+    CanonicalizeStats stats;
+    ASSERT_TRUE(Canonicalize(g, CanonicalizeOptions(), &stats).ok());
+    EXPECT_EQ(stats.conv_transposes_as_convs, spec.rewritten ? 1 : 0);
+    EXPECT_EQ(CountOps(g, "ConvTranspose"), spec.rewritten ? 0 : 1);
+    auto after = EvaluateGraphReference(g, {input});
+    ASSERT_TRUE(after.ok()) << after.status().message();
+    EXPECT_EQ(after.value()[0].dims(), before.value()[0].dims());
+    EXPECT_LT(MaxAbsDiff(before.value()[0], after.value()[0]), 1e-5f);
+    if (spec.rewritten) {  // the Relu fused into the new Conv, as into any conv
+      EXPECT_EQ(CountOps(g, "Relu"), 0);
+    }
+  }
+}
+
+TEST(ConvTransposeAsConvTest, LeavesStridedAndRunTimeWeightedOnesAlone) {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 4, 5, 5});
+  ValueId w = b.Input("w", {4, 4, 3, 3});  // run-time weights
+  AttributeMap stride2;
+  stride2.Set("strides", std::vector<int64_t>{2, 2});
+  ValueId strided = b.Op("ConvTranspose", {x, b.Constant("w2", b.Random({4, 4, 3, 3}))}, stride2);
+  ValueId runtime = b.Op("ConvTranspose", {x, w});
+  Graph g = b.Finish({strided, runtime});
+  EXPECT_EQ(RewriteStrideOneConvTransposes(g), 0);
+  EXPECT_EQ(CountOps(g, "ConvTranspose"), 2);
 }
 
 TEST(EliminateIdentityTest, RemovesIdentityAndDropoutButKeepsTheOutputName) {

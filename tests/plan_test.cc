@@ -338,7 +338,9 @@ TEST(PlanValidateTest, RejectsANewerFormatMajor) {
       << message;
   EXPECT_NE(message.find("to " + std::to_string(kPlanFormatMajor) + ".x)"), std::string::npos)
       << message;
+  EXPECT_NE(message.find("ios " IOS_VERSION " reads"), std::string::npos) << message;
   EXPECT_NE(message.find("newer"), std::string::npos) << message;
+  EXPECT_NE(message.find("upgrade ios"), std::string::npos) << message;
 }
 
 // A 1.x plan has no strided views, so a 2.x reader reads it exactly; a major below the oldest
@@ -349,8 +351,16 @@ TEST(PlanValidateTest, AcceptsTheOlderFormatMajorItStillReads) {
   plan.set_format_minor(1);
   EXPECT_TRUE(ValidatePlan(plan, "model.iosplan").ok());
   plan.set_format_major(kOldestPlanFormatMajor - 1);
-  EXPECT_NE(Rejection(plan).find("not one this build of ios reads"), std::string::npos)
-      << Rejection(plan);
+  const std::string message = Rejection(plan);
+  EXPECT_NE(message.find("plan format " + std::to_string(kOldestPlanFormatMajor - 1) + ".1"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(
+      message.find("is older than this build of ios reads (ios " IOS_VERSION " reads formats " +
+                   std::to_string(kOldestPlanFormatMajor) + ".x"),
+      std::string::npos)
+      << message;
+  EXPECT_NE(message.find("rebuild the plan with this iosc"), std::string::npos) << message;
 }
 
 TEST(PlanValidateTest, AcceptsANewerFormatMinor) {

@@ -1008,6 +1008,43 @@ TEST(TimingCacheTest, SkipsAndReplacesACacheFromOtherVersions) {
   }
 }
 
+// Another format major is refused, never read: a newer one (whose fields may change what the
+// timings mean) and an older one, each naming both versions and what to do.
+TEST(TimingCacheTest, RefusesANewerOrOlderFormatMajor) {
+  Built g = TwoConvs(ConvSpec().Out(8), ConvSpec().Out(8));
+  const std::string path = TempPath("stage_cost_format.iostc");
+  CountingSource inner;
+  {
+    CachedStageCost cost(inner);
+    Latency(cost, g, g.Stage({{"a"}, {"b"}}));
+    ASSERT_TRUE(cost.SaveTimingCache(path).ok());
+  }
+  proto::TimingCache saved;
+  ASSERT_TRUE(saved.ParseFromString(ReadFileToString(path).value()));
+  const int32_t major = saved.format_major();
+  for (const int32_t other : {major + 1, major - 1}) {
+    proto::TimingCache cache = saved;
+    cache.set_format_major(other);
+    cache.set_format_minor(4);
+    cache.set_ios_version("9.9.9");
+    ASSERT_TRUE(WriteFileAtomically(path, cache.SerializeAsString()).ok());
+    CachedStageCost cost(inner);
+    Status status = cost.LoadTimingCache(path);
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.code(), StatusCode::kInvalidInput);
+    const std::string& message = status.message();
+    EXPECT_NE(
+        message.find(path + ": timing cache format " + std::to_string(other) +
+                     ".4 (written by ios 9.9.9) is " + (other > major ? "newer" : "older") +
+                     " than this ios " IOS_VERSION " reads format " + std::to_string(major) + ".x"),
+        std::string::npos)
+        << message;
+    EXPECT_NE(message.find(other > major ? "upgrade ios" : "delete it"), std::string::npos)
+        << message;
+    EXPECT_EQ(cost.size(), 0u);
+  }
+}
+
 TEST(TimingCacheTest, ReportsACorruptedFile) {
   const std::string path = TempPath("stage_cost_corrupt.iostc");
   ASSERT_TRUE(WriteFileAtomically(path, "this is not a timing cache\n").ok());

@@ -19,10 +19,10 @@ class GraphBuilder {
     graph_.source_path = "test.onnx";
   }
 
-  ValueId Input(const std::string& name, Dims dims) {
+  ValueId Input(const std::string& name, Dims dims, DType dtype = DType::kFloat32) {
     Value value;
     value.name = name;
-    value.dtype = DType::kFloat32;
+    value.dtype = dtype;
     value.dims = std::move(dims);
     value.has_shape = true;
     ValueId id = graph_.AddValue(std::move(value));

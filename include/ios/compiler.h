@@ -72,8 +72,9 @@ class IOS_API Plan {
   Status Save(const std::string& path) const;
 
   const SearchStatistics& statistics() const;
-  // The search's full report as JSON, what `iosc --stats-json` writes (per part: states,
-  // transitions, stages measured, latencies); "{}" for a schedule that was not searched.
+  // The compile's report as JSON, what `iosc --stats-json` writes: the search's parts (states,
+  // transitions, stages measured, latencies) where it ran, the schedule's kind and predicted
+  // latency, and a CPU plan's slow nodes (ops that will not run on the CPU's own kernels).
   const std::string& statistics_json() const;
   // The sum of the plan's predicted stage latencies (0 without a cost source).
   double predicted_latency_ms() const;

@@ -62,7 +62,12 @@ StatusOr<Plan> Finish(StatusOr<PipelineResult> result, bool strip_weights) {
   auto impl = PlanAccess::NewImpl();
   impl->plan = std::move(*result->plan);
   impl->strip_weights = strip_weights;
+  // Every compile reports its statistics (a CPU plan's slow nodes among them); the search's
+  // figures only where it ran.
   if (result->search_stats) {
+    IOS_ASSIGN_OR_RETURN(impl->stats_json, MessageToJson(*result->search_stats));
+  }
+  if (result->search_stats && result->search_stats->schedule().rfind("ios", 0) == 0) {
     const proto::SearchStats& s = *result->search_stats;
     impl->stats.searched = true;
     impl->stats.predicted_latency_ms = s.predicted_latency_ms();
@@ -71,7 +76,6 @@ StatusOr<Plan> Finish(StatusOr<PipelineResult> result, bool strip_weights) {
     impl->stats.search_seconds = s.search_seconds();
     impl->stats.distinct_stages_measured = s.distinct_stages_measured();
     impl->stats.parts = s.parts_size();
-    IOS_ASSIGN_OR_RETURN(impl->stats_json, MessageToJson(s));
   }
   return PlanAccess::Make(std::move(impl));
 }

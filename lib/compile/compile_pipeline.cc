@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "compile/compile_schedule.h"
+#include "compile/slow_nodes.h"
 #include "compile/weight_rebuild.h"
 #include "kernels/reference/reference_graph.h"
 #include "onnx/onnx_exporter.h"
@@ -27,6 +28,7 @@
 #include "sched/schedule.h"
 #include "sched/schedule_dot.h"
 #include "util/file_util.h"
+#include "util/json_print.h"
 #include "util/memory_info.h"
 #include "util/sha256.h"
 #ifdef IOS_HAVE_CUDA
@@ -80,12 +82,46 @@ Status DrawSchedule(const PipelineOptions& options, const Graph& graph, const Sc
                               options.schedule_svg_path);
 }
 
+// The statistics of the schedule built (the search's, or the schedule's kind and prediction),
+// with the slow nodes given their stages' predicted latencies: reported, kept in `result` and
+// written to --stats-json.
+Status FinishStats(const PipelineOptions& options, const Graph& graph,
+                   const ScheduleOutcome& outcome, std::vector<proto::SlowNode> slow_nodes,
+                   PipelineResult* result) {
+  proto::SearchStats stats;
+  if (outcome.search_stats) {
+    stats = *outcome.search_stats;
+  } else {
+    stats.set_model(options.model_path);
+    stats.set_schedule(outcome.schedule.kind);
+    stats.set_predicted_latency_ms(-1);
+  }
+  const google::protobuf::RepeatedPtrField<plan::StageLatency> latencies(
+      outcome.stage_latencies.begin(), outcome.stage_latencies.end());
+  const std::vector<double> stage_ms = PredictedStageMs(outcome.schedule, latencies);
+  double total = stats.predicted_latency_ms();
+  if (total <= 0 && !stage_ms.empty()) {  // a costed schedule without the search
+    total = 0;
+    for (double ms : stage_ms) total = ms < 0 || total < 0 ? -1 : total + ms;
+    stats.set_predicted_latency_ms(total);
+  }
+  AttachStageLatencies(graph, outcome.schedule, stage_ms, total, &slow_nodes);
+  Report(options, "%s", FormatSlowNodes(slow_nodes).c_str());
+  for (proto::SlowNode& node : slow_nodes) *stats.add_slow_nodes() = std::move(node);
+  if (!options.stats_json_path.empty()) {
+    IOS_ASSIGN_OR_RETURN(std::string text, MessageToJson(stats));
+    IOS_RETURN_IF_ERROR(WriteFileAtomically(options.stats_json_path, text));
+  }
+  result->search_stats = std::move(stats);
+  return Status::Ok();
+}
+
 Status WritePlan(const PipelineOptions& options, Graph& graph, const BlockStructure& blocks,
                  const std::string& model_sha256, const plan::DeviceFingerprint& device,
                  const std::map<std::string, std::string>& model_constants,
-                 PipelineResult* result) {
+                 std::vector<proto::SlowNode> slow_nodes, PipelineResult* result) {
   IOS_ASSIGN_OR_RETURN(ScheduleOutcome outcome, BuildSchedule(options, graph, blocks));
-  result->search_stats = outcome.search_stats;
+  IOS_RETURN_IF_ERROR(FinishStats(options, graph, outcome, std::move(slow_nodes), result));
   const Schedule& schedule = outcome.schedule;
   IOS_RETURN_IF_ERROR(ValidateSchedule(graph, schedule));
   // In-place elementwise ops on the CPU only, for now: the CUDA kernels allow it too
@@ -242,12 +278,13 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
          "canonicalised: %d -> %d nodes (%d constants folded, %d identities removed, "
          "%d repeated ops merged, %d GELUs fused, %d LayerNorms fused, %d reductions to global "
          "pools, %d HardSigmoids/HardSwishes fused, %d MatMul+Adds to Gemm, %d Reshapes to "
-         "Flatten, %d Slices to Split, %d BatchNorms folded, %d activations fused)\n",
+         "Flatten, %d Slices to Split, %d ConvTransposes as Convs, %d BatchNorms folded, "
+         "%d activations fused)\n",
          stats.nodes_before, stats.nodes_after, stats.constants_folded, stats.identities_removed,
          stats.common_subexpressions_eliminated, stats.gelus_fused, stats.layer_norms_fused,
          stats.global_pools_made, stats.hard_swishes_fused, stats.gemms_made,
-         stats.flattens_made, stats.splits_made, stats.batchnorms_folded,
-         stats.activations_fused);
+         stats.flattens_made, stats.splits_made, stats.conv_transposes_as_convs,
+         stats.batchnorms_folded, stats.activations_fused);
   if (stats.float16_values_widened > 0)
     Report(options, 
         "float16 model: %d float16 values computed in float32 (inputs and outputs stay "
@@ -264,6 +301,7 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
 #endif
 
   // The CPU's lowering, before any profiling: the profiler runs the kernels the plan will.
+  std::vector<proto::SlowNode> slow_nodes;
   if (options.device == "cpu") {
     const CpuLoweringStats lowered = LowerGraphForCpu(graph);
     if (lowered.channel_shuffles > 0)
@@ -290,6 +328,7 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
              "layout: %d tensors channels-last (NHWC), %d of them blocked (nChw8c), the rest "
              "row-major\n",
              stored, static_cast<int>(blocked));
+    IOS_ASSIGN_OR_RETURN(slow_nodes, FindSlowCpuNodes(graph));
   }
 
   BlockOptions block_options;
@@ -303,15 +342,15 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
     spdlog::info("wrote the block structure to {}", options.dump_blocks_path);
   }
   if (!options.output_path.empty() || options.keep_plan) {
-    IOS_RETURN_IF_ERROR(
-        WritePlan(options, graph, blocks, model_sha256, device, model_constants, &result));
+    IOS_RETURN_IF_ERROR(WritePlan(options, graph, blocks, model_sha256, device, model_constants,
+                                  std::move(slow_nodes), &result));
   } else if (!options.stats_json_path.empty() || WantsSchedulePicture(options)) {
     // The search (and the picture) alone.
     IOS_ASSIGN_OR_RETURN(ScheduleOutcome outcome, BuildSchedule(options, graph, blocks));
     const google::protobuf::RepeatedPtrField<plan::StageLatency> latencies(
         outcome.stage_latencies.begin(), outcome.stage_latencies.end());
     IOS_RETURN_IF_ERROR(DrawSchedule(options, graph, outcome.schedule, latencies));
-    result.search_stats = outcome.search_stats;
+    IOS_RETURN_IF_ERROR(FinishStats(options, graph, outcome, std::move(slow_nodes), &result));
   }
   return result;
 }

@@ -87,11 +87,6 @@ std::vector<plan::StageLatency> StageLatencies(const Schedule& schedule,
   return out;
 }
 
-Status WriteStats(const std::string& path, const proto::SearchStats& stats) {
-  IOS_ASSIGN_OR_RETURN(std::string text, MessageToJson(stats));
-  return WriteFileAtomically(path, text);
-}
-
 StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph,
                                     const BlockStructure& blocks) {
   IOS_ASSIGN_OR_RETURN(std::unique_ptr<StageCostSource> source, MakeCostSource(options, graph));
@@ -306,9 +301,6 @@ StatusOr<ScheduleOutcome> SearchIos(const PipelineOptions& options, Graph& graph
   if (fallbacks > 0)
     Report(options, "note: %d part(s) were scheduled greedily (see --stats-json 'fallback')\n",
                 fallbacks);
-  if (!options.stats_json_path.empty())
-    IOS_RETURN_IF_ERROR(WriteStats(options.stats_json_path, stats));
-
   ScheduleOutcome outcome;
   outcome.schedule = std::move(result.schedule);
   outcome.stage_latencies = StageLatencies(outcome.schedule, result.stage_latency_ms, cost.Name());

@@ -26,7 +26,8 @@ struct ScheduleOutcome {
 StatusOr<plan::DeviceFingerprint> TargetDevice(const std::string& device);
 
 // Builds the schedule. For the IOS schedules it also applies operator merges to `graph`,
-// prints the search summary, and writes --stats-json and --timing-cache.
+// prints the search summary, and writes --timing-cache (the pipeline writes --stats-json, once
+// the plan's slow nodes are known: compile/slow_nodes.h).
 StatusOr<ScheduleOutcome> BuildSchedule(const PipelineOptions& options, Graph& graph,
                                         const BlockStructure& blocks);
 

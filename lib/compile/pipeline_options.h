@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "passes/canonicalize.h"
 #include "sched/ios_scheduler.h"
 
 namespace ios {
@@ -71,13 +72,8 @@ struct PipelineOptions {
   std::string schedule_svg_path;  // --schedule-svg: the same drawn by Graphviz
   int schedule_block = -1;        // --schedule-block: draw one block only
   std::string reference_outputs_dir;  // --reference-outputs: float64 oracle outputs, no plan
-  // Canonicalisation passes to run, in their fixed order: by default every one of
-  // CanonicalizePassNames() (lib/passes/canonicalize.h; a test keeps the two lists equal).
-  std::vector<std::string> passes = {
-      "fold-constants",  "eliminate-identity", "eliminate-common-subexpressions",
-      "fuse-gelu",       "fuse-layer-norm",    "reduce-to-global-pool",
-      "fuse-hard-swish", "matmul-add-to-gemm", "reshape-to-flatten",
-      "slices-to-split", "fold-batchnorm",     "fuse-activation"};
+  // Canonicalisation passes to run, in their fixed order (see lib/passes/canonicalize.h): all.
+  std::vector<std::string> passes = CanonicalizePassNames();
 
   // What the pipeline says as it goes (iosc prints it to stdout): the model, the
   // canonicalisation, the blocks, the search's summary and the plan, in lines ending with '\n'.

@@ -204,9 +204,20 @@ Status CachedStageCost::LoadTimingCache(const std::string& path, bool ignore_mis
                         "new one)");
   }
   if (cache.format_major() != kFormatMajor) {
-    return InvalidInput(path + ": timing cache format " + std::to_string(cache.format_major()) +
-                        "." + std::to_string(cache.format_minor()) + "; this ios reads format " +
-                        std::to_string(kFormatMajor) + ".x");
+    // Refused either way, never read: a newer major's fields may change what the timings mean.
+    const std::string format = "timing cache format " + std::to_string(cache.format_major()) + "." +
+                               std::to_string(cache.format_minor());
+    const std::string writer =
+        cache.ios_version().empty() ? "" : " (written by ios " + cache.ios_version() + ")";
+    const std::string ours = "this ios " + std::string(IOS_VERSION) + " reads format " +
+                             std::to_string(kFormatMajor) + ".x";
+    if (cache.format_major() > kFormatMajor)
+      return InvalidInput(path + ": " + format + writer + " is newer than " + ours +
+                          "; upgrade ios, or give iosc another cache file (or delete this one to " +
+                          "measure again)");
+    return InvalidInput(path + ": " + format + writer + " is older than " + ours +
+                        "; delete it (or give iosc another cache file): the stages are measured " +
+                        "again and saved in this format");
   }
   const DeviceFingerprint current = inner_.Fingerprint();
   const DeviceFingerprint made_for = FingerprintFromMessage(cache.device());

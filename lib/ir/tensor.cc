@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <sstream>
 
 #include "kernels/math/cast_math.h"  // HalfToDouble: header-only element math, no dependencies
@@ -59,13 +58,15 @@ int64_t Tensor::IntAt(int64_t i) const {
 }
 
 int64_t CheckedNumBytes(DType dtype, const Dims& dims) {
-  int64_t bytes = static_cast<int64_t>(DTypeSize(dtype));
+  CheckedInt64 bytes = static_cast<int64_t>(DTypeSize(dtype));
+  bool empty = false;
   for (int64_t d : dims) {
     if (d < 0) return -1;
-    if (d > 0 && bytes > std::numeric_limits<int64_t>::max() / d) return -1;
-    bytes *= d;
+    empty = empty || d == 0;
+    bytes *= std::max<int64_t>(d, 1);
   }
-  return bytes;
+  if (!bytes.ok()) return -1;
+  return empty ? 0 : *bytes.get();
 }
 
 double Tensor::FloatAt(int64_t i) const {

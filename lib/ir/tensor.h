@@ -13,10 +13,13 @@ namespace ios {
 
 using Dims = std::vector<int64_t>;
 
-// Number of elements; 1 for a scalar (empty dims).
+// Number of elements; 1 for a scalar (empty dims). Plain arithmetic: for dims that
+// CheckedNumBytes accepted.
 int64_t NumElements(const Dims& dims);
-// Bytes of a dense tensor of these dims, or -1 when a dimension is negative or the size does not
-// fit in int64 (a hostile or mistaken shape, whose element count would overflow).
+// Bytes of a dense tensor of these dims, or -1 when a dimension is negative or the dims do not
+// fit: their bytes with every 0 counted as 1 must fit in int64, so that the element count of
+// any subset of them (a Flatten's two halves, a Concat's rows) fits too, also in an empty tensor
+// (a hostile or mistaken shape, whose element count would overflow).
 int64_t CheckedNumBytes(DType dtype, const Dims& dims);
 std::string DimsToString(const Dims& dims);
 // Row-major strides in elements.

@@ -1,9 +1,10 @@
 #include "onnx/tensor_proto.h"
 
+#include <algorithm>
 #include <cstring>
-#include <limits>
 
 #include "onnx/external_data.h"
+#include "util/checked_int.h"
 #include "util/file_util.h"
 
 namespace ios {
@@ -26,12 +27,15 @@ StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, const std::stri
   }
   Dims dims(proto.dims().begin(), proto.dims().end());
   // Sizes are checked against the data before the tensor is allocated: dims that claim more
-  // than the data holds are an error, not an allocation of that size.
+  // than the data holds are an error, not an allocation of that size. Every shape's rule
+  // (CheckedNumBytes: a 0 dim counts as 1, so that an empty tensor cannot hide dims whose
+  // product overflows), with room for 16 bytes per element.
+  CheckedInt64 room = 16;
   int64_t count = 1;
   for (int64_t d : dims) {
     if (d < 0) return InvalidInput(what + ": negative dimension in " + DimsToString(dims));
-    if (d > 0 && count > std::numeric_limits<int64_t>::max() / 16 / d)
-      return InvalidInput(what + ": dims " + DimsToString(dims) + " overflow a size");
+    room *= std::max<int64_t>(d, 1);
+    if (!room.ok()) return InvalidInput(what + ": dims " + DimsToString(dims) + " overflow a size");
     count *= d;
   }
   const int64_t expected = count * static_cast<int64_t>(DTypeSize(dtype));

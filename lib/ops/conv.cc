@@ -7,6 +7,7 @@
 #include "ops/conv_transpose_params.h"
 #include "ops/op_registry.h"
 #include "ops/op_util.h"
+#include "util/checked_int.h"
 
 namespace ios {
 namespace {
@@ -65,10 +66,12 @@ Status InferConv(const Node& node, const std::vector<InferInput>& inputs,
                         std::to_string(in_channels) + " and the output channels " +
                         std::to_string(out_channels));
   }
-  if (w[1] * group != in_channels) {
+  const CheckedInt64 expected_channels = CheckedInt64(w[1]) * group;
+  if (expected_channels != in_channels) {
     return InvalidInput("input X has " + std::to_string(in_channels) + " channels but weights W " +
                         DimsToString(w) + " with group " + std::to_string(group) + " expect " +
-                        std::to_string(w[1] * group));
+                        (expected_channels.ok() ? std::to_string(*expected_channels.get())
+                                                : std::string("more than 2^63")));
   }
   IOS_RETURN_IF_ERROR(CheckBias(inputs, out_channels));
   IOS_ASSIGN_OR_RETURN(WindowParams params, ReadWindowParams(node, kernel));

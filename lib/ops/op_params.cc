@@ -6,6 +6,7 @@
 
 #include "ops/node_reading.h"
 #include "ops/op_util.h"
+#include "util/checked_int.h"
 
 namespace ios {
 namespace {
@@ -38,6 +39,10 @@ int64_t Product(Dims::const_iterator begin, Dims::const_iterator end) {
   return NumElements(Dims(begin, end));
 }
 
+std::string CountText(CheckedInt64 count) {
+  return count.ok() ? std::to_string(*count.get()) : "more than 2^63";
+}
+
 }  // namespace
 
 bool NodeInputs::Present(size_t index) const {
@@ -62,7 +67,7 @@ StatusOr<AxisParts> ParseConcat(const NodeInputs& inputs, const Dims& out) {
   IOS_ASSIGN_OR_RETURN(result.axis,
                        NormalizeAxis(node, axis_attr, static_cast<int64_t>(out.size())));
   const int64_t axis = result.axis;
-  int64_t total = 0;
+  CheckedInt64 total = 0;
   for (size_t i = 0; i < inputs.types.size(); ++i) {
     const TensorType& in = inputs.types[i];
     if (!inputs.Present(i) || in.dtype != inputs.types[0].dtype || !SameButAxis(in.dims, out, axis))
@@ -72,7 +77,7 @@ StatusOr<AxisParts> ParseConcat(const NodeInputs& inputs, const Dims& out) {
     result.parts.push_back(Product(in.dims.begin() + axis, in.dims.end()));
   }
   if (total != out[axis])
-    return InvalidInput("inputs add up to " + std::to_string(total) + " on axis " +
+    return InvalidInput("inputs add up to " + CountText(total) + " on axis " +
                         std::to_string(axis) + ", the output has " + std::to_string(out[axis]));
   result.outer = Product(out.begin(), out.begin() + axis);
   result.whole = Product(out.begin() + axis, out.end());
@@ -87,7 +92,7 @@ StatusOr<AxisParts> ParseSplit(const NodeInputs& inputs, const std::vector<Tenso
   AxisParts result;
   IOS_ASSIGN_OR_RETURN(result.axis, NormalizeAxis(node, axis_attr, static_cast<int64_t>(x.size())));
   const int64_t axis = result.axis;
-  int64_t total = 0;
+  CheckedInt64 total = 0;
   for (const TensorType& out : outputs) {
     if (!SameButAxis(out.dims, x, axis))
       return InvalidInput("output " + DimsToString(out.dims) + " is not a split of " +
@@ -96,7 +101,7 @@ StatusOr<AxisParts> ParseSplit(const NodeInputs& inputs, const std::vector<Tenso
     result.parts.push_back(Product(out.dims.begin() + axis, out.dims.end()));
   }
   if (total != x[axis])
-    return InvalidInput("outputs add up to " + std::to_string(total) + " on axis " +
+    return InvalidInput("outputs add up to " + CountText(total) + " on axis " +
                         std::to_string(axis) + ", the input has " + std::to_string(x[axis]));
   result.outer = Product(x.begin(), x.begin() + axis);
   result.whole = Product(x.begin() + axis, x.end());
@@ -170,10 +175,11 @@ StatusOr<DepthSpaceParams> ParseDepthSpace(const Node& node, const Dims& in) {
     return InvalidInput("input has shape " + DimsToString(in) + "; expected 4 dims [N, C, H, W]");
   if (!node.attrs.Has("blocksize")) return InvalidInput("attribute 'blocksize' is required");
   IOS_ASSIGN_OR_RETURN(int64_t b, node.attrs.GetInt("blocksize", 0));
-  int64_t b2 = 0;
-  if (b <= 0 || __builtin_mul_overflow(b, b, &b2))
+  const CheckedInt64 block_area = CheckedInt64(b) * b;
+  if (b <= 0 || !block_area.ok())
     return InvalidInput("attribute 'blocksize' is " + std::to_string(b) +
                         "; expected a positive block size");
+  const int64_t b2 = *block_area.get();
   if (!to_space && OpsetBefore(node, 28) && node.attrs.Has("mode"))
     return InvalidInput(
         "attribute 'mode' of SpaceToDepth exists from opset 28; this node is "
@@ -190,9 +196,8 @@ StatusOr<DepthSpaceParams> ParseDepthSpace(const Node& node, const Dims& in) {
       return InvalidInput("input has " + std::to_string(c) + " channels, which blocksize " +
                           std::to_string(b) + " does not split into " + std::to_string(b2) +
                           "-channel blocks");
-    int64_t out_h = 0, out_w = 0;
-    if (__builtin_mul_overflow(h, b, &out_h) || __builtin_mul_overflow(w, b, &out_w))
-      return InvalidInput("output dims overflow 64 bits");
+    IOS_ASSIGN_OR_RETURN(const int64_t out_h, (CheckedInt64(h) * b).OrError("the output height"));
+    IOS_ASSIGN_OR_RETURN(const int64_t out_w, (CheckedInt64(w) * b).OrError("the output width"));
     const int64_t depth = c / b2;
     result.view = dcr ? Dims{n, b, b, depth, h, w} : Dims{n, depth, b, b, h, w};
     result.perm = dcr ? Dims{0, 3, 4, 1, 5, 2} : Dims{0, 1, 4, 2, 5, 3};
@@ -201,8 +206,8 @@ StatusOr<DepthSpaceParams> ParseDepthSpace(const Node& node, const Dims& in) {
     if (h % b != 0 || w % b != 0)
       return InvalidInput("input height and width " + std::to_string(h) + "x" + std::to_string(w) +
                           " are not multiples of blocksize " + std::to_string(b));
-    int64_t depth = 0;
-    if (__builtin_mul_overflow(c, b2, &depth)) return InvalidInput("output dims overflow 64 bits");
+    IOS_ASSIGN_OR_RETURN(const int64_t depth,
+                         (CheckedInt64(c) * b2).OrError("the output channel count"));
     result.view = {n, c, h / b, b, w / b, b};
     result.perm = dcr ? Dims{0, 3, 5, 1, 2, 4} : Dims{0, 1, 3, 5, 2, 4};
     result.out_dims = {n, depth, h / b, w / b};
@@ -251,10 +256,10 @@ StatusOr<PadParams> ParsePad(const NodeInputs& inputs) {
   for (size_t i = 0; i < n_axes; ++i) {
     IOS_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, axes[i], rank));
     result.begin[axis] = pads[i];
-    int64_t grown = 0;
-    if (__builtin_add_overflow(x.dims[axis], pads[i], &grown) ||
-        __builtin_add_overflow(grown, pads[n_axes + i], &result.out_dims[axis]))
-      return InvalidInput("pads " + DimsToString(pads) + " overflow 64 bits");
+    IOS_ASSIGN_OR_RETURN(result.out_dims[axis],
+                         (CheckedInt64(x.dims[axis]) + pads[i] + pads[n_axes + i])
+                             .OrError("the padded length of axis " + std::to_string(axis) +
+                                      " (pads " + DimsToString(pads) + ")"));
     if (result.out_dims[axis] < 0) return InvalidInput("pads crop more than the input");
     const bool grows = pads[i] > 0 || pads[n_axes + i] > 0;
     if (result.mode != PadMode::kConstant && grows && x.dims[axis] == 0)

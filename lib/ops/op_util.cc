@@ -15,8 +15,8 @@ Status CheckWindowList(const std::string& name, const std::vector<int64_t>& valu
                         " values " + ListToString(values) + ", expected " +
                         std::to_string(expected));
   }
-  // The upper bound keeps the window arithmetic (extent, padded size) far from overflow; no
-  // model has a kernel, stride, dilation or pad of 2^31.
+  // No model has a kernel, stride, dilation or pad of 2^31 (the window arithmetic is checked
+  // all the same: an input's length may be anything its size allows).
   constexpr int64_t kMaxValue = (int64_t{1} << 31) - 1;
   for (int64_t v : values) {
     if (v < min_value || v > kMaxValue) {
@@ -176,13 +176,14 @@ StatusOr<WindowParams> ReadWindowParams(const Node& node, const std::vector<int6
   return p;
 }
 
-int64_t WindowOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
-                         int64_t pad_begin, int64_t pad_end, bool ceil_mode) {
-  const int64_t span = in + pad_begin + pad_end - ((kernel - 1) * dilation + 1);
+CheckedInt64 WindowOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
+                              int64_t pad_begin, int64_t pad_end, bool ceil_mode) {
+  const CheckedInt64 extent = (CheckedInt64(kernel) - 1) * dilation + 1;
+  const CheckedInt64 span = CheckedInt64(in) + pad_begin + pad_end - extent;
   if (!ceil_mode) return span / stride + 1;
-  int64_t out = (span + stride - 1) / stride + 1;
+  CheckedInt64 out = (span + stride - 1) / stride + 1;
   // onnxruntime drops a last window that would start entirely in the right padding.
-  if ((out - 1) * stride >= in + pad_begin) --out;
+  if ((out - 1) * stride >= CheckedInt64(in) + pad_begin) out -= 1;
   return out;
 }
 
@@ -195,28 +196,40 @@ StatusOr<Dims> WindowOutputDims(const Dims& in, bool ceil_mode, WindowParams* pa
   }
   Dims out(n);
   for (size_t i = 0; i < n; ++i) {
+    const std::string axis = "spatial axis " + std::to_string(i);
     const int64_t stride = params->strides[i];
-    const int64_t extent = (params->kernel[i] - 1) * params->dilations[i] + 1;
+    IOS_ASSIGN_OR_RETURN(const int64_t extent,
+                         ((CheckedInt64(params->kernel[i]) - 1) * params->dilations[i] + 1)
+                             .OrError(axis + "'s kernel extent"));
     int64_t& pad_begin = params->pads[i];
     int64_t& pad_end = params->pads[i + n];
     if (params->auto_pad == "SAME_UPPER" || params->auto_pad == "SAME_LOWER") {
       // Output is ceil(in / stride); the extra padding goes at the end for SAME_UPPER.
-      out[i] = (in[i] + stride - 1) / stride;
-      const int64_t total = std::max<int64_t>(0, (out[i] - 1) * stride + extent - in[i]);
+      IOS_ASSIGN_OR_RETURN(
+          out[i], ((CheckedInt64(in[i]) + stride - 1) / stride).OrError(axis + "'s output length"));
+      IOS_ASSIGN_OR_RETURN(
+          const int64_t needed,
+          ((CheckedInt64(out[i]) - 1) * stride + extent - in[i]).OrError(axis + "'s padding"));
+      const int64_t total = std::max<int64_t>(0, needed);
       pad_begin = params->auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       pad_end = total - pad_begin;
       continue;
     }
     if (params->auto_pad == "VALID") pad_begin = pad_end = 0;
-    if (in[i] + pad_begin + pad_end < extent) {
-      return InvalidInput("spatial axis " + std::to_string(i) + ": the kernel extent " +
-                          std::to_string(extent) + " (kernel " + std::to_string(params->kernel[i]) +
-                          ", dilation " + std::to_string(params->dilations[i]) +
+    IOS_ASSIGN_OR_RETURN(
+        const int64_t padded,
+        (CheckedInt64(in[i]) + pad_begin + pad_end).OrError(axis + "'s padded length"));
+    if (padded < extent) {
+      return InvalidInput(axis + ": the kernel extent " + std::to_string(extent) + " (kernel " +
+                          std::to_string(params->kernel[i]) + ", dilation " +
+                          std::to_string(params->dilations[i]) +
                           ") is larger than the padded input " + std::to_string(in[i]) + " + " +
                           std::to_string(pad_begin) + " + " + std::to_string(pad_end));
     }
-    out[i] = WindowOutputSize(in[i], params->kernel[i], stride, params->dilations[i], pad_begin,
-                              pad_end, ceil_mode);
+    IOS_ASSIGN_OR_RETURN(
+        out[i], WindowOutputSize(in[i], params->kernel[i], stride, params->dilations[i], pad_begin,
+                                 pad_end, ceil_mode)
+                    .OrError(axis + "'s output length"));
   }
   return out;
 }

@@ -9,6 +9,7 @@
 
 #include "ops/op_registry.h"
 #include "ops/op_schema.h"
+#include "util/checked_int.h"
 
 namespace ios {
 
@@ -78,12 +79,14 @@ struct WindowParams {
 StatusOr<WindowParams> ReadWindowParams(const Node& node, const std::vector<int64_t>& kernel);
 
 // Output length of one spatial axis for explicit pads. With ceil_mode the last window must
-// start inside the input or the left padding, as in onnxruntime.
-int64_t WindowOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
-                         int64_t pad_begin, int64_t pad_end, bool ceil_mode);
+// start inside the input or the left padding, as in onnxruntime. Marked as overflowed when a
+// step of the arithmetic does not fit in int64 (a hostile input length or pad).
+CheckedInt64 WindowOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
+                              int64_t pad_begin, int64_t pad_end, bool ceil_mode);
 
 // Output spatial dims for input spatial dims `in`. Resolves auto_pad into params->pads.
-// InvalidInput when the (dilated) kernel does not fit in the padded input.
+// InvalidInput when the (dilated) kernel does not fit in the padded input, or when the
+// arithmetic overflows int64.
 StatusOr<Dims> WindowOutputDims(const Dims& in, bool ceil_mode, WindowParams* params);
 
 // ---- Cost --------------------------------------------------------------------------------------

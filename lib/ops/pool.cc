@@ -76,7 +76,10 @@ Status InferAveragePool(const Node& node, const std::vector<InferInput>& inputs,
 OpCost WindowPoolCost(const Node& node, const std::vector<TensorType>& inputs,
                       const std::vector<TensorType>& outputs) {
   auto kernel = node.attrs.GetInts("kernel_shape", {});
-  const double window = kernel.ok() ? static_cast<double>(NumElements(kernel.value())) : 1;
+  // In double: the attribute's values, each checked alone, may not multiply within int64.
+  double window = 1;
+  if (kernel.ok())
+    for (int64_t k : kernel.value()) window *= static_cast<double>(k);
   return PerOutputElementCost(inputs, outputs, window);
 }
 

@@ -5,6 +5,7 @@
 
 #include "ops/node_reading.h"
 #include "ops/op_util.h"
+#include "util/checked_int.h"
 
 namespace ios {
 namespace {
@@ -135,7 +136,10 @@ Status FromScales(const std::vector<float>& scales, const std::vector<int64_t>& 
                           (upsample ? " is below 1 (Upsample only enlarges)" : " is not > 0"));
     axis.scale = scale;
     // In float, as onnxruntime computes it (see the header: onnx's double can be one less).
-    axis.out = static_cast<int64_t>(std::floor(static_cast<float>(axis.in) * scale));
+    IOS_ASSIGN_OR_RETURN(
+        axis.out, CheckedInt64::FromDouble(std::floor(static_cast<float>(axis.in) * scale))
+                      .OrError("axis " + std::to_string(axes[i]) + " of length " +
+                               std::to_string(axis.in) + " scaled by " + std::to_string(scale)));
   }
   return Status::Ok();
 }
@@ -159,7 +163,10 @@ Status FromSizes(const std::vector<int64_t>& sizes, const std::vector<int64_t>& 
   for (int64_t d : axes) {
     ResizeAxis& axis = params->axes[static_cast<size_t>(d)];
     axis.scale = common;
-    axis.out = static_cast<int64_t>(std::round(common * static_cast<float>(axis.in)));
+    IOS_ASSIGN_OR_RETURN(
+        axis.out, CheckedInt64::FromDouble(std::round(common * static_cast<float>(axis.in)))
+                      .OrError("axis " + std::to_string(d) + " of length " +
+                               std::to_string(axis.in) + " scaled by " + std::to_string(common)));
   }
   return Status::Ok();
 }

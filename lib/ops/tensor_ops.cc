@@ -7,6 +7,7 @@
 
 #include "ops/op_registry.h"
 #include "ops/op_util.h"
+#include "util/checked_int.h"
 
 namespace ios {
 namespace {
@@ -27,7 +28,7 @@ Status InferConcat(const Node& node, const Inputs& inputs, Outputs* outputs) {
   IOS_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(attr_axis, Rank(inputs[0]), "axis"));
   IOS_RETURN_IF_ERROR(CheckSameDType(inputs));
   Dims out = inputs[0].type.dims;
-  out[axis] = 0;
+  CheckedInt64 joined = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].present) continue;
     const Dims& dims = inputs[i].type.dims;
@@ -40,8 +41,9 @@ Status InferConcat(const Node& node, const Inputs& inputs, Outputs* outputs) {
                           " but input 0 has shape " + DimsToString(inputs[0].type.dims) +
                           "; they may differ only on axis " + std::to_string(axis));
     }
-    out[axis] += dims[axis];
+    joined += dims[axis];
   }
+  IOS_ASSIGN_OR_RETURN(out[axis], joined.OrError("the joined axis " + std::to_string(axis)));
   (*outputs)[0] = TensorType{inputs[0].type.dtype, out};
   return Status::Ok();
 }
@@ -54,7 +56,7 @@ StatusOr<std::vector<int64_t>> SplitSizes(const Node& node, const Inputs& inputs
   const bool has_num_outputs = node.opset >= 18 && node.attrs.Has("num_outputs");
   if (split.present && !split.values.empty()) {
     if (has_num_outputs) return InvalidInput("give either 'split' or 'num_outputs', not both");
-    int64_t sum = 0;
+    CheckedInt64 sum = 0;
     for (int64_t s : split.values) {
       if (s < 0) {
         return InvalidInput("split " + DimsToString(split.values) + " has a negative size");
@@ -79,7 +81,8 @@ StatusOr<std::vector<int64_t>> SplitSizes(const Node& node, const Inputs& inputs
                           std::to_string(n) + " outputs");
     }
     // Chunks of ceil(dim / n); the last one takes what is left and must not be empty.
-    const int64_t chunk = (dim + n - 1) / n;
+    IOS_ASSIGN_OR_RETURN(const int64_t chunk,
+                         ((CheckedInt64(dim) + n - 1) / n).OrError("the chunk length"));
     const int64_t last = dim - chunk * (n - 1);
     if (last < 1) {
       return InvalidInput("axis length " + std::to_string(dim) + " cannot be split into " +
@@ -349,7 +352,10 @@ Status InferPad(const Node& node, const Inputs& inputs, Outputs* outputs) {
     if (mode == "edge" && in[axis] == 0 && std::max(begin, end) > 0) {
       return InvalidInput("edge mode cannot pad axis " + std::to_string(axis) + " of length 0");
     }
-    out[axis] = in[axis] + begin + end;
+    IOS_ASSIGN_OR_RETURN(
+        out[axis], (CheckedInt64(in[axis]) + begin + end)
+                       .OrError("the padded length of axis " + std::to_string(axis) + " (pads " +
+                                DimsToString(pads.values) + ")"));
     if (out[axis] < 0) {
       return InvalidInput("pads " + DimsToString(pads.values) + " remove more than the " +
                           std::to_string(in[axis]) + " elements of axis " + std::to_string(axis));
@@ -460,14 +466,17 @@ Status InferRange(const Node& node, const Inputs& inputs, Outputs* outputs) {
     const double limit = inputs[1].constant->FloatAt(0);
     const double delta = inputs[2].constant->FloatAt(0);
     if (delta == 0) return InvalidInput("delta is 0");
-    count = static_cast<int64_t>(std::max(0.0, std::ceil((limit - start) / delta)));
+    IOS_ASSIGN_OR_RETURN(count,
+                         CheckedInt64::FromDouble(std::max(0.0, std::ceil((limit - start) / delta)))
+                             .OrError("the element count of the range"));
   } else {
     const int64_t start = inputs[0].constant->IntAt(0);
     const int64_t limit = inputs[1].constant->IntAt(0);
     const int64_t delta = inputs[2].constant->IntAt(0);
     if (delta == 0) return InvalidInput("delta is 0");
     // ceil((limit - start) / delta) in integers; empty when the range runs the other way.
-    const int64_t span = limit - start;
+    IOS_ASSIGN_OR_RETURN(const int64_t span,
+                         (CheckedInt64(limit) - start).OrError("limit - start of the range"));
     const bool empty = span == 0 || (span > 0) != (delta > 0);
     count = empty ? 0 : (span - (delta > 0 ? 1 : -1)) / delta + 1;
   }
@@ -493,7 +502,9 @@ Status InferTile(const Node& node, const Inputs& inputs, Outputs* outputs) {
     if (repeats.values[i] < 0) {
       return InvalidInput("repeats " + DimsToString(repeats.values) + " has a negative value");
     }
-    out[i] *= repeats.values[i];
+    IOS_ASSIGN_OR_RETURN(out[i], (CheckedInt64(out[i]) * repeats.values[i])
+                                     .OrError("dim " + std::to_string(i) + " repeated " +
+                                              std::to_string(repeats.values[i]) + " times"));
   }
   (*outputs)[0] = TensorType{inputs[0].type.dtype, out};
   return Status::Ok();

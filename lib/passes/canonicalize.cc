@@ -5,6 +5,7 @@
 #include "ops/op_registry.h"
 #include "passes/eliminate_common_subexpressions.h"
 #include "passes/eliminate_identity.h"
+#include "passes/conv_transpose_as_conv.h"
 #include "passes/fold_batchnorm.h"
 #include "passes/fuse_activation.h"
 #include "passes/fuse_gelu.h"
@@ -50,6 +51,8 @@ Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, Canonicali
   if (options.matmul_add_to_gemm) local.gemms_made = MatMulAddToGemm(graph);
   if (options.reshape_to_flatten) local.flattens_made = ReshapeToFlatten(graph);
   if (options.slices_to_split) local.splits_made = SlicesToSplit(graph);
+  if (options.conv_transpose_as_conv)
+    local.conv_transposes_as_convs = RewriteStrideOneConvTransposes(graph);
   if (options.fold_batchnorm) {
     IOS_ASSIGN_OR_RETURN(local.batchnorms_folded, FoldBatchNormIntoConv(graph));
   }
@@ -63,10 +66,11 @@ Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, Canonicali
 
 const std::vector<std::string>& CanonicalizePassNames() {
   static const std::vector<std::string> names = {
-      "fold-constants",  "eliminate-identity", "eliminate-common-subexpressions",
-      "fuse-gelu",       "fuse-layer-norm",    "reduce-to-global-pool",
-      "fuse-hard-swish", "matmul-add-to-gemm", "reshape-to-flatten",
-      "slices-to-split", "fold-batchnorm",     "fuse-activation"};
+      "fold-constants",  "eliminate-identity",     "eliminate-common-subexpressions",
+      "fuse-gelu",       "fuse-layer-norm",        "reduce-to-global-pool",
+      "fuse-hard-swish", "matmul-add-to-gemm",     "reshape-to-flatten",
+      "slices-to-split", "conv-transpose-as-conv", "fold-batchnorm",
+      "fuse-activation"};
   return names;
 }
 
@@ -82,6 +86,7 @@ StatusOr<CanonicalizeOptions> CanonicalizeOptionsForPasses(const std::vector<std
                    &options.matmul_add_to_gemm,
                    &options.reshape_to_flatten,
                    &options.slices_to_split,
+                   &options.conv_transpose_as_conv,
                    &options.fold_batchnorm,
                    &options.fuse_activations};
   for (bool* flag : flags) *flag = false;

@@ -9,8 +9,9 @@
 //   6. one form for what exporters spell several ways (issue 50): ReduceMean/ReduceMax over the
 //      spatial axes become global pools, HardSigmoid and HardSwish subgraphs their ops,
 //      MatMul + bias Gemm, a Reshape that flattens Flatten, and Slices that tile an axis Split,
-//   7. BatchNormalization folding into the preceding Conv or ConvTranspose,
-//   8. activation fusion into the preceding Conv,
+//   7. stride-1 ConvTransposes as Convs (passes/conv_transpose_as_conv.h),
+//   8. BatchNormalization folding into the preceding Conv or ConvTranspose,
+//   9. activation fusion into the preceding Conv,
 // then shape inference once more over the final graph.
 #pragma once
 
@@ -36,6 +37,7 @@ struct CanonicalizeStats {
   int gemms_made = 0;
   int flattens_made = 0;
   int splits_made = 0;
+  int conv_transposes_as_convs = 0;
   int batchnorms_folded = 0;
   int activations_fused = 0;
 };
@@ -51,6 +53,7 @@ struct CanonicalizeOptions {
   bool matmul_add_to_gemm = true;
   bool reshape_to_flatten = true;
   bool slices_to_split = true;
+  bool conv_transpose_as_conv = true;
   bool fold_batchnorm = true;
   bool fuse_activations = true;
 };
@@ -59,8 +62,8 @@ Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, Canonicali
 
 // The passes by the names iosc's --passes takes (fold-constants, eliminate-identity,
 // eliminate-common-subexpressions, fuse-gelu, fuse-layer-norm, reduce-to-global-pool,
-// fuse-hard-swish, matmul-add-to-gemm, reshape-to-flatten, slices-to-split, fold-batchnorm,
-// fuse-activation):
+// fuse-hard-swish, matmul-add-to-gemm, reshape-to-flatten, slices-to-split,
+// conv-transpose-as-conv, fold-batchnorm, fuse-activation):
 // those listed run, the others do not. An unknown name is InvalidInput. Plans record this list, so
 // that a weight-stripped plan's weights can be rebuilt by the same passes.
 StatusOr<CanonicalizeOptions> CanonicalizeOptionsForPasses(const std::vector<std::string>& passes);

@@ -7,6 +7,7 @@
 
 #include "plan/in_place.h"
 #include "plan/tensor_views.h"
+#include "util/checked_int.h"
 
 namespace ios {
 namespace {
@@ -262,17 +263,28 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
   MemoryPlan plan;
   plan.alignment = alignment;
   std::vector<TensorPlacement> view_placements;
+  // Every offset below is at most the placed items' bytes, each aligned, stacked: checked once
+  // here, so that a graph whose tensors are each within int64 but not together is an error.
+  CheckedInt64 total = 0;
+  CheckedInt64 stacked = 0;
   for (size_t v = 0; v < graph.values.size(); ++v) {
     if (live[v].first < 0) continue;
     IOS_ASSIGN_OR_RETURN(int64_t bytes, PlacedBytes(graph, static_cast<ValueId>(v)));
-    plan.total_tensor_bytes += bytes;
+    total += bytes;
     if (view_of[v] != nullptr) {
       view_placements.push_back({static_cast<ValueId>(v), view_of[v]->byte_offset, bytes,
                                  view_of[v]->base, view_of[v]->pitch});
       continue;
     }
-    if (root[v] == static_cast<ValueId>(v)) items.push_back({static_cast<ValueId>(v), bytes});
+    if (root[v] == static_cast<ValueId>(v)) {
+      items.push_back({static_cast<ValueId>(v), bytes});
+      stacked += CheckedInt64(bytes) + alignment;
+    }
   }
+  if (!total.ok() || !stacked.ok())
+    return InvalidInput(graph.source_path + ": the graph's tensors need more than 2^63 bytes " +
+                        "in all");
+  plan.total_tensor_bytes = *total.get();
   // Largest first; ties by when they become live, then by id, so that the plan is deterministic.
   std::sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
@@ -370,7 +382,7 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
 
   // Every needed non-constant value placed once, with its size, aligned, inside the arena.
   std::vector<int> placement_of(num_values, -1);
-  int64_t total = 0;
+  CheckedInt64 total = 0;
   for (size_t i = 0; i < plan.placements.size(); ++i) {
     const TensorPlacement& p = plan.placements[i];
     if (p.value < 0 || p.value >= num_values)
@@ -391,8 +403,10 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
     if (p.offset < 0 || p.offset % required != 0)
       return Internal(what + " is placed at offset " + std::to_string(p.offset) +
                       ", which is not a multiple of the alignment " + std::to_string(required));
-    if (p.offset + p.bytes > plan.arena_bytes)
-      return Internal(what + " ends at byte " + std::to_string(p.offset + p.bytes) +
+    const CheckedInt64 end = CheckedInt64(p.offset) + p.bytes;
+    if (!(end <= plan.arena_bytes))
+      return Internal(what + " ends at byte " +
+                      (end.ok() ? std::to_string(*end.get()) : std::string("2^63 or later")) +
                       ", past the arena of " + std::to_string(plan.arena_bytes) + " bytes");
     total += p.bytes;
   }
@@ -428,11 +442,15 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
       // Strided: the same batch, and the base's bytes per batch item between the slices.
       const bool batched = !view_value.dims.empty() && !base_value.dims.empty() &&
                            view_value.dims[0] == base_value.dims[0] && view_value.dims[0] > 0;
-      if (!batched || p.pitch * base_value.dims[0] != base.bytes || p.pitch % kViewAlignment != 0 ||
-          p.bytes % view_value.dims[0] != 0)
+      if (!batched || CheckedInt64(p.pitch) * base_value.dims[0] != base.bytes ||
+          p.pitch % kViewAlignment != 0 || p.bytes % view_value.dims[0] != 0)
         return Internal(what + " has a pitch of " + std::to_string(p.pitch) +
                         " bytes, which is not its base's bytes per batch item");
     }
+    // Each item's range starts up to the base's size past the view's offset (PlacedRanges).
+    if ((CheckedInt64(p.offset) + p.bytes + base.bytes).overflowed())
+      return Internal(what + " at offset " + std::to_string(p.offset) +
+                      " has byte ranges past 2^63");
     const std::vector<ByteRange> ranges = PlacedRanges(p, view_value);
     if (ranges.front().begin < base.offset || ranges.back().end > base.offset + base.bytes ||
         (p.pitch != 0 && ranges.front().end - base.offset > p.pitch))
@@ -460,7 +478,7 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
   if (total != plan.total_tensor_bytes)
     return Internal("the memory plan's total_tensor_bytes is " +
                     std::to_string(plan.total_tensor_bytes) + " but its placements add up to " +
-                    std::to_string(total));
+                    (total.ok() ? std::to_string(*total.get()) : std::string("more than 2^63")));
 
   // An in-place output (plan/in_place.h) may share its input's bytes, exactly, in the stage of
   // the node that writes it, when that node is the input's only reader there and the last one.

@@ -51,13 +51,14 @@ class Validator {
     std::string writer = plan_.producer().ios_version().empty()
                              ? ""
                              : " (written by ios " + plan_.producer().ios_version() + ")";
-    std::string ours = "(" + Str(kOldestPlanFormatMajor) + ".x to " + Str(kPlanFormatMajor) + ".x)";
+    std::string ours = "(ios " + std::string(IOS_VERSION) + " reads formats " +
+                       Str(kOldestPlanFormatMajor) + ".x to " + Str(kPlanFormatMajor) + ".x)";
     if (major > kPlanFormatMajor) {
       return Error("plan format " + version + writer + " is newer than this build of ios reads " +
                    ours + "; rebuild the plan with this iosc or upgrade ios");
     }
-    return Error("plan format " + version + writer + " is not one this build of ios reads " + ours +
-                 "; rebuild the plan with this iosc");
+    return Error("plan format " + version + writer + " is older than this build of ios reads " +
+                 ours + "; rebuild the plan with this iosc");
   }
 
   Status CheckTensors() {
@@ -307,12 +308,11 @@ class Validator {
 }  // namespace
 
 int64_t PlanTensorBytes(const plan::Tensor& tensor) {
-  int64_t bytes = static_cast<int64_t>(DTypeSize(DTypeFromPlan(tensor.dtype())));
-  if (bytes == 0) return -1;
-  for (int64_t d : tensor.dims()) {
-    if (d < 0 || __builtin_mul_overflow(bytes, d, &bytes)) return -1;
-  }
-  return bytes;
+  const DType dtype = DTypeFromPlan(tensor.dtype());
+  if (DTypeSize(dtype) == 0) return -1;
+  // The graph's rule for every shape (ir/tensor.h), so that the element count of any subset of
+  // a plan tensor's dims fits in int64 too.
+  return CheckedNumBytes(dtype, Dims(tensor.dims().begin(), tensor.dims().end()));
 }
 
 Status ValidatePlan(const plan::Plan& plan, const std::string& source, WeightBytes weights) {

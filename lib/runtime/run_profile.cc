@@ -25,7 +25,8 @@ double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 StatusOr<RunProfile> ProfileRuns(const Graph& graph, const Schedule& schedule,
                                  const std::vector<RunTrace>& runs,
-                                 const std::vector<double>& stage_predicted_ms) {
+                                 const std::vector<double>& stage_predicted_ms,
+                                 const std::vector<KernelPath>& kernel_paths) {
   if (runs.empty()) return InvalidInput("no traced run to profile");
   const std::vector<OpPlace> places = PlaceOps(graph, schedule);
   std::vector<std::pair<int, int>> stages;
@@ -75,6 +76,7 @@ StatusOr<RunProfile> ProfileRuns(const Graph& graph, const Schedule& schedule,
     OpProfile op;
     op.op = static_cast<NodeId>(n);
     op.place = places[n];
+    if (n < kernel_paths.size()) op.path = kernel_paths[n];
     op.ms = Median(op_ms[n]);
     const OpCost cost = NodeCost(graph, op.op);
     op.flops = cost.flops;
@@ -101,6 +103,16 @@ StatusOr<RunProfile> ProfileRuns(const Graph& graph, const Schedule& schedule,
   return profile;
 }
 
+namespace {
+
+// The op type, tagged with a slow path: "Tile [ref]".
+std::string TypeWithPath(const Node& node, KernelPath path) {
+  if (path == KernelPath::kOwnKernel) return node.op_type;
+  return node.op_type + " [" + KernelPathTag(path) + "]";
+}
+
+}  // namespace
+
 std::string FormatProfile(const Graph& graph, const RunProfile& profile, int top_ops) {
   std::string out;
   char line[256];
@@ -121,12 +133,35 @@ std::string FormatProfile(const Graph& graph, const RunProfile& profile, int top
     const double share = 100.0 * op.share;
     const double gflops = op.ms > 0 ? op.flops / (op.ms * 1e6) : 0;
     std::snprintf(line, sizeof(line), "  %-36.36s %-18.18s %6s %9.4f %5.1f%% %9.2f %9.2f %9.3f\n",
-                  node.name.c_str(), node.op_type.c_str(), stage.c_str(), op.ms, share,
-                  op.flops / 1e6, gflops, op.bytes / 1e6);
+                  node.name.c_str(), TypeWithPath(node, op.path).c_str(), stage.c_str(), op.ms,
+                  share, op.flops / 1e6, gflops, op.bytes / 1e6);
     out += line;
   }
   if (shown < static_cast<int>(profile.ops.size()))
     out += "  ... " + std::to_string(profile.ops.size() - shown) + " more (--export-profile)\n";
+  // Every op on a slow path, however fast it ran.
+  int slow = 0;
+  double slow_share = 0;
+  for (const OpProfile& op : profile.ops) {
+    if (op.path == KernelPath::kOwnKernel) continue;
+    ++slow;
+    slow_share += op.share;
+  }
+  if (slow > 0) {
+    std::snprintf(line, sizeof(line),
+                  "\nslow paths: %d op(s) not on the backend's own kernels, %.1f%% of the op "
+                  "time:\n",
+                  slow, 100.0 * slow_share);
+    out += line;
+    for (const OpProfile& op : profile.ops) {
+      if (op.path == KernelPath::kOwnKernel) continue;
+      const Node& node = graph.nodes[op.op];
+      std::snprintf(line, sizeof(line), "  %-36.36s %-18.18s %-16s %9.4f ms %5.1f%%\n",
+                    node.name.c_str(), node.op_type.c_str(), KernelPathName(op.path), op.ms,
+                    100.0 * op.share);
+      out += line;
+    }
+  }
   out += "\nstages (median ms measured, against the plan's prediction):\n";
   std::snprintf(line, sizeof(line), "  %-8s %6s %4s %10s %10s %9s\n", "stage", "groups", "ops",
                 "measured", "predicted", "ratio");
@@ -171,6 +206,7 @@ StatusOr<std::string> ProfileJson(const Graph& graph, const RunProfile& profile)
     set(entry, "flops").set_number_value(op.flops);
     set(entry, "gflops_per_s").set_number_value(op.ms > 0 ? op.flops / (op.ms * 1e6) : 0);
     set(entry, "bytes").set_number_value(op.bytes);
+    set(entry, "kernel").set_string_value(KernelPathName(op.path));
     // The value names, so that a reader can rebuild the graph (critical paths, bounds).
     for (const auto& [key, ids] : {std::pair<const char*, const std::vector<ValueId>*>{
                                        "inputs", &node.inputs},

@@ -11,6 +11,7 @@
 
 #include "ir/graph.h"
 #include "runtime/chrome_trace.h"
+#include "runtime/kernel_path.h"
 #include "runtime/run_trace.h"
 #include "sched/schedule.h"
 #include "util/status.h"
@@ -20,6 +21,7 @@ namespace ios {
 struct OpProfile {
   NodeId op = kNoNode;
   OpPlace place;
+  KernelPath path = KernelPath::kOwnKernel;  // how the backend ran it (runtime/kernel_path.h)
   double ms = 0;     // median over the runs
   double share = 0;  // of the ops' medians summed, so that the shares add up to 1
   double flops = 0;
@@ -44,15 +46,21 @@ struct RunProfile {
   std::vector<StageProfile> stages;  // in schedule order
 };
 
+// `kernel_paths` (per NodeId; empty: every op on its backend's own kernel) marks the ops that
+// ran slow paths.
 StatusOr<RunProfile> ProfileRuns(const Graph& graph, const Schedule& schedule,
                                  const std::vector<RunTrace>& runs,
-                                 const std::vector<double>& stage_predicted_ms);
+                                 const std::vector<double>& stage_predicted_ms,
+                                 const std::vector<KernelPath>& kernel_paths = {});
 
-// The tables as text: the `top_ops` slowest ops, then every stage, measured against predicted.
+// The tables as text: the `top_ops` slowest ops (a slow path's tag after its type: "[ref]",
+// "[reorder]"), then every slow-path op with its share, then every stage, measured against
+// predicted.
 std::string FormatProfile(const Graph& graph, const RunProfile& profile, int top_ops);
 
 // Everything as JSON: {"runs", "run_ms", "op_ms_sum", "stage_ms_sum", "ops": [...],
-// "stages": [...]}; each op names its input and output values (a constant is an input too).
+// "stages": [...]}; each op names its input and output values (a constant is an input too) and
+// its "kernel" ("own kernel", "reference", "behind a reorder").
 StatusOr<std::string> ProfileJson(const Graph& graph, const RunProfile& profile);
 
 }  // namespace ios

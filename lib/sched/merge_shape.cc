@@ -1,12 +1,14 @@
 // CanMergeStage and MergedConvShapeOf: which stages can run as one merged conv (merge_shape.h).
+#include "sched/merge_shape.h"
+
 #include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "sched/merge_shape.h"
 #include "ir/fused_activation.h"
 #include "ops/op_util.h"
+#include "util/checked_int.h"
 
 namespace ios {
 namespace {
@@ -183,13 +185,14 @@ StatusOr<MergedConvShape> MergedConvShapeOf(const Graph& graph, const UnitGraph&
       pad_begin = begin;
       pad_end = std::max(pad_end, conv.window.pads[d + 2] + dilation * grow / 2);
     }
-    const int64_t out = WindowOutputSize(x[2 + d], kmax, first.window.strides[d], dilation,
-                                         pad_begin, pad_end, false);
+    const CheckedInt64 out = WindowOutputSize(x[2 + d], kmax, first.window.strides[d], dilation,
+                                              pad_begin, pad_end, false);
     if (out != first.output[2 + d]) {
+      const std::string produced = out.ok() ? std::to_string(*out.get()) + " outputs"
+                                            : std::string("an output length that overflows");
       return Unsupported("cannot merge the stage: the merged kernel of size " +
-                         std::to_string(kmax) + " would produce " + std::to_string(out) +
-                         " outputs on spatial axis " + std::to_string(d) + " instead of " +
-                         std::to_string(first.output[2 + d]));
+                         std::to_string(kmax) + " would produce " + produced + " on spatial axis " +
+                         std::to_string(d) + " instead of " + std::to_string(first.output[2 + d]));
     }
     (d == 0 ? shape.kh : shape.kw) = kmax;
     shape.pads[d] = pad_begin;

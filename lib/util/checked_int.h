@@ -48,6 +48,13 @@ class CheckedInt64 {
     v.overflowed_ = true;
     return v;
   }
+  // `value` truncated toward zero, as a cast does; the overflow mark for NaN, infinities and
+  // values outside int64, whose cast is undefined (a scale or a float Range read from a file).
+  static CheckedInt64 FromDouble(double value) {
+    // -2^63 and 2^63 are exact doubles; NaN fails both comparisons.
+    if (!(value >= -0x1p63 && value < 0x1p63)) return Overflow();
+    return CheckedInt64(static_cast<int64_t>(value));
+  }
 
   bool overflowed() const { return overflowed_; }
   bool ok() const { return !overflowed_; }

@@ -37,7 +37,8 @@ class Plan:
 
     @property
     def stats(self) -> Dict[str, Any]:
-        """The IOS search's report, the `iosc --stats-json` content ({} when not searched)."""
+        """The compile's report, the `iosc --stats-json` content: the IOS search's parts where it
+        ran, the schedule and its predicted latency, a CPU plan's slow nodes."""
         result: Dict[str, Any] = json.loads(self._native.statistics_json)
         return result
 

@@ -77,7 +77,8 @@ def test_stats_are_the_stats_json_of_iosc(tmp_path):
     assert stats["cost_source"] == expected["cost_source"]
     assert plan.predicted_latency_ms == pytest.approx(stats["predicted_latency_ms"])
     assert plan.predicted_latency_ms > 0
-    assert ios.compile(SMALL_MODEL, schedule="sequential").stats == {}
+    unsearched = ios.compile(SMALL_MODEL, schedule="sequential").stats
+    assert unsearched["schedule"] == "sequential" and unsearched["parts"] == []
 
 
 def test_outputs_are_written_into_the_callers_arrays_and_picked_by_name(add_model):

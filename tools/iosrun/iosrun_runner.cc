@@ -148,7 +148,8 @@ StatusOr<int> RunPlan(const IosrunOptions& options) {
     IOS_RETURN_IF_ERROR(TraceAndProfile(
         options, TracedSession{cpu.graph(), cpu.schedule(), cpu.commands(), cpu.meta(), "cpu",
                                [&cpu] { return cpu.Run(); },
-                               [&cpu](RunTrace* trace) { return cpu.Run(trace); }}));
+                               [&cpu](RunTrace* trace) { return cpu.Run(trace); },
+                               cpu.kernel_paths()}));
   }
   return exit_code;
 }

@@ -35,7 +35,8 @@ Status TraceAndProfile(const IosrunOptions& options, const TracedSession& sessio
   }
   if (options.profile || !options.export_profile_path.empty()) {
     IOS_ASSIGN_OR_RETURN(RunProfile profile,
-                         ProfileRuns(session.graph, session.schedule, runs, predicted));
+                         ProfileRuns(session.graph, session.schedule, runs, predicted,
+                                     session.kernel_paths));
     if (options.profile) std::fputs(FormatProfile(session.graph, profile, 20).c_str(), stdout);
     if (!options.export_profile_path.empty()) {
       IOS_ASSIGN_OR_RETURN(std::string json, ProfileJson(session.graph, profile));

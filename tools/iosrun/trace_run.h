@@ -4,11 +4,13 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "iosplan.pb.h"
 #include "iosrun/iosrun_options.h"
 #include "ir/graph.h"
 #include "runtime/command_list.h"
+#include "runtime/kernel_path.h"
 #include "runtime/run_trace.h"
 #include "sched/schedule.h"
 #include "util/status.h"
@@ -28,6 +30,8 @@ struct TracedSession {
   std::string device;  // "cpu", "cuda:0", ... for the trace's title
   std::function<Status()> run;
   std::function<Status(RunTrace*)> run_traced;
+  // Per NodeId, how the backend runs it (runtime/kernel_path.h); empty: own kernels.
+  std::vector<KernelPath> kernel_paths = {};
 };
 
 Status TraceAndProfile(const IosrunOptions& options, const TracedSession& session);

@@ -16,7 +16,8 @@ namespace ios {
 
 // ONNX's Slice rule for one axis of size `dim`: negative starts/ends count from the end, then
 // they clamp to [0, dim] (step > 0) or [0, dim - 1] / [-1, dim - 1] (step < 0). Gives the first
-// index read and the number of elements. `step` must not be 0.
+// index read and the number of elements. `step` must not be 0; any other int64 (a file's) is
+// fine: the count is ceil(span / |step|) written so that no step overflows.
 IOS_HD void ClampSliceAxis(int64_t dim, int64_t start, int64_t end, int64_t step, int64_t* begin,
                            int64_t* size) {
   int64_t s = start < 0 ? start + dim : start;
@@ -24,11 +25,13 @@ IOS_HD void ClampSliceAxis(int64_t dim, int64_t start, int64_t end, int64_t step
   if (step > 0) {
     s = s < 0 ? 0 : (s > dim ? dim : s);
     e = e < 0 ? 0 : (e > dim ? dim : e);
-    *size = e > s ? (e - s + step - 1) / step : 0;
+    *size = e > s ? (e - s - 1) / step + 1 : 0;
   } else {
     s = s < 0 ? 0 : (s > dim - 1 ? dim - 1 : s);
     e = e < -1 ? -1 : (e > dim - 1 ? dim - 1 : e);
-    *size = s > e ? (s - e + (-step) - 1) / (-step) : 0;
+    // (s - e - 1) / step truncates toward zero: -floor((s - e - 1) / |step|), without negating
+    // step (INT64_MIN has no negation).
+    *size = s > e ? 1 - (s - e - 1) / step : 0;
   }
   *begin = s;
 }
@@ -42,7 +45,9 @@ inline bool BuildSliceMap(const std::vector<int64_t>& in, const std::vector<int6
   int64_t base = 0;
   for (size_t d = 0; d < in.size(); ++d) {
     base += begin[d] * in_strides[d];
-    strides[d] = step[d] * in_strides[d];
+    // An axis of one output element never steps, and its step may be any int64 (a file's),
+    // whose product with the stride would overflow; on longer axes every step stays inside.
+    strides[d] = out[d] > 1 ? step[d] * in_strides[d] : 0;
   }
   return BuildIndexMap(out, strides, base, map);
 }

@@ -7,6 +7,7 @@
 #include "kernels/reference/reference_kernel_table.h"
 #include "kernels/reference/reference_util.h"
 #include "ops/conv_transpose_params.h"
+#include "util/checked_int.h"
 
 namespace ios {
 namespace {
@@ -81,7 +82,8 @@ Status ConvKernel(const Node& node, const std::vector<const Tensor*>& inputs,
   const int64_t batch = x.dims()[0];
   const int64_t in_channels = x.dims()[1];
   const int64_t group_in_channels = w.dims()[1];
-  if (group < 1 || in_channels != group_in_channels * group || out_channels % group != 0)
+  if (group < 1 || CheckedInt64(group_in_channels) * group != in_channels ||
+      out_channels % group != 0)
     return InvalidInput(label + "input channels " + std::to_string(in_channels) + ", weight " +
                         DimsToString(w.dims()) + " and group " + std::to_string(group) +
                         " do not match");

@@ -19,6 +19,7 @@
 
 #include "kernels/reference/reference_kernel_table.h"
 #include "kernels/reference/reference_util.h"
+#include "util/checked_int.h"
 
 namespace ios {
 namespace {
@@ -144,8 +145,12 @@ Status ReadAxes(const Node& node, bool upsample, const Dims& x, const Inputs& in
         return InvalidInput(label + "scale " + std::to_string(scales[i]) + " is out of range");
       axis.scale = scales[i];
       // The output length with the product in float, as onnxruntime computes it.
-      axis.out = static_cast<int64_t>(
-          std::floor(static_cast<float>(axis.in) * static_cast<float>(scales[i])));
+      IOS_ASSIGN_OR_RETURN(
+          axis.out,
+          CheckedInt64::FromDouble(
+              std::floor(static_cast<float>(axis.in) * static_cast<float>(scales[i])))
+              .OrError(label + "axis " + std::to_string(axes[i]) + " of length " +
+                       std::to_string(axis.in) + " scaled by " + std::to_string(scales[i])));
     }
   } else {
     if (sizes->dtype() != DType::kInt64) return InvalidInput(label + "sizes must be int64");
@@ -181,7 +186,11 @@ Status ReadAxes(const Node& node, bool upsample, const Dims& x, const Inputs& in
         axis.ratio_num = common.ratio_num;
         axis.ratio_den = common.ratio_den;
         // round_int (half up) of the float product, as onnx and onnxruntime compute it.
-        axis.out = static_cast<int64_t>(std::round(common_float * static_cast<float>(axis.in)));
+        IOS_ASSIGN_OR_RETURN(
+            axis.out,
+            CheckedInt64::FromDouble(std::round(common_float * static_cast<float>(axis.in)))
+                .OrError(label + "axis " + std::to_string(d) + " of length " +
+                         std::to_string(axis.in) + " scaled by " + std::to_string(common_float)));
       }
     }
   }

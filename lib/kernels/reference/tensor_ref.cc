@@ -8,10 +8,11 @@
 #include <limits>
 #include <set>
 
+#include "kernels/math/tensor_math.h"
 #include "kernels/reference/reference_kernel_table.h"
 #include "kernels/reference/reference_util.h"
-#include "kernels/math/tensor_math.h"
 #include "ops/op_params.h"
+#include "util/checked_int.h"
 
 namespace ios {
 namespace {
@@ -78,7 +79,7 @@ Status ConcatKernel(const Node& node, const Inputs& inputs, std::vector<Tensor>*
   IOS_ASSIGN_OR_RETURN(int64_t axis_attr, node.attrs.GetInt("axis", 0));
   IOS_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, axis_attr, first.rank()));
   Dims out_dims = first.dims();
-  out_dims[axis] = 0;
+  CheckedInt64 joined = 0;
   for (const Tensor* t : inputs) {
     bool compatible = t->dtype() == first.dtype() && t->rank() == first.rank();
     for (int64_t d = 0; compatible && d < first.rank(); ++d)
@@ -87,8 +88,9 @@ Status ConcatKernel(const Node& node, const Inputs& inputs, std::vector<Tensor>*
       return InvalidInput(NodeLabel(node) + "cannot concatenate " + DimsToString(first.dims()) +
                           " " + DTypeName(first.dtype()) + " with " + DimsToString(t->dims()) +
                           " " + DTypeName(t->dtype()) + " on axis " + std::to_string(axis));
-    out_dims[axis] += t->dims()[axis];
+    joined += t->dims()[axis];
   }
+  IOS_ASSIGN_OR_RETURN(out_dims[axis], joined.OrError(NodeLabel(node) + "the joined axis"));
   Tensor y(first.dtype(), out_dims);
   const int64_t outer = NumElements(Dims(out_dims.begin(), out_dims.begin() + axis));
   const size_t elem = DTypeSize(first.dtype());
@@ -127,7 +129,9 @@ Status SplitKernel(const Node& node, const Inputs& inputs, std::vector<Tensor>* 
     if (num_outputs != count)
       return InvalidInput(label + "num_outputs " + std::to_string(num_outputs) + " but " +
                           std::to_string(count) + " outputs");
-    const int64_t chunk = (dim + count - 1) / count;
+    IOS_ASSIGN_OR_RETURN(
+        const int64_t chunk,
+        ((CheckedInt64(dim) + count - 1) / count).OrError(label + "the part length"));
     if (OpsetBefore(node, 18) && dim % count != 0)
       return InvalidInput(label + "dimension " + std::to_string(dim) +
                           " does not split evenly into " + std::to_string(count) + " parts");
@@ -140,14 +144,14 @@ Status SplitKernel(const Node& node, const Inputs& inputs, std::vector<Tensor>* 
   if (static_cast<int64_t>(split.size()) != count)
     return InvalidInput(label + "split has " + std::to_string(split.size()) + " sizes for " +
                         std::to_string(count) + " outputs");
-  int64_t total = 0;
+  CheckedInt64 total = 0;
   for (int64_t s : split) {
     if (s < 0) return InvalidInput(label + "split sizes must not be negative");
     total += s;
   }
   if (total != dim)
-    return InvalidInput(label + "split sizes sum to " + std::to_string(total) +
-                        " but the axis has " + std::to_string(dim));
+    return InvalidInput(label + "split sizes " + DimsToString(split) + " do not sum to the axis' " +
+                        std::to_string(dim));
   const int64_t outer = NumElements(Dims(x.dims().begin(), x.dims().begin() + axis));
   const int64_t inner = NumElements(Dims(x.dims().begin() + axis + 1, x.dims().end()));
   const size_t elem = DTypeSize(x.dtype());
@@ -246,7 +250,9 @@ Status ReshapeKernel(const Node& node, const Inputs& inputs, std::vector<Tensor>
     } else {
       out[i] = shape[i];
     }
-    known *= out[i];
+    IOS_ASSIGN_OR_RETURN(
+        known, (CheckedInt64(known) * out[i])
+                   .OrError(label + "the element count of the shape " + DimsToString(shape)));
   }
   if (infer_at >= 0) {
     if (known == 0 || x.num_elements() % known != 0)
@@ -552,9 +558,9 @@ Status RangeKernel(const Node& node, const Inputs& inputs, std::vector<Tensor>* 
     if (delta == T(0)) return InvalidInput(NodeLabel(node) + "delta must not be 0");
     int64_t count = 0;
     if constexpr (std::is_integral_v<T>) {
-      int64_t span = 0;
-      if (__builtin_sub_overflow(static_cast<int64_t>(limit), static_cast<int64_t>(start), &span))
-        return InvalidInput(NodeLabel(node) + "limit - start overflows int64");
+      IOS_ASSIGN_OR_RETURN(const int64_t span,
+                           (CheckedInt64(static_cast<int64_t>(limit)) - static_cast<int64_t>(start))
+                               .OrError(NodeLabel(node) + "limit - start"));
       const int64_t d = static_cast<int64_t>(delta);
       // ceil(span / d) with truncating division.
       count = span / d + ((span % d != 0 && ((span > 0) == (d > 0))) ? 1 : 0);

@@ -1,6 +1,8 @@
 // Standalone activations on float32: one pass of ApplyActivation (kernels/math/activation_math.h,
 // the math the CUDA kernels and the reference share), instantiated per kind so that the switch
-// folds away and the simple kinds vectorise. Sigmoid and SiLU run the vectorised loops of
+// folds away and the simple kinds vectorise; the kinds built on expf and log1pf (Selu, Celu,
+// Softplus) vectorise through glibc's vector variants (vector_libm_cpu.h: Selu over 200K values
+// took 476 us with the scalar expf, 3.4x onnxruntime's time). Sigmoid and SiLU run the vectorised loops of
 // sigmoid_loops_cpu.h (ExpPoly). The other kinds built on exp, log or tanh (Tanh, Elu, Mish) do
 // not vectorise with libm: they run oneDNN's eltwise primitive instead (SingleEltwiseAlgorithm,
 // the algorithms conv fusion uses), vectorised with its own exp. Measured on EfficientNet-B0's
@@ -18,6 +20,7 @@
 #include "runtime/cpu/cpu_vector_clones.h"
 #include "runtime/cpu/dnnl_common.h"
 #include "runtime/cpu/sigmoid_loops_cpu.h"
+#include "runtime/cpu/vector_libm_cpu.h"
 
 namespace ios {
 namespace {

@@ -11,6 +11,7 @@
 #include "ir/graph.h"
 #include "ir/tensor.h"
 #include "ops/op_schema.h"
+#include "runtime/kernel_path.h"
 #include "runtime/strided_views.h"
 #include "util/status.h"
 
@@ -67,5 +68,10 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& con
 bool CpuKernelTakesLayouts(const CpuKernelContext& context);
 // True when CreateCpuKernel would return a kernel of its own (not the reference fallback).
 bool HasFastCpuKernel(const std::string& op_type);
+// How a kernel CreateCpuKernel made runs its node (runtime/kernel_path.h).
+KernelPath CpuKernelPathOf(const CpuKernel& kernel);
+// The path of every node of `graph` (its layouts assigned), per NodeId (dead nodes: own
+// kernel), found by making each node's kernel as a session would.
+StatusOr<std::vector<KernelPath>> CpuKernelPaths(const Graph& graph);
 
 }  // namespace ios

@@ -65,6 +65,9 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateSoftmaxCpuKernel(const CpuKernelConte
 // reduction_cpu.cc: ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
 // ReduceSumSquare, ReduceLogSumExp (float32; constant axes)
 StatusOr<std::unique_ptr<CpuKernel>> CreateReduceCpuKernel(const CpuKernelContext& context);
+// Whether it takes the context's layouts: a row-major output (or the same bytes), and a
+// channels-last input where the reduction is rows or columns of its stored order.
+bool ReduceTakesLayouts(const CpuKernelContext& context);
 // reduction_cpu.cc: ArgMax, ArgMin (float32 input)
 StatusOr<std::unique_ptr<CpuKernel>> CreateArgReduceCpuKernel(const CpuKernelContext& context);
 // unary_cpu.cc: Abs, Neg, Sqrt, Exp, Log, Reciprocal, Floor, Ceil, Erf (float32) and Not (bool)

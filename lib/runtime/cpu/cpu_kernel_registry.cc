@@ -124,15 +124,15 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"Softmax", CreateSoftmaxCpuKernel},
     {"LogSoftmax", CreateSoftmaxCpuKernel},
     // reduction_cpu.cc
-    {"ReduceMean", CreateReduceCpuKernel},
-    {"ReduceSum", CreateReduceCpuKernel},
-    {"ReduceMax", CreateReduceCpuKernel},
-    {"ReduceMin", CreateReduceCpuKernel},
-    {"ReduceProd", CreateReduceCpuKernel},
-    {"ReduceL1", CreateReduceCpuKernel},
-    {"ReduceL2", CreateReduceCpuKernel},
-    {"ReduceSumSquare", CreateReduceCpuKernel},
-    {"ReduceLogSumExp", CreateReduceCpuKernel},
+    {"ReduceMean", CreateReduceCpuKernel, ReduceTakesLayouts},
+    {"ReduceSum", CreateReduceCpuKernel, ReduceTakesLayouts},
+    {"ReduceMax", CreateReduceCpuKernel, ReduceTakesLayouts},
+    {"ReduceMin", CreateReduceCpuKernel, ReduceTakesLayouts},
+    {"ReduceProd", CreateReduceCpuKernel, ReduceTakesLayouts},
+    {"ReduceL1", CreateReduceCpuKernel, ReduceTakesLayouts},
+    {"ReduceL2", CreateReduceCpuKernel, ReduceTakesLayouts},
+    {"ReduceSumSquare", CreateReduceCpuKernel, ReduceTakesLayouts},
+    {"ReduceLogSumExp", CreateReduceCpuKernel, ReduceTakesLayouts},
     {"ArgMax", CreateArgReduceCpuKernel},
     {"ArgMin", CreateArgReduceCpuKernel},
     // unary_cpu.cc
@@ -206,5 +206,22 @@ bool CpuKernelTakesLayouts(const CpuKernelContext& context) {
 }
 
 bool HasFastCpuKernel(const std::string& op_type) { return FindFastKernel(op_type) != nullptr; }
+
+KernelPath CpuKernelPathOf(const CpuKernel& kernel) {
+  if (IsReferenceFallbackCpuKernel(kernel)) return KernelPath::kReference;
+  return LayoutAdapterInner(kernel) != nullptr ? KernelPath::kBehindReorder
+                                               : KernelPath::kOwnKernel;
+}
+
+StatusOr<std::vector<KernelPath>> CpuKernelPaths(const Graph& graph) {
+  std::vector<KernelPath> paths(graph.nodes.size(), KernelPath::kOwnKernel);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (graph.nodes[n].dead) continue;
+    IOS_ASSIGN_OR_RETURN(std::unique_ptr<CpuKernel> kernel,
+                         CreateCpuKernel(MakeCpuKernelContext(graph, graph.nodes[n])));
+    paths[n] = CpuKernelPathOf(*kernel);
+  }
+  return paths;
+}
 
 }  // namespace ios

@@ -70,6 +70,7 @@ Status CpuSession::Init(const CpuSessionOptions& options) {
         if (in != kNoValue && graph.values[in].constant) ++reads_left[in];
   for (ValueId out : graph.outputs) reads_left[out] = -1;  // GetOutputs reads them
   kernels_.resize(graph.nodes.size());
+  kernel_paths_.assign(graph.nodes.size(), KernelPath::kOwnKernel);
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
     if (node.dead) continue;
@@ -78,6 +79,7 @@ Status CpuSession::Init(const CpuSessionOptions& options) {
                                                                    value_strides, in_place[n]));
     if (!redundant_[n]) {  // else skipped at run time: no kernel needed
       IOS_ASSIGN_OR_RETURN(kernels_[n], CreateCpuKernel(context));
+      kernel_paths_[n] = CpuKernelPathOf(*kernels_[n]);
     }
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const ValueId in = node.inputs[i];

@@ -51,6 +51,8 @@ class CpuSession : public OpRunner {
   const plan::Plan& meta() const { return plan_.meta; }
   const CommandList& commands() const { return commands_; }
   int64_t batch() const { return plan_.meta.batch(); }
+  // Per NodeId: how its kernel runs it (runtime/kernel_path.h; skipped nodes: own kernel).
+  const std::vector<KernelPath>& kernel_paths() const { return kernel_paths_; }
 
   Status RunOp(NodeId op, int threads) override;
 
@@ -65,6 +67,7 @@ class CpuSession : public OpRunner {
   std::unique_ptr<uint8_t, void (*)(void*)> arena_{nullptr, nullptr};
   std::vector<void*> value_ptr_;  // per ValueId: in the arena, or the constant's data
   std::vector<std::unique_ptr<CpuKernel>> kernels_;  // per NodeId
+  std::vector<KernelPath> kernel_paths_;             // per NodeId
   std::vector<NodeBuffers> op_buffers_;              // per NodeId, resolved once
   std::vector<bool> redundant_;  // per NodeId: skipped, its slices are views (plan/tensor_views.h)
   CommandList commands_;

@@ -65,16 +65,121 @@ AxisWindows MakeAxis(int64_t in, int64_t out, int64_t kernel, int64_t stride, in
 
 enum class PoolKind { kMax, kAverageExcludePad, kAverageIncludePad };
 
+// Row-major planes, one output row at a time: the window's input rows reduced into one row of
+// columns (the taps along D and H, contiguous and vectorised), then each output element its
+// window's columns (the taps along W), vectorised across the output row where the window lies
+// whole inside the input. Walking each output element's taps instead (9 scattered loads and the
+// tables' bookkeeping per output of a 3x3 pool) ran a 3x3 stride-2 MaxPool over 64 planes of
+// 112x112 at 7x onnxruntime's time, a 3x3 AveragePool over 192 planes of 28x28 at 16x.
+struct RowMajorPool {
+  PoolKind kind;
+  const AxisWindows* axes;  // D, H, W
+  int64_t stride_w;
+  int64_t kernel_w;
+  int64_t pad_w;                    // the W axis' leading pad
+  int64_t interior_begin;           // output columns whose window lies whole in the input
+  int64_t interior_end;
+};
+
+// Output rows [begin, end) of the planes, counted as plane_index * rows + row; plane p's input
+// and output start at x_of(p) and y_of(p). `columns` holds W_in floats.
+template <typename XOf, typename YOf>
+IOS_ALWAYS_INLINE void RowMajorPoolRows(const RowMajorPool& pool, XOf x_of, YOf y_of,
+                                        int64_t begin, int64_t end, float* __restrict columns) {
+  const AxisWindows& ad = pool.axes[0];
+  const AxisWindows& ah = pool.axes[1];
+  const AxisWindows& aw = pool.axes[2];
+  const bool is_max = pool.kind == PoolKind::kMax;
+  const bool include_pad = pool.kind == PoolKind::kAverageIncludePad;
+  const float init = is_max ? std::numeric_limits<float>::lowest() : 0.f;
+  const int64_t h_out = ah.out, h_in = ah.in, w_in = aw.in, w_out = aw.out;
+  const int64_t rows = ad.out * h_out;
+  const int64_t sw = pool.stride_w, kw_count = pool.kernel_w, dw = aw.dilation;
+  for (int64_t unit = begin; unit < end; ++unit) {
+    const int64_t plane = unit / rows;
+    const int64_t row_index = unit % rows;
+    const int64_t od = row_index / h_out;
+    const int64_t oh = row_index % h_out;
+    const float* xp = x_of(plane);
+    float* __restrict yp = y_of(plane) + row_index * w_out;
+    int64_t row_count = 0;
+    for (int64_t kd = ad.k_begin[od]; kd < ad.k_end[od]; ++kd) {
+      const int64_t d = ad.start[od] + kd * ad.dilation;
+      for (int64_t kh = ah.k_begin[oh]; kh < ah.k_end[oh]; ++kh) {
+        const int64_t h = ah.start[oh] + kh * ah.dilation;
+        const float* __restrict row = xp + (d * h_in + h) * w_in;
+        if (row_count++ == 0) {
+          for (int64_t w = 0; w < w_in; ++w) columns[w] = row[w];
+        } else if (is_max) {
+          for (int64_t w = 0; w < w_in; ++w) columns[w] = row[w] > columns[w] ? row[w] : columns[w];
+        } else {
+          for (int64_t w = 0; w < w_in; ++w) columns[w] += row[w];
+        }
+      }
+    }
+    if (row_count == 0) {  // no input row in the window: the reference's lowest / 0
+      for (int64_t ow = 0; ow < w_out; ++ow) yp[ow] = init;
+      continue;
+    }
+    const int64_t row_padded = ad.padded_taps[od] * ah.padded_taps[oh];
+    // The border columns (part of the window outside the input), tap by tap.
+    auto border = [&](int64_t ow) {
+      float acc = init;
+      const float* first = columns + aw.start[ow];
+      for (int64_t k = aw.k_begin[ow]; k < aw.k_end[ow]; ++k) {
+        const float v = first[k * dw];
+        acc = is_max ? (v > acc ? v : acc) : acc + v;
+      }
+      if (!is_max) {
+        const int64_t divisor = include_pad ? row_padded * aw.padded_taps[ow]
+                                            : row_count * (aw.k_end[ow] - aw.k_begin[ow]);
+        acc = divisor > 0 ? acc * (1.f / static_cast<float>(divisor)) : 0.f;
+      }
+      yp[ow] = acc;
+    };
+    for (int64_t ow = 0; ow < pool.interior_begin; ++ow) border(ow);
+    // The interior: every tap inside the input; vectorised over the output columns.
+    const int64_t lo = pool.interior_begin, hi = pool.interior_end;
+    const float* base = columns - pool.pad_w;
+    for (int64_t ow = lo; ow < hi; ++ow) yp[ow] = base[ow * sw];
+    for (int64_t k = 1; k < kw_count; ++k) {
+      const float* tap = base + k * dw;
+      if (is_max) {
+        for (int64_t ow = lo; ow < hi; ++ow) yp[ow] = tap[ow * sw] > yp[ow] ? tap[ow * sw] : yp[ow];
+      } else {
+        for (int64_t ow = lo; ow < hi; ++ow) yp[ow] += tap[ow * sw];
+      }
+    }
+    if (!is_max && hi > lo) {  // whole windows: row_count x kernel taps, all of them padded-in
+      const int64_t divisor = include_pad ? row_padded * kw_count : row_count * kw_count;
+      const float scale = 1.f / static_cast<float>(divisor);
+      for (int64_t ow = lo; ow < hi; ++ow) yp[ow] *= scale;
+    }
+    for (int64_t ow = std::max(hi, lo); ow < w_out; ++ow) border(ow);
+  }
+}
+
 class PoolCpuKernel : public CpuKernel {
  public:
   PoolCpuKernel(PoolKind kind, int64_t batch, int64_t channels, std::vector<AxisWindows> axes,
-                int64_t x_batch_stride, int64_t y_batch_stride)
+                int64_t stride_w, int64_t kernel_w, int64_t pad_w, int64_t x_batch_stride,
+                int64_t y_batch_stride)
       : kind_(kind),
         channels_(channels),
         planes_(batch * channels),
         axes_(std::move(axes)),
         x_batch_stride_(x_batch_stride),
-        y_batch_stride_(y_batch_stride) {}
+        y_batch_stride_(y_batch_stride) {
+    pool_ = RowMajorPool{kind_, axes_.data(), stride_w, kernel_w, pad_w, 0, 0};
+    // The interior: the first and last output columns whose taps all lie inside the input.
+    const AxisWindows& aw = axes_[2];
+    int64_t lo = 0;
+    while (lo < aw.out && (aw.k_begin[lo] != 0 || aw.k_end[lo] != kernel_w)) ++lo;
+    int64_t hi = lo;
+    while (hi < aw.out && aw.k_begin[hi] == 0 && aw.k_end[hi] == kernel_w) ++hi;
+    pool_.interior_begin = lo;
+    pool_.interior_end = hi;
+  }
 
   Status Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
              int threads) override {
@@ -85,60 +190,23 @@ class PoolCpuKernel : public CpuKernel {
     const AxisWindows& aw = axes_[2];
     const int64_t in_plane = ad.in * ah.in * aw.in;
     const int64_t out_plane = ad.out * ah.out * aw.out;
+    const int64_t rows = ad.out * ah.out;
     const int team = ThreadsForWork(threads, planes_ * (in_plane + out_plane));
-    ParallelFor(planes_, team, [&](int64_t begin, int64_t end) {
-      for (int64_t p = begin; p < end; ++p) {
-        const float* xp = x + PlaneOffset(p, in_plane, x_batch_stride_);
-        float* yp = y + PlaneOffset(p, out_plane, y_batch_stride_);
-        for (int64_t od = 0; od < ad.out; ++od) {
-          for (int64_t oh = 0; oh < ah.out; ++oh) {
-            for (int64_t ow = 0; ow < aw.out; ++ow) {
-              *yp++ = Window(xp, od, oh, ow);
-            }
-          }
-        }
-      }
+    ParallelFor(planes_ * rows, team, [&](int64_t begin, int64_t end) {
+      std::vector<float> columns(static_cast<size_t>(aw.in));
+      RunRows(x, y, in_plane, out_plane, begin, end, columns.data());
     });
     return Status::Ok();
   }
 
  private:
-  float Window(const float* xp, int64_t od, int64_t oh, int64_t ow) const {
-    const AxisWindows& ad = axes_[0];
-    const AxisWindows& ah = axes_[1];
-    const AxisWindows& aw = axes_[2];
-    const int64_t kw_begin = aw.k_begin[ow];
-    const int64_t kw_end = aw.k_end[ow];
-    const float* row_base = xp + aw.start[ow];
-    if (kind_ == PoolKind::kMax) {
-      float best = std::numeric_limits<float>::lowest();
-      for (int64_t kd = ad.k_begin[od]; kd < ad.k_end[od]; ++kd) {
-        const int64_t d = ad.start[od] + kd * ad.dilation;
-        for (int64_t kh = ah.k_begin[oh]; kh < ah.k_end[oh]; ++kh) {
-          const int64_t h = ah.start[oh] + kh * ah.dilation;
-          const float* row = row_base + (d * ah.in + h) * aw.in;
-          for (int64_t kw = kw_begin; kw < kw_end; ++kw) {
-            const float v = row[kw * aw.dilation];
-            best = v > best ? v : best;
-          }
-        }
-      }
-      return best;
-    }
-    float sum = 0.f;
-    for (int64_t kd = ad.k_begin[od]; kd < ad.k_end[od]; ++kd) {
-      const int64_t d = ad.start[od] + kd * ad.dilation;
-      for (int64_t kh = ah.k_begin[oh]; kh < ah.k_end[oh]; ++kh) {
-        const int64_t h = ah.start[oh] + kh * ah.dilation;
-        const float* row = row_base + (d * ah.in + h) * aw.in;
-        for (int64_t kw = kw_begin; kw < kw_end; ++kw) sum += row[kw * aw.dilation];
-      }
-    }
-    const int64_t divisor = kind_ == PoolKind::kAverageIncludePad
-                                ? ad.padded_taps[od] * ah.padded_taps[oh] * aw.padded_taps[ow]
-                                : (ad.k_end[od] - ad.k_begin[od]) *
-                                      (ah.k_end[oh] - ah.k_begin[oh]) * (kw_end - kw_begin);
-    return divisor > 0 ? sum / static_cast<float>(divisor) : 0.f;
+  // One thread's share, cloned per vector width (cpu_vector_clones.h).
+  IOS_VECTOR_CLONES void RunRows(const float* x, float* y, int64_t in_plane, int64_t out_plane,
+                                 int64_t begin, int64_t end, float* columns) const {
+    RowMajorPoolRows(
+        pool_, [&](int64_t p) { return x + PlaneOffset(p, in_plane, x_batch_stride_); },
+        [&](int64_t p) { return y + PlaneOffset(p, out_plane, y_batch_stride_); }, begin, end,
+        columns);
   }
 
   // Where plane p (batch item p / C, channel p % C) starts: dense, or in a strided view.
@@ -153,6 +221,7 @@ class PoolCpuKernel : public CpuKernel {
   std::vector<AxisWindows> axes_;  // D, H, W (unit axes for 1-D and 2-D pools)
   int64_t x_batch_stride_ = 0;     // elements between batch items; 0: dense
   int64_t y_batch_stride_ = 0;
+  RowMajorPool pool_;
 };
 
 // The same pools on channels-last X and Y: [N, D, H, W, C] with unit axes as above.
@@ -519,7 +588,8 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateWindowPool(const CpuKernelContext& co
         new ChannelsLastPoolCpuKernel(kind, x.dims[0], x.dims[1], std::move(axes)));
   }
   return std::unique_ptr<CpuKernel>(new PoolCpuKernel(
-      kind, x.dims[0], x.dims[1], std::move(axes), strides.inputs.empty() ? 0 : strides.inputs[0],
+      kind, x.dims[0], x.dims[1], std::move(axes), geo.strides.back(), geo.kernel.back(),
+      geo.pads_begin.back(), strides.inputs.empty() ? 0 : strides.inputs[0],
       strides.outputs.empty() ? 0 : strides.outputs[0]));
 }
 
