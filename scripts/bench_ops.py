@@ -114,7 +114,10 @@ class Case:
         outputs = [f"out{i}" for i in range(self.outputs)]
         op_outputs = list(outputs)
         if self.after_conv:  # output 0 into a 1x1 conv too, as between convs
-            op_outputs[0] = f"{CONTEXT}/out"
+            # onnxruntime renames the nodes it moves to its blocked layout after their first
+            # output: the op's keeps the op's name, the context nodes' the context's.
+            op_outputs[0] = "op/out0"
+            outputs[0] = f"{CONTEXT}/out0"
         nodes.append(helper.make_node(self.op, node_inputs, op_outputs, name="op", **self.attrs))
         if self.after_conv:
             probe = helper.make_model(
@@ -295,9 +298,21 @@ def ort_kernel_us(model_path, case, threads, runs, tmp):
     with open(profile) as f:
         events = json.load(f)
     os.remove(profile)
-    durations = [e["dur"] for e in events
-                 if e.get("cat") == "Node" and e.get("name", "").endswith("_kernel_time") and
-                 not e["name"].startswith(CONTEXT)]
+    kernel_events = sorted((e for e in events if e.get("cat") == "Node" and
+                            e.get("name", "").endswith("_kernel_time")), key=lambda e: e["ts"])
+    if case.after_conv:
+        # Each run: the context conv before, the op (and any reorder onnxruntime puts between
+        # it and the convs), the context conv after. What lies between the two is the op's.
+        durations, inside, acc = [], False, 0
+        for e in kernel_events:
+            if e["name"].startswith(CONTEXT):
+                if inside:
+                    durations.append(acc)
+                inside, acc = not inside, 0
+            elif inside:
+                acc += e["dur"]
+    else:
+        durations = [e["dur"] for e in kernel_events]
     if not durations:
         return 0.0  # onnxruntime folded the node away
     # One node per run, or the nodes onnxruntime's optimiser made of it: sum them per run.

@@ -321,6 +321,11 @@ TEST(CpuKernelTest, Pools) {
       {"dilation 2 stride 2 ceil", {2, 2}, {2, 2}, {1, 0, 1, 0}, 1, {2, 2}},
       {"SAME_UPPER s2", {3, 3}, {2, 2}, {}, 0, {}, "SAME_UPPER"},
       {"SAME_LOWER", {4, 4}, {1, 1}, {}, 0, {}, "SAME_LOWER"},
+      // Stride 1 with rows as wide as the input's (the kernel's plane-at-a-time path): a window
+      // taller than small planes (no row whose window lies whole in the input), and a row whose
+      // window holds one input row.
+      {"7x7 s1 pad 3", {7, 7}, {1, 1}, {3, 3, 3, 3}},
+      {"3x3 s1 pads (2, 1, 0, 1)", {3, 3}, {1, 1}, {2, 1, 0, 1}},
   };
   for (const PoolSpec& spec : specs) {
     SCOPED_TRACE(spec.name);
@@ -638,6 +643,10 @@ TEST(CpuKernelTest, ResizeNearest) {
   }
   {  // NHWC: H and W resized, C moves as a vector.
     OneNodeCase c = ResizeCase(rng, 13, {2, 5, 6, 3}, {1, 3, 0.5f, 1});
+    c.Check(kExact);
+  }
+  {  // 3x along W alone: each column repeated three times (the kernel's repeat path).
+    OneNodeCase c = ResizeCase(rng, 13, {1, 2, 5, 7}, {1, 1, 1, 3});
     c.Check(kExact);
   }
   {  // Only the channel axis (an inner vector of H x W).

@@ -64,6 +64,24 @@ TEST(InputShapesTest, BatchFixesDimensionZeroAndItsSymbolEverywhere) {
   EXPECT_EQ(InputDims(*graph, 1), (Dims{4, 3, 8}));
 }
 
+TEST(InputShapesTest, BatchReplacesOnlyTheStaticDimensionsZeroThatAreTheBatch) {
+  // A static batch of 1 on both inputs is the model's batch: both take --batch.
+  auto both = Import(AddModel({"1", "3"}, {"1", "3"}), {}, 8);
+  ASSERT_TRUE(both.ok()) << MessageOf(both);
+  EXPECT_EQ(InputDims(*both, 0), (Dims{8, 3}));
+  EXPECT_EQ(InputDims(*both, 1), (Dims{8, 3}));
+  // Beside a symbolic batch, a static dimension 0 is not the batch: [1, 3] broadcasts.
+  auto mixed = Import(AddModel({"N", "3"}, {"1", "3"}), {}, 8);
+  ASSERT_TRUE(mixed.ok()) << MessageOf(mixed);
+  EXPECT_EQ(InputDims(*mixed, 0), (Dims{8, 3}));
+  EXPECT_EQ(InputDims(*mixed, 1), (Dims{1, 3}));
+  // All static: one that differs from the first input's dimension 0 keeps its own.
+  auto other = Import(AddModel({"4", "3"}, {"1", "3"}), {}, 2);
+  ASSERT_TRUE(other.ok()) << MessageOf(other);
+  EXPECT_EQ(InputDims(*other, 0), (Dims{2, 3}));
+  EXPECT_EQ(InputDims(*other, 1), (Dims{1, 3}));
+}
+
 TEST(InputShapesTest, AGivenShapeFixesItsSymbolsForTheOtherInputs) {
   // Detection-style free H and W: fixing them on `a` fixes them on `b` too, and a's batch
   // symbol carries over as well.

@@ -200,6 +200,18 @@ class Importer {
           !ambiguous.count((*dims)[0].dim_param()))
         symbols[(*dims)[0].dim_param()] = options_.batch;
     }
+    // A static dimension 0 is the batch, and replaced, only where it can be: when no input's
+    // dimension 0 is symbolic, and it equals the first input's. A broadcast operand of [1, C]
+    // beside [N, C], or ScatterND's indices, keep theirs.
+    bool symbolic_batch = false;
+    int64_t static_batch = -1;
+    for (const auto* input : inputs) {
+      IOS_ASSIGN_OR_RETURN(const auto* dims,
+                           ModelDims(*input, source_ + ": input '" + input->name() + "'"));
+      if (dims->size() == 0) continue;
+      if (HasSymbol((*dims)[0]) || !(*dims)[0].has_dim_value()) symbolic_batch = true;
+      else if (static_batch < 0) static_batch = (*dims)[0].dim_value();
+    }
     for (const auto* input : inputs) {
       if (shapes.count(input->name())) continue;
       const std::string what = source_ + ": input '" + input->name() + "'";
@@ -210,7 +222,8 @@ class Importer {
         auto symbol = HasSymbol(dim) ? symbols.find(dim.dim_param()) : symbols.end();
         if (symbol != symbols.end()) {
           shape.push_back(symbol->second);
-        } else if (d == 0) {
+        } else if (d == 0 && (!dim.has_dim_value() ||
+                              (!symbolic_batch && dim.dim_value() == static_batch))) {
           shape.push_back(options_.batch);  // a static batch is replaced too
         } else if (dim.has_dim_value()) {
           if (dim.dim_value() <= 0)

@@ -157,8 +157,9 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--batch", options->batch,
-                 "Batch size; replaces dimension 0 of every input not given by --input-shape, "
-                 "symbolic or numeric")
+                 "Batch size; replaces dimension 0 of the inputs not given by --input-shape: "
+                 "a symbolic one, or a static one when no input's is symbolic and it equals "
+                 "the first input's")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   std::vector<std::string> input_shapes;

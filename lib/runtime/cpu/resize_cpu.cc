@@ -42,6 +42,7 @@ struct ResizeLayout {
   TapTable rows;
   TapTable cols;
   bool nearest = false;  // one tap of weight 1 everywhere
+  int64_t repeat = 0;    // nearest, inner 1, each input column repeated this many times in turn
 };
 
 ResizeTaps IdentityTaps(int64_t o) {
@@ -115,6 +116,12 @@ ResizeLayout MakeLayout(const ResizeParams& p) {
     }
   }
   layout.nearest = layout.rows.count == 1 && layout.cols.count == 1;
+  // Integer upsampling (2x nearest, whatever its coordinate mode gives): column j reads j / f.
+  const int64_t f = layout.out_cols / std::max<int64_t>(p.axes[last].in, 1);
+  bool repeats = layout.nearest && layout.inner == 1 && f >= 2 &&
+                 layout.out_cols == f * p.axes[last].in;
+  for (int64_t j = 0; repeats && j < layout.out_cols; ++j) repeats = layout.cols.offset[j] == j / f;
+  if (repeats) layout.repeat = f;
   return layout;
 }
 
@@ -153,12 +160,23 @@ class ResizeCpuKernel : public CpuKernel {
  private:
   void NearestRow(const float* in, float* out) const {
     const int64_t* cols = l_.cols.offset.data();
+    if (l_.repeat == 2) return RepeatColumns<2>(in, out, l_.out_cols / 2);
+    if (l_.repeat > 0) return RepeatColumns<0>(in, out, l_.out_cols / l_.repeat);
     if (l_.inner == 1) {
       for (int64_t j = 0; j < l_.out_cols; ++j) out[j] = in[cols[j]];
       return;
     }
     for (int64_t j = 0; j < l_.out_cols; ++j)
       std::memcpy(out + j * l_.inner, in + cols[j], sizeof(float) * l_.inner);
+  }
+
+  // Each of `in_cols` values kFactor times in turn (l_.repeat when kFactor is 0); a constant
+  // factor makes the loop vector shuffles instead of the index table's gather.
+  template <int kFactor>
+  void RepeatColumns(const float* __restrict in, float* __restrict out, int64_t in_cols) const {
+    const int64_t f = kFactor > 0 ? kFactor : l_.repeat;
+    for (int64_t i = 0; i < in_cols; ++i)
+      for (int64_t t = 0; t < f; ++t) out[i * f + t] = in[i];
   }
 
   // out = sum over the row's taps of w_r * (the input row at r, interpolated along the columns).
