@@ -18,6 +18,7 @@
 #include "passes/eliminate_identity.h"
 #include "passes/fold_batchnorm.h"
 #include "passes/fuse_hard_swish.h"
+#include "passes/gather_to_reshape.h"
 #include "passes/matmul_add_to_gemm.h"
 #include "passes/reduce_to_global_pool.h"
 #include "passes/reshape_to_flatten.h"
@@ -510,6 +511,84 @@ TEST(SlicesToSplitTest, LeavesSlicesWithRunTimeBounds) {
   EXPECT_EQ(SlicesToSplit(g), 0);
 }
 
+// ---- a Gather of a whole axis in order -> Reshape ------------------------------------------
+
+ValueId Iota(GraphBuilder& b, const Dims& dims) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  std::vector<int64_t> values(count);
+  for (int64_t i = 0; i < count; ++i) values[i] = i;
+  return b.Constant("iota", Tensor::FromInt64(values, dims));
+}
+
+TEST(GatherToReshapeTest, ConvNeXtsAsStridedHeadBecomesACopyThatGoes) {
+  // The dynamo exporter's as_strided: the pooled [1, 8, 1, 1] flattened, gathered back.
+  GraphBuilder b(18);
+  ValueId x = b.Input("x", {1, 8, 2, 2});
+  ValueId pooled = b.Op("GlobalAveragePool", {x});
+  ValueId flat = b.Op("Reshape", {pooled, Ints(b, "minus_one", {-1})});
+  AttributeMap axis0;
+  axis0.Set("axis", int64_t{0});
+  ValueId strided = b.Op("Gather", {flat, Iota(b, {1, 8, 1, 1})}, axis0, "as_strided");
+  Graph g = b.Finish({b.Op("Relu", {strided})});
+  ExpectRewrittenSame(g, GatherToReshape, 1, {1, 8, 2, 2});
+  GatherToReshape(g);
+  EXPECT_EQ(CountOps(g, "Gather"), 0);
+  EXPECT_EQ(CountOps(g, "Reshape"), 1);  // the two Reshapes are one
+  EXPECT_EQ(EliminateIdentities(g), 1);
+  EXPECT_EQ(CountOps(g, "Reshape"), 0);
+}
+
+TEST(GatherToReshapeTest, AnInnerAxisAndAGraphOutputKeepTheirValues) {
+  // Axis 1 (negative) of [2, 3, 4], indices [[0, 1, 2]]: [2, 1, 3, 4]; the Reshape before the
+  // Gather is also a graph output, so it stays and the new Reshape reads it.
+  GraphBuilder b(13);
+  ValueId x = b.Input("x", {2, 12});
+  ValueId cube = b.Op("Reshape", {x, Ints(b, "shape", {2, 3, 4})}, {}, "cube");
+  AttributeMap axis;
+  axis.Set("axis", int64_t{-2});
+  ValueId y = b.Op("Gather", {cube, Iota(b, {1, 3})}, axis, "picked");
+  Graph g = b.Finish({y, cube});
+  ExpectRewrittenSame(g, GatherToReshape, 1, {2, 12});
+  GatherToReshape(g);
+  EXPECT_EQ(CountOps(g, "Reshape"), 2);
+  EXPECT_EQ(g.values[g.outputs[0]].dims, (Dims{2, 1, 3, 4}));
+}
+
+TEST(GatherToReshapeTest, LeavesGathersThatPermuteRepeatOrDropElements) {
+  struct Case {
+    const char* what;
+    std::vector<int64_t> indices;
+  };
+  const std::vector<Case> cases = {
+      {"a permutation", {1, 0, 2, 3}},
+      {"part of the axis", {0, 1, 2}},
+      {"a repeat", {0, 1, 2, 3, 3}},
+      {"negative indices", {-4, -3, -2, -1}},
+  };
+  for (const Case& c : cases) {
+    GraphBuilder b(13);
+    ValueId x = b.Input("x", {3, 4});
+    AttributeMap axis;
+    axis.Set("axis", int64_t{1});
+    ValueId idx = b.Constant("idx", Tensor::FromInt64(c.indices,
+                                                      {static_cast<int64_t>(c.indices.size())}));
+    Graph g = b.Finish({b.Op("Gather", {x, idx}, axis)});
+    EXPECT_EQ(GatherToReshape(g), 0) << c.what;
+  }
+  // Indices computed at run time.
+  GraphBuilder b(13);
+  b.set_infer(false);
+  ValueId x = b.Input("x", {4});
+  ValueId idx = b.Input("idx", {4}, DType::kInt64);
+  ValueId y = b.Op("Gather", {x, idx});
+  b.graph().values[y].dtype = DType::kFloat32;
+  b.graph().values[y].dims = {4};
+  b.graph().values[y].has_shape = true;
+  Graph g = b.Finish({y});
+  EXPECT_EQ(GatherToReshape(g), 0);
+}
+
 // ---- copies: a full Slice, a one-input Concat, a Reshape to the same dims --------------------
 
 TEST(EliminateIdentityTest, RemovesOpsThatCopyTheirInput) {
@@ -672,13 +751,13 @@ TEST(CanonicalizeTest, BothExportersSpellingsOfABlockReachTheSameGraph) {
 }
 
 TEST(CanonicalizeTest, EveryNewPassHasItsName) {
-  for (const char* name : {"reduce-to-global-pool", "fuse-hard-swish", "matmul-add-to-gemm",
-                           "reshape-to-flatten", "slices-to-split"}) {
+  for (const char* name : {"gather-to-reshape", "reduce-to-global-pool", "fuse-hard-swish",
+                           "matmul-add-to-gemm", "reshape-to-flatten", "slices-to-split"}) {
     auto options = CanonicalizeOptionsForPasses({"fold-constants", name});
     ASSERT_TRUE(options.ok()) << name;
     const CanonicalizeOptions& o = options.value();
-    const int on = o.reduce_to_global_pool + o.fuse_hard_swish + o.matmul_add_to_gemm +
-                   o.reshape_to_flatten + o.slices_to_split;
+    const int on = o.gather_to_reshape + o.reduce_to_global_pool + o.fuse_hard_swish +
+                   o.matmul_add_to_gemm + o.reshape_to_flatten + o.slices_to_split;
     EXPECT_EQ(on, 1) << name;
   }
 }

@@ -11,6 +11,7 @@
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_hard_swish.h"
 #include "passes/fuse_layer_norm.h"
+#include "passes/gather_to_reshape.h"
 #include "passes/infer_and_fold.h"
 #include "passes/matmul_add_to_gemm.h"
 #include "passes/reduce_to_global_pool.h"
@@ -41,6 +42,7 @@ Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, Canonicali
   } else {
     IOS_RETURN_IF_ERROR(InferAll(graph));
   }
+  if (options.gather_to_reshape) local.gathers_to_reshapes = GatherToReshape(graph);
   if (options.eliminate_identities) local.identities_removed = EliminateIdentities(graph);
   if (options.eliminate_common_subexpressions)
     local.common_subexpressions_eliminated = EliminateCommonSubexpressions(graph);
@@ -65,18 +67,27 @@ Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, Canonicali
 }
 
 const std::vector<std::string>& CanonicalizePassNames() {
-  static const std::vector<std::string> names = {
-      "fold-constants",  "eliminate-identity",     "eliminate-common-subexpressions",
-      "fuse-gelu",       "fuse-layer-norm",        "reduce-to-global-pool",
-      "fuse-hard-swish", "matmul-add-to-gemm",     "reshape-to-flatten",
-      "slices-to-split", "conv-transpose-as-conv", "fold-batchnorm",
-      "fuse-activation"};
+  static const std::vector<std::string> names = {"fold-constants",
+                                                 "gather-to-reshape",
+                                                 "eliminate-identity",
+                                                 "eliminate-common-subexpressions",
+                                                 "fuse-gelu",
+                                                 "fuse-layer-norm",
+                                                 "reduce-to-global-pool",
+                                                 "fuse-hard-swish",
+                                                 "matmul-add-to-gemm",
+                                                 "reshape-to-flatten",
+                                                 "slices-to-split",
+                                                 "conv-transpose-as-conv",
+                                                 "fold-batchnorm",
+                                                 "fuse-activation"};
   return names;
 }
 
 StatusOr<CanonicalizeOptions> CanonicalizeOptionsForPasses(const std::vector<std::string>& passes) {
   CanonicalizeOptions options;
   bool* flags[] = {&options.fold_constants,
+                   &options.gather_to_reshape,
                    &options.eliminate_identities,
                    &options.eliminate_common_subexpressions,
                    &options.fuse_gelu,

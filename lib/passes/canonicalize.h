@@ -2,7 +2,7 @@
 //   0. float16 values widened to float32 (always: ios computes in float32; passes/widen_float16.h),
 //   1. shape inference with constant folding (shape subgraphs disappear),
 //   2. removal of copies (Identity, Dropout, a one-input Concat, a Slice or Reshape that keeps
-//      its input's dims),
+//      its input's dims), after a Gather of a whole axis in order became a Reshape,
 //   3. common subexpression elimination (a repeated op on the same inputs runs once),
 //   4. GELU fusion (exporters' Erf and Tanh subgraphs become one Gelu node),
 //   5. LayerNorm fusion (the ReduceMean/Sub/Pow/Sqrt/Div subgraph becomes LayerNormalization),
@@ -28,6 +28,7 @@ struct CanonicalizeStats {
   int nodes_after = 0;
   int float16_values_widened = 0;
   int constants_folded = 0;
+  int gathers_to_reshapes = 0;
   int identities_removed = 0;
   int common_subexpressions_eliminated = 0;
   int gelus_fused = 0;
@@ -44,6 +45,7 @@ struct CanonicalizeStats {
 
 struct CanonicalizeOptions {
   bool fold_constants = true;
+  bool gather_to_reshape = true;
   bool eliminate_identities = true;
   bool eliminate_common_subexpressions = true;
   bool fuse_gelu = true;
@@ -60,9 +62,9 @@ struct CanonicalizeOptions {
 
 Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, CanonicalizeStats* stats);
 
-// The passes by the names iosc's --passes takes (fold-constants, eliminate-identity,
-// eliminate-common-subexpressions, fuse-gelu, fuse-layer-norm, reduce-to-global-pool,
-// fuse-hard-swish, matmul-add-to-gemm, reshape-to-flatten, slices-to-split,
+// The passes by the names iosc's --passes takes (fold-constants, gather-to-reshape,
+// eliminate-identity, eliminate-common-subexpressions, fuse-gelu, fuse-layer-norm,
+// reduce-to-global-pool, fuse-hard-swish, matmul-add-to-gemm, reshape-to-flatten, slices-to-split,
 // conv-transpose-as-conv, fold-batchnorm, fuse-activation):
 // those listed run, the others do not. An unknown name is InvalidInput. Plans record this list, so
 // that a weight-stripped plan's weights can be rebuilt by the same passes.

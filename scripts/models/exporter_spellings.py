@@ -23,6 +23,8 @@ Idioms (the first spelling is the TorchScript exporter's where it has one):
   second one past the axis, as x[:, c:] exports) or one Split with num_outputs (dynamo, opset 18).
 * copies: GhostNet's Concat then a Slice of all its channels, and DenseNet's one-input Concat
   (TorchScript); without them (dynamo).
+* as_strided: the pooled features as they are (TorchScript), or flattened and gathered back to
+  [1, C, 1, 1] with constant indices 0..C-1 (ConvNeXt's head under dynamo: torch's as_strided).
 
 Input "input" [N, 3, 16, 16] (symbolic N), float32; He-scaled weights from numpy's
 default_rng(seed), the same for every spelling of an idiom; ir_version 8. Generated at test time
@@ -272,6 +274,17 @@ def chunk(seed, spelling):
     return b.model("chunk_" + spelling, 17 if spelling == "slices" else 18, ["features"])
 
 
+def as_strided(seed, spelling):
+    b = Builder(seed)
+    pooled = b.node("GlobalAveragePool", [b.node("Relu", [b.conv("input", 3, CHANNELS, stride=2)])])
+    if spelling == "gather":
+        flat = b.node("Reshape", [pooled, b.const([-1], np.int64)])
+        iota = b.const(np.arange(CHANNELS).reshape(1, CHANNELS, 1, 1), np.int64)
+        pooled = b.node("Gather", [flat, iota], axis=0)
+    classifier(b, b.node("Flatten", [b.node("Relu", [pooled])], axis=1))
+    return b.model("as_strided_" + spelling, 18, ["logits"])
+
+
 IDIOMS = {
     "global_pool": (global_pool, ["global_average_pool", "reduce_mean_axes_input",
                                   "reduce_mean_axes_attribute"]),
@@ -283,6 +296,7 @@ IDIOMS = {
     "conv_transpose_bn": (conv_transpose_bn, ["batch_norm", "folded"]),
     "chunk": (chunk, ["slices", "split"]),
     "copies": (copies, ["with_copies", "without_copies"]),
+    "as_strided": (as_strided, ["direct", "gather"]),
 }
 
 

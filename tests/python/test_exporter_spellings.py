@@ -2,10 +2,11 @@
 (global pooling as GlobalAveragePool or ReduceMean, GlobalMaxPool or ReduceMax, HardSwish and
 HardSigmoid as ops or subgraphs, SiLU either way round, the classifier as Gemm or MatMul + Add,
 BatchNormalization after a ConvTranspose or folded, a chunk as Slices or Split, copies the
-TorchScript exporter leaves) is compiled for the CPU (sequential schedule, batch 1) in every
-spelling. Every spelling's plan holds the same ops (op types with their fused activations, as a
-multiset) as the idiom's first spelling, none of the ops canonicalisation removes, and iosrun
---check matches onnxruntime on the spelling's own file."""
+TorchScript exporter leaves, ConvNeXt's as_strided head as a Gather) is compiled for the CPU
+(sequential schedule, batch 1) in every spelling. Every spelling's plan holds the same ops (op
+types with their fused activations, as a multiset) as the idiom's first spelling, none of the
+ops canonicalisation removes, and iosrun --check matches onnxruntime on the spelling's own
+file."""
 import collections
 import os
 import sys
@@ -25,6 +26,7 @@ REMOVED = {
     "conv_transpose_bn": {"BatchNormalization"},
     "chunk": {"Slice"},
     "copies": {"Slice"},
+    "as_strided": {"Gather", "Reshape"},
 }
 
 
