@@ -275,12 +275,16 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
                   DimsToString(graph.values[input].dims).c_str());
   }
   Report(options,
-         "canonicalised: %d -> %d nodes (%d constants folded, %d identities removed, "
-         "%d repeated ops merged, %d GELUs fused, %d LayerNorms fused, %d ConvTransposes as "
-         "Convs, %d BatchNorms folded, %d activations fused)\n",
-         stats.nodes_before, stats.nodes_after, stats.constants_folded, stats.identities_removed,
-         stats.common_subexpressions_eliminated, stats.gelus_fused, stats.layer_norms_fused,
-         stats.conv_transposes_as_convs, stats.batchnorms_folded, stats.activations_fused);
+         "canonicalised: %d -> %d nodes (%d constants folded, %d Gathers to Reshape, "
+         "%d identities removed, %d repeated ops merged, %d GELUs fused, %d LayerNorms fused, "
+         "%d reductions to global pools, %d HardSigmoids/HardSwishes fused, %d MatMul+Adds to "
+         "Gemm, %d Reshapes to Flatten, %d Slices to Split, %d ConvTransposes as Convs, "
+         "%d BatchNorms folded, %d activations fused)\n",
+         stats.nodes_before, stats.nodes_after, stats.constants_folded, stats.gathers_to_reshapes,
+         stats.identities_removed, stats.common_subexpressions_eliminated, stats.gelus_fused,
+         stats.layer_norms_fused, stats.global_pools_made, stats.hard_swishes_fused,
+         stats.gemms_made, stats.flattens_made, stats.splits_made, stats.conv_transposes_as_convs,
+         stats.batchnorms_folded, stats.activations_fused);
   if (stats.float16_values_widened > 0)
     Report(options, 
         "float16 model: %d float16 values computed in float32 (inputs and outputs stay "

@@ -9,8 +9,14 @@
 #include "passes/fold_batchnorm.h"
 #include "passes/fuse_activation.h"
 #include "passes/fuse_gelu.h"
+#include "passes/fuse_hard_swish.h"
 #include "passes/fuse_layer_norm.h"
+#include "passes/gather_to_reshape.h"
 #include "passes/infer_and_fold.h"
+#include "passes/matmul_add_to_gemm.h"
+#include "passes/reduce_to_global_pool.h"
+#include "passes/reshape_to_flatten.h"
+#include "passes/slices_to_split.h"
 #include "passes/widen_float16.h"
 
 namespace ios {
@@ -36,11 +42,17 @@ Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, Canonicali
   } else {
     IOS_RETURN_IF_ERROR(InferAll(graph));
   }
+  if (options.gather_to_reshape) local.gathers_to_reshapes = GatherToReshape(graph);
   if (options.eliminate_identities) local.identities_removed = EliminateIdentities(graph);
   if (options.eliminate_common_subexpressions)
     local.common_subexpressions_eliminated = EliminateCommonSubexpressions(graph);
   if (options.fuse_gelu) local.gelus_fused = FuseGelu(graph);
   if (options.fuse_layer_norm) local.layer_norms_fused = FuseLayerNorm(graph);
+  if (options.reduce_to_global_pool) local.global_pools_made = ReduceToGlobalPool(graph);
+  if (options.fuse_hard_swish) local.hard_swishes_fused = FuseHardSwish(graph);
+  if (options.matmul_add_to_gemm) local.gemms_made = MatMulAddToGemm(graph);
+  if (options.reshape_to_flatten) local.flattens_made = ReshapeToFlatten(graph);
+  if (options.slices_to_split) local.splits_made = SlicesToSplit(graph);
   if (options.conv_transpose_as_conv)
     local.conv_transposes_as_convs = RewriteStrideOneConvTransposes(graph);
   if (options.fold_batchnorm) {
@@ -55,20 +67,36 @@ Status Canonicalize(Graph& graph, const CanonicalizeOptions& options, Canonicali
 }
 
 const std::vector<std::string>& CanonicalizePassNames() {
-  static const std::vector<std::string> names = {
-      "fold-constants", "eliminate-identity", "eliminate-common-subexpressions",
-      "fuse-gelu",      "fuse-layer-norm",    "conv-transpose-as-conv",
-      "fold-batchnorm", "fuse-activation"};
+  static const std::vector<std::string> names = {"fold-constants",
+                                                 "gather-to-reshape",
+                                                 "eliminate-identity",
+                                                 "eliminate-common-subexpressions",
+                                                 "fuse-gelu",
+                                                 "fuse-layer-norm",
+                                                 "reduce-to-global-pool",
+                                                 "fuse-hard-swish",
+                                                 "matmul-add-to-gemm",
+                                                 "reshape-to-flatten",
+                                                 "slices-to-split",
+                                                 "conv-transpose-as-conv",
+                                                 "fold-batchnorm",
+                                                 "fuse-activation"};
   return names;
 }
 
 StatusOr<CanonicalizeOptions> CanonicalizeOptionsForPasses(const std::vector<std::string>& passes) {
   CanonicalizeOptions options;
   bool* flags[] = {&options.fold_constants,
+                   &options.gather_to_reshape,
                    &options.eliminate_identities,
                    &options.eliminate_common_subexpressions,
                    &options.fuse_gelu,
                    &options.fuse_layer_norm,
+                   &options.reduce_to_global_pool,
+                   &options.fuse_hard_swish,
+                   &options.matmul_add_to_gemm,
+                   &options.reshape_to_flatten,
+                   &options.slices_to_split,
                    &options.conv_transpose_as_conv,
                    &options.fold_batchnorm,
                    &options.fuse_activations};

@@ -3,8 +3,31 @@
 namespace ios {
 namespace {
 
+// Whether the Slice's steps (input 4 from opset 10; none before) are constant and positive.
+bool HasPositiveSteps(const Graph& graph, const Node& node) {
+  if (node.opset < 10 || node.inputs.size() < 5 || node.inputs[4] == kNoValue) return true;
+  const Value& steps = graph.values[node.inputs[4]];
+  if (!steps.constant) return false;
+  for (int64_t step : steps.constant->ToInt64Vector())
+    if (step <= 0) return false;
+  return true;
+}
+
+// A shape op or Slice whose output has its input's dims: a copy.
+bool KeepsDims(const Graph& graph, const Node& node) {
+  const bool shape_op = node.op_type == "Reshape" || node.op_type == "Flatten" ||
+                        node.op_type == "Squeeze" || node.op_type == "Unsqueeze";
+  if (!shape_op && !(node.op_type == "Slice" && HasPositiveSteps(graph, node))) return false;
+  if (node.outputs.size() != 1) return false;
+  const Value& in = graph.values[node.inputs[0]];
+  const Value& out = graph.values[node.outputs[0]];
+  return in.has_shape && out.has_shape && in.dims == out.dims;
+}
+
 bool IsPassThrough(const Graph& graph, const Node& node) {
   if (node.op_type == "Identity") return true;
+  if (node.op_type == "Concat") return node.inputs.size() == 1 && node.outputs.size() == 1;
+  if (KeepsDims(graph, node)) return true;
   if (node.op_type != "Dropout") return false;
   // Shape inference rejects training-mode Dropout, so here it is a copy; its mask must be unused.
   if (node.outputs.size() > 1 && node.outputs[1] != kNoValue) {

@@ -1,6 +1,7 @@
 #include "passes/fold_batchnorm.h"
 
 #include <cmath>
+#include <vector>
 
 namespace ios {
 namespace {
@@ -26,10 +27,14 @@ bool TryFold(Graph& graph, NodeId bn_id) {
   if (x.producer == kNoNode || x.consumers.size() != 1 || x.is_graph_output) return false;
   NodeId conv_id = x.producer;
   Node& conv = graph.nodes[conv_id];
-  if (conv.op_type != "Conv" || conv.attrs.Has("ios.activation")) return false;
+  const bool transposed = conv.op_type == "ConvTranspose";
+  if ((conv.op_type != "Conv" && !transposed) || conv.attrs.Has("ios.activation")) return false;
   const Tensor* w = ConstantInput(graph, conv, 1);
   if (!w || w->dtype() != DType::kFloat32 || w->rank() < 3) return false;
-  const int64_t channels = w->dims()[0];
+  // Conv's W is [Cout, Cin/group, k...]; ConvTranspose's [Cin, Cout/group, k...].
+  auto group = conv.attrs.GetInt("group", 1);
+  if (!group.ok() || group.value() < 1 || w->dims()[0] % group.value() != 0) return false;
+  const int64_t channels = transposed ? w->dims()[1] * group.value() : w->dims()[0];
   const Tensor* bias = ConstantInput(graph, conv, 2);
   if (conv.inputs.size() > 2 && conv.inputs[2] != kNoValue && !IsFloatVector(bias, channels))
     return false;
@@ -43,18 +48,29 @@ bool TryFold(Graph& graph, NodeId bn_id) {
   auto epsilon = bn.attrs.GetFloat("epsilon", 1e-5f);
   if (!epsilon.ok()) return false;
 
+  // Double precision keeps the folded weights within an ulp or two of the unfused math.
+  std::vector<double> scale(channels);
+  for (int64_t o = 0; o < channels; ++o)
+    scale[o] = gamma->data<float>()[o] /
+               std::sqrt(static_cast<double>(var->data<float>()[o]) + epsilon.value());
   Tensor new_w = *w;
   Tensor new_b(DType::kFloat32, {channels});
-  const int64_t per_channel = w->num_elements() / channels;
+  // W as rows of `kernel` values (over its first two dims), each scaled by its output channel's.
+  const int64_t rows = w->dims()[0] * w->dims()[1];
+  const int64_t kernel = w->num_elements() / rows;
+  const int64_t per_group = transposed ? w->dims()[0] / group.value() : 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    // Row r is (Cout, Cin/group) = (o, r % ..) for Conv, (Cin, Cout/group) = (ci, j) for
+    // ConvTranspose, whose output channel is j of ci's group.
+    const int64_t o = transposed ? r / w->dims()[1] / per_group * w->dims()[1] + r % w->dims()[1]
+                                 : r / w->dims()[1];
+    float* row = new_w.data<float>() + r * kernel;
+    for (int64_t k = 0; k < kernel; ++k) row[k] = static_cast<float>(row[k] * scale[o]);
+  }
   for (int64_t o = 0; o < channels; ++o) {
-    // Double precision keeps the folded weights within an ulp or two of the unfused math.
-    double scale = gamma->data<float>()[o] /
-                   std::sqrt(static_cast<double>(var->data<float>()[o]) + epsilon.value());
-    float* wo = new_w.data<float>() + o * per_channel;
-    for (int64_t k = 0; k < per_channel; ++k) wo[k] = static_cast<float>(wo[k] * scale);
     double b = bias ? bias->data<float>()[o] : 0.0;
     new_b.data<float>()[o] =
-        static_cast<float>((b - mean->data<float>()[o]) * scale + beta->data<float>()[o]);
+        static_cast<float>((b - mean->data<float>()[o]) * scale[o] + beta->data<float>()[o]);
   }
   const std::string base = conv.name.empty() ? bn.name : conv.name;
   // A new constant: folded weights never overwrite an initializer another node may share.
