@@ -32,7 +32,7 @@ Tensor FlippedTransposedWeights(const Tensor& w, int64_t group) {
   return out;
 }
 
-bool TryRewrite(Graph& graph, NodeId id) {
+bool TryConvTransposeAsConv(Graph& graph, NodeId id) {
   Node& node = graph.nodes[id];
   if (node.dead || node.op_type != "ConvTranspose" || node.inputs.size() < 2 ||
       node.outputs.size() != 1 || node.inputs[0] == kNoValue || node.inputs[1] == kNoValue)
@@ -76,7 +76,7 @@ bool TryRewrite(Graph& graph, NodeId id) {
 int RewriteStrideOneConvTransposes(Graph& graph) {
   int rewritten = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n)
-    rewritten += TryRewrite(graph, static_cast<NodeId>(n)) ? 1 : 0;
+    rewritten += TryConvTransposeAsConv(graph, static_cast<NodeId>(n)) ? 1 : 0;
   if (rewritten > 0) graph.RebuildUses();
   return rewritten;
 }

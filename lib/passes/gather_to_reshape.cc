@@ -18,7 +18,7 @@ bool IsIota(const Tensor& indices) {
   return true;
 }
 
-bool TryRewrite(Graph& graph, NodeId id) {
+bool TryGatherToReshape(Graph& graph, NodeId id) {
   const Node& gather = graph.nodes[id];
   if (gather.inputs.size() != 2 || gather.outputs.size() != 1 || gather.inputs[0] == kNoValue ||
       gather.inputs[1] == kNoValue)
@@ -60,7 +60,7 @@ int GatherToReshape(Graph& graph) {
   int replaced = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     if (graph.nodes[n].dead || graph.nodes[n].op_type != "Gather") continue;
-    if (!TryRewrite(graph, static_cast<NodeId>(n))) continue;
+    if (!TryGatherToReshape(graph, static_cast<NodeId>(n))) continue;
     ++replaced;
     graph.RebuildUses();
   }

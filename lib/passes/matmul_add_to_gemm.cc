@@ -22,7 +22,7 @@ bool IsBias(const Value& c, const Dims& mn) {
   return true;
 }
 
-bool TryRewrite(Graph& graph, NodeId matmul_id) {
+bool TryMatMulAddToGemm(Graph& graph, NodeId matmul_id) {
   const Node& matmul = graph.nodes[matmul_id];
   if (matmul.inputs.size() != 2 || matmul.outputs.size() != 1) return false;
   const ValueId a = matmul.inputs[0];
@@ -52,7 +52,7 @@ int MatMulAddToGemm(Graph& graph) {
   int made = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     if (graph.nodes[n].dead || graph.nodes[n].op_type != "MatMul") continue;
-    if (!TryRewrite(graph, static_cast<NodeId>(n))) continue;
+    if (!TryMatMulAddToGemm(graph, static_cast<NodeId>(n))) continue;
     ++made;
     graph.RebuildUses();
   }
