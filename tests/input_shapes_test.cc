@@ -80,6 +80,11 @@ TEST(InputShapesTest, BatchReplacesOnlyTheStaticDimensionsZeroThatAreTheBatch) {
   ASSERT_TRUE(other.ok()) << MessageOf(other);
   EXPECT_EQ(InputDims(*other, 0), (Dims{2, 3}));
   EXPECT_EQ(InputDims(*other, 1), (Dims{1, 3}));
+  // The batch is that of the input of the highest rank: a [2] operand first does not decide it.
+  auto images = Import(AddModel({"2"}, {"1", "3", "2"}), {}, 5);
+  ASSERT_TRUE(images.ok()) << MessageOf(images);
+  EXPECT_EQ(InputDims(*images, 0), (Dims{2}));
+  EXPECT_EQ(InputDims(*images, 1), (Dims{5, 3, 2}));
 }
 
 TEST(InputShapesTest, AGivenShapeFixesItsSymbolsForTheOtherInputs) {

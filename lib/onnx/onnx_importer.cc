@@ -201,16 +201,22 @@ class Importer {
         symbols[(*dims)[0].dim_param()] = options_.batch;
     }
     // A static dimension 0 is the batch, and replaced, only where it can be: when no input's
-    // dimension 0 is symbolic, and it equals the first input's. A broadcast operand of [1, C]
-    // beside [N, C], or ScatterND's indices, keep theirs.
+    // dimension 0 is symbolic, and it equals that of the first input of the highest rank (the
+    // images). A broadcast operand of [1, C] beside [N, C], a [2] scale beside [1, 3, H, W], or
+    // ScatterND's indices, keep theirs.
     bool symbolic_batch = false;
     int64_t static_batch = -1;
+    int highest_rank = 0;
     for (const auto* input : inputs) {
       IOS_ASSIGN_OR_RETURN(const auto* dims,
                            ModelDims(*input, source_ + ": input '" + input->name() + "'"));
       if (dims->size() == 0) continue;
-      if (HasSymbol((*dims)[0]) || !(*dims)[0].has_dim_value()) symbolic_batch = true;
-      else if (static_batch < 0) static_batch = (*dims)[0].dim_value();
+      if (HasSymbol((*dims)[0]) || !(*dims)[0].has_dim_value()) {
+        symbolic_batch = true;
+      } else if (dims->size() > highest_rank) {
+        highest_rank = dims->size();
+        static_batch = (*dims)[0].dim_value();
+      }
     }
     for (const auto* input : inputs) {
       if (shapes.count(input->name())) continue;

@@ -6,8 +6,9 @@
 // Input shapes: an input listed in `input_shapes` takes that shape (its rank must be the
 // model's, and its static dimensions other than the batch must agree). Every other input takes
 // `batch` as its dimension 0 where that is symbolic, or static when no input's dimension 0 is
-// symbolic and it equals the first input's (the batch of a model exported with a static batch
-// of 1 can be changed so; a [1, C] operand beside [N, C] or ScatterND's indices keep theirs).
+// symbolic and it equals that of the first input of the highest rank (the batch of a model
+// exported with a static batch of 1 can be changed so; a [1, C] operand beside [N, C], a [2]
+// scale beside [1, 3, H, W] or ScatterND's indices keep theirs).
 // A symbol (dim_param) names one value everywhere: once an input
 // fixes it, every dimension with that symbol takes that value ("?", which paddle2onnx writes for
 // any free dimension, names none; shapes given that disagree on a symbol are used as given, and

@@ -159,7 +159,7 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   app.add_option("--batch", options->batch,
                  "Batch size; replaces dimension 0 of the inputs not given by --input-shape: "
                  "a symbolic one, or a static one when no input's is symbolic and it equals "
-                 "the first input's")
+                 "that of the first input of the highest rank")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   std::vector<std::string> input_shapes;
