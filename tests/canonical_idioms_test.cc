@@ -33,10 +33,6 @@ using testing::CountOps;
 using testing::GraphBuilder;
 using testing::MaxAbsDiff;
 
-ValueId Scalar(GraphBuilder& b, const std::string& name, float value) {
-  return b.Constant(name, Tensor::FromFloat({value}, {}));
-}
-
 ValueId Ints(GraphBuilder& b, const std::string& name, const std::vector<int64_t>& values) {
   return b.Constant(name, Tensor::FromInt64(values, {static_cast<int64_t>(values.size())}));
 }
@@ -172,7 +168,7 @@ enum class Relu6As { kClip, kMaxMin, kMinMax };
 
 // ReLU6(x + 3) in one of the spellings; `three_first` puts the 3 first in the Add.
 ValueId Relu6OfXPlus3(GraphBuilder& b, ValueId x, Relu6As as, bool three_first, int64_t opset) {
-  ValueId three = Scalar(b, "three", 3.f);
+  ValueId three = b.Scalar("three", 3.f);
   ValueId t = three_first ? b.Op("Add", {three, x}) : b.Op("Add", {x, three});
   switch (as) {
     case Relu6As::kClip:
@@ -182,19 +178,19 @@ ValueId Relu6OfXPlus3(GraphBuilder& b, ValueId x, Relu6As as, bool three_first, 
         bounds.Set("max", 6.f);
         return b.Op("Clip", {t}, bounds);
       }
-      return b.Op("Clip", {t, Scalar(b, "zero", 0.f), Scalar(b, "six", 6.f)});
+      return b.Op("Clip", {t, b.Scalar("zero", 0.f), b.Scalar("six", 6.f)});
     case Relu6As::kMaxMin:
-      return b.Op("Min", {b.Op("Max", {t, Scalar(b, "zero", 0.f)}), Scalar(b, "six", 6.f)});
+      return b.Op("Min", {b.Op("Max", {t, b.Scalar("zero", 0.f)}), b.Scalar("six", 6.f)});
     case Relu6As::kMinMax:
-      return b.Op("Max", {b.Op("Min", {t, Scalar(b, "six", 6.f)}), Scalar(b, "zero", 0.f)});
+      return b.Op("Max", {b.Op("Min", {t, b.Scalar("six", 6.f)}), b.Scalar("zero", 0.f)});
   }
   return kNoValue;
 }
 
 // r / 6, or r * (1/6) with the constant on either side.
 ValueId Sixth(GraphBuilder& b, ValueId r, int form) {
-  if (form == 0) return b.Op("Div", {r, Scalar(b, "six_d", 6.f)});
-  ValueId sixth = Scalar(b, "sixth", 1.f / 6.f);
+  if (form == 0) return b.Op("Div", {r, b.Scalar("six_d", 6.f)});
+  ValueId sixth = b.Scalar("sixth", 1.f / 6.f);
   return form == 1 ? b.Op("Mul", {r, sixth}) : b.Op("Mul", {sixth, r});
 }
 
@@ -278,9 +274,9 @@ TEST(FuseHardSwishTest, LeavesOtherConstantsSharedValuesAndOldOpsets) {
   for (int variant = 0; variant < 3; ++variant) {
     GraphBuilder b(14);
     ValueId x = b.Input("x", {1, 2, 3, 3});
-    ValueId t = b.Op("Add", {x, Scalar(b, "c", variant == 1 ? 2.f : 3.f)});
-    ValueId r = b.Op("Clip", {t, Scalar(b, "lo", 0.f), Scalar(b, "hi", variant == 0 ? 5.f : 6.f)});
-    Graph g = b.Finish({b.Op("Div", {r, Scalar(b, "d", variant == 2 ? 5.f : 6.f)})});
+    ValueId t = b.Op("Add", {x, b.Scalar("c", variant == 1 ? 2.f : 3.f)});
+    ValueId r = b.Op("Clip", {t, b.Scalar("lo", 0.f), b.Scalar("hi", variant == 0 ? 5.f : 6.f)});
+    Graph g = b.Finish({b.Op("Div", {r, b.Scalar("d", variant == 2 ? 5.f : 6.f)})});
     EXPECT_EQ(FuseHardSwish(g), 0) << "variant " << variant;
   }
   // The 3 computed at run time (a graph input), not a constant.
@@ -288,17 +284,17 @@ TEST(FuseHardSwishTest, LeavesOtherConstantsSharedValuesAndOldOpsets) {
     GraphBuilder b(14);
     ValueId x = b.Input("x", {1, 2, 3, 3});
     ValueId three = b.Input("three", {});
-    ValueId r = b.Op("Clip", {b.Op("Add", {x, three}), Scalar(b, "lo", 0.f), Scalar(b, "hi", 6.f)});
-    Graph g = b.Finish({b.Op("Div", {r, Scalar(b, "d", 6.f)})});
+    ValueId r = b.Op("Clip", {b.Op("Add", {x, three}), b.Scalar("lo", 0.f), b.Scalar("hi", 6.f)});
+    Graph g = b.Finish({b.Op("Div", {r, b.Scalar("d", 6.f)})});
     EXPECT_EQ(FuseHardSwish(g), 0);
   }
   // An intermediate read twice: x + 3 is also an output.
   {
     GraphBuilder b(14);
     ValueId x = b.Input("x", {1, 2, 3, 3});
-    ValueId t = b.Op("Add", {x, Scalar(b, "three", 3.f)});
-    ValueId r = b.Op("Clip", {t, Scalar(b, "lo", 0.f), Scalar(b, "hi", 6.f)});
-    Graph g = b.Finish({b.Op("Div", {r, Scalar(b, "d", 6.f)}), t});
+    ValueId t = b.Op("Add", {x, b.Scalar("three", 3.f)});
+    ValueId r = b.Op("Clip", {t, b.Scalar("lo", 0.f), b.Scalar("hi", 6.f)});
+    Graph g = b.Finish({b.Op("Div", {r, b.Scalar("d", 6.f)}), t});
     EXPECT_EQ(FuseHardSwish(g), 0);
     EXPECT_EQ(CountOps(g, "Clip"), 1);
   }

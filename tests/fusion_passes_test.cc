@@ -25,10 +25,6 @@ using testing::CountOps;
 using testing::GraphBuilder;
 using testing::MaxAbsDiff;
 
-ValueId Scalar(GraphBuilder& b, const std::string& name, float value) {
-  return b.Constant(name, Tensor::FromFloat({value}, {}));
-}
-
 // Runs `fuse` and checks that it made `expected` nodes and that the graph still computes the
 // same (within `tolerance`) on a random input of `dims`.
 void ExpectFusedSame(Graph g, const std::function<int(Graph&)>& fuse, int expected,
@@ -52,12 +48,12 @@ enum class HalfAt { kX, kFactor, kProduct };
 Graph ErfGelu(HalfAt half_at, bool mul_by_inverse, bool one_first, bool x_second = false) {
   GraphBuilder b;
   ValueId x = b.Input("x", {2, 3, 8});
-  ValueId scaled = mul_by_inverse ? b.Op("Mul", {Scalar(b, "inv_sqrt2", 0.70710678f), x})
-                                  : b.Op("Div", {x, Scalar(b, "sqrt2", 1.4142135f)});
+  ValueId scaled = mul_by_inverse ? b.Op("Mul", {b.Scalar("inv_sqrt2", 0.70710678f), x})
+                                  : b.Op("Div", {x, b.Scalar("sqrt2", 1.4142135f)});
   ValueId erf = b.Op("Erf", {scaled});
-  ValueId one = Scalar(b, "one", 1.f);
+  ValueId one = b.Scalar("one", 1.f);
   ValueId factor = one_first ? b.Op("Add", {one, erf}) : b.Op("Add", {erf, one});
-  ValueId half = Scalar(b, "half", 0.5f);
+  ValueId half = b.Scalar("half", 0.5f);
   ValueId y = kNoValue;
   switch (half_at) {
     case HalfAt::kX: {
@@ -103,12 +99,12 @@ Graph TanhGelu(bool use_pow, bool x_last_in_sum) {
   GraphBuilder b;
   ValueId x = b.Input("x", {4, 16});
   ValueId cube =
-      use_pow ? b.Op("Pow", {x, Scalar(b, "three", 3.f)}) : b.Op("Mul", {b.Op("Mul", {x, x}), x});
-  ValueId term = b.Op("Mul", {Scalar(b, "c", 0.044715f), cube});
+      use_pow ? b.Op("Pow", {x, b.Scalar("three", 3.f)}) : b.Op("Mul", {b.Op("Mul", {x, x}), x});
+  ValueId term = b.Op("Mul", {b.Scalar("c", 0.044715f), cube});
   ValueId sum = x_last_in_sum ? b.Op("Add", {term, x}) : b.Op("Add", {x, term});
-  ValueId inner = b.Op("Mul", {sum, Scalar(b, "k", 0.7978845608f)});
-  ValueId factor = b.Op("Add", {Scalar(b, "one", 1.f), b.Op("Tanh", {inner})});
-  ValueId y = b.Op("Mul", {b.Op("Mul", {Scalar(b, "half", 0.5f), x}), factor});
+  ValueId inner = b.Op("Mul", {sum, b.Scalar("k", 0.7978845608f)});
+  ValueId factor = b.Op("Add", {b.Scalar("one", 1.f), b.Op("Tanh", {inner})});
+  ValueId y = b.Op("Mul", {b.Op("Mul", {b.Scalar("half", 0.5f), x}), factor});
   return b.Finish({y});
 }
 
@@ -130,9 +126,9 @@ TEST(FuseGeluTest, LeavesASubgraphWithAnotherReaderOrOtherConstants) {
   {  // The Erf's output is also a graph output.
     GraphBuilder b;
     ValueId x = b.Input("x", {8});
-    ValueId erf = b.Op("Erf", {b.Op("Div", {x, Scalar(b, "sqrt2", 1.4142135f)})});
-    ValueId factor = b.Op("Add", {erf, Scalar(b, "one", 1.f)});
-    ValueId y = b.Op("Mul", {b.Op("Mul", {x, Scalar(b, "half", 0.5f)}), factor});
+    ValueId erf = b.Op("Erf", {b.Op("Div", {x, b.Scalar("sqrt2", 1.4142135f)})});
+    ValueId factor = b.Op("Add", {erf, b.Scalar("one", 1.f)});
+    ValueId y = b.Op("Mul", {b.Op("Mul", {x, b.Scalar("half", 0.5f)}), factor});
     Graph g = b.Finish({y, erf});
     EXPECT_EQ(FuseGelu(g), 0);
     EXPECT_EQ(CountOps(g, "Erf"), 1);
@@ -140,9 +136,9 @@ TEST(FuseGeluTest, LeavesASubgraphWithAnotherReaderOrOtherConstants) {
   {  // x * 0.5 is read by another node too.
     GraphBuilder b;
     ValueId x = b.Input("x", {8});
-    ValueId erf = b.Op("Erf", {b.Op("Div", {x, Scalar(b, "sqrt2", 1.4142135f)})});
-    ValueId factor = b.Op("Add", {erf, Scalar(b, "one", 1.f)});
-    ValueId half_x = b.Op("Mul", {x, Scalar(b, "half", 0.5f)});
+    ValueId erf = b.Op("Erf", {b.Op("Div", {x, b.Scalar("sqrt2", 1.4142135f)})});
+    ValueId factor = b.Op("Add", {erf, b.Scalar("one", 1.f)});
+    ValueId half_x = b.Op("Mul", {x, b.Scalar("half", 0.5f)});
     ValueId y = b.Op("Add", {b.Op("Mul", {half_x, factor}), half_x});
     Graph g = b.Finish({y});
     EXPECT_EQ(FuseGelu(g), 0);
@@ -150,28 +146,28 @@ TEST(FuseGeluTest, LeavesASubgraphWithAnotherReaderOrOtherConstants) {
   for (float sqrt2 : {1.5f, 1.414f}) {  // not sqrt(2) within a relative 1e-5
     GraphBuilder b;
     ValueId x = b.Input("x", {8});
-    ValueId erf = b.Op("Erf", {b.Op("Div", {x, Scalar(b, "c", sqrt2)})});
-    ValueId factor = b.Op("Add", {erf, Scalar(b, "one", 1.f)});
-    Graph g = b.Finish({b.Op("Mul", {b.Op("Mul", {x, Scalar(b, "half", 0.5f)}), factor})});
+    ValueId erf = b.Op("Erf", {b.Op("Div", {x, b.Scalar("c", sqrt2)})});
+    ValueId factor = b.Op("Add", {erf, b.Scalar("one", 1.f)});
+    Graph g = b.Finish({b.Op("Mul", {b.Op("Mul", {x, b.Scalar("half", 0.5f)}), factor})});
     EXPECT_EQ(FuseGelu(g), 0) << sqrt2;
   }
   {  // Erf of another value than the one multiplied.
     GraphBuilder b;
     ValueId x = b.Input("x", {8});
     ValueId other = b.Op("Relu", {x});
-    ValueId erf = b.Op("Erf", {b.Op("Div", {other, Scalar(b, "sqrt2", 1.4142135f)})});
-    ValueId factor = b.Op("Add", {erf, Scalar(b, "one", 1.f)});
-    Graph g = b.Finish({b.Op("Mul", {b.Op("Mul", {x, Scalar(b, "half", 0.5f)}), factor})});
+    ValueId erf = b.Op("Erf", {b.Op("Div", {other, b.Scalar("sqrt2", 1.4142135f)})});
+    ValueId factor = b.Op("Add", {erf, b.Scalar("one", 1.f)});
+    Graph g = b.Finish({b.Op("Mul", {b.Op("Mul", {x, b.Scalar("half", 0.5f)}), factor})});
     EXPECT_EQ(FuseGelu(g), 0);
   }
   {  // The tanh form with x^2 instead of x^3.
     GraphBuilder b;
     ValueId x = b.Input("x", {8});
     ValueId term =
-        b.Op("Mul", {b.Op("Pow", {x, Scalar(b, "two", 2.f)}), Scalar(b, "c", 0.044715f)});
-    ValueId inner = b.Op("Mul", {b.Op("Add", {x, term}), Scalar(b, "k", 0.7978845608f)});
-    ValueId factor = b.Op("Add", {b.Op("Tanh", {inner}), Scalar(b, "one", 1.f)});
-    Graph g = b.Finish({b.Op("Mul", {b.Op("Mul", {x, Scalar(b, "half", 0.5f)}), factor})});
+        b.Op("Mul", {b.Op("Pow", {x, b.Scalar("two", 2.f)}), b.Scalar("c", 0.044715f)});
+    ValueId inner = b.Op("Mul", {b.Op("Add", {x, term}), b.Scalar("k", 0.7978845608f)});
+    ValueId factor = b.Op("Add", {b.Op("Tanh", {inner}), b.Scalar("one", 1.f)});
+    Graph g = b.Finish({b.Op("Mul", {b.Op("Mul", {x, b.Scalar("half", 0.5f)}), factor})});
     EXPECT_EQ(FuseGelu(g), 0);
   }
 }
@@ -201,9 +197,9 @@ Graph DecomposedLayerNorm(const LayerNormSpelling& s, GraphBuilder& b) {
                 {in, b.Constant("axes" + std::to_string(in), Tensor::FromInt64(s.axes, {n}))});
   };
   ValueId d = b.Op("Sub", {x, reduce_mean(x)});
-  ValueId square = s.square_by_mul ? b.Op("Mul", {d, d}) : b.Op("Pow", {d, Scalar(b, "two", 2.f)});
+  ValueId square = s.square_by_mul ? b.Op("Mul", {d, d}) : b.Op("Pow", {d, b.Scalar("two", 2.f)});
   ValueId var = reduce_mean(square);
-  ValueId std_dev = b.Op("Sqrt", {b.Op("Add", {var, Scalar(b, "eps", 1e-5f)})});
+  ValueId std_dev = b.Op("Sqrt", {b.Op("Add", {var, b.Scalar("eps", 1e-5f)})});
   ValueId y = b.Op("Div", {d, std_dev});
   if (s.scale) y = b.Op("Mul", {y, b.Constant("gamma", b.Random(s.param_dims))});
   if (s.bias) y = b.Op("Add", {b.Constant("beta", b.Random(s.param_dims)), y});
@@ -303,7 +299,7 @@ TEST(FuseLayerNormTest, LeavesOtherNormalisations) {
     last.Set("axes", std::vector<int64_t>{-1});
     ValueId d = b.Op("Sub", {x, b.Op("ReduceMean", {x}, last)});
     ValueId var = b.Op("ReduceMean", {b.Op("Mul", {d, d})}, last);
-    ValueId std_dev = b.Op("Sqrt", {b.Op("Add", {var, Scalar(b, "eps", 1e-5f)})});
+    ValueId std_dev = b.Op("Sqrt", {b.Op("Add", {var, b.Scalar("eps", 1e-5f)})});
     ValueId y = b.Op("Div", {d, std_dev});
     Graph g = b.Finish({y, b.Op("Relu", {d})});
     EXPECT_EQ(FuseLayerNorm(g), 0);
@@ -316,7 +312,7 @@ TEST(FuseLayerNormTest, LeavesOtherNormalisations) {
     all.Set("axes", std::vector<int64_t>{0, 1});
     ValueId d = b.Op("Sub", {x, b.Op("ReduceMean", {x}, last)});
     ValueId var = b.Op("ReduceMean", {b.Op("Mul", {d, d})}, all);
-    ValueId std_dev = b.Op("Sqrt", {b.Op("Add", {var, Scalar(b, "eps", 1e-5f)})});
+    ValueId std_dev = b.Op("Sqrt", {b.Op("Add", {var, b.Scalar("eps", 1e-5f)})});
     Graph g = b.Finish({b.Op("Div", {d, std_dev})});
     EXPECT_EQ(FuseLayerNorm(g), 0);
   }
@@ -326,8 +322,8 @@ TEST(FuseLayerNormTest, LeavesOtherNormalisations) {
     AttributeMap last;
     last.Set("axes", std::vector<int64_t>{-1});
     ValueId d = b.Op("Sub", {x, b.Op("ReduceMean", {x}, last)});
-    ValueId var = b.Op("ReduceMean", {b.Op("Pow", {d, Scalar(b, "three", 3.f)})}, last);
-    ValueId std_dev = b.Op("Sqrt", {b.Op("Add", {var, Scalar(b, "eps", 1e-5f)})});
+    ValueId var = b.Op("ReduceMean", {b.Op("Pow", {d, b.Scalar("three", 3.f)})}, last);
+    ValueId std_dev = b.Op("Sqrt", {b.Op("Add", {var, b.Scalar("eps", 1e-5f)})});
     Graph g = b.Finish({b.Op("Div", {d, std_dev})});
     EXPECT_EQ(FuseLayerNorm(g), 0);
   }
@@ -340,9 +336,9 @@ Graph LayerNormThenGelu(GraphBuilder& b) {
   LayerNormSpelling s;
   Graph norm = DecomposedLayerNorm(s, b);
   ValueId x = norm.outputs[0];
-  ValueId erf = b.Op("Erf", {b.Op("Div", {x, Scalar(b, "sqrt2", 1.4142135f)})});
-  ValueId factor = b.Op("Add", {erf, Scalar(b, "one", 1.f)});
-  return b.Finish({b.Op("Mul", {b.Op("Mul", {x, Scalar(b, "half", 0.5f)}), factor})});
+  ValueId erf = b.Op("Erf", {b.Op("Div", {x, b.Scalar("sqrt2", 1.4142135f)})});
+  ValueId factor = b.Op("Add", {erf, b.Scalar("one", 1.f)});
+  return b.Finish({b.Op("Mul", {b.Op("Mul", {x, b.Scalar("half", 0.5f)}), factor})});
 }
 
 TEST(FusionCanonicalizeTest, CountsBothFusionsAndThePassesCanBeTurnedOff) {

@@ -34,6 +34,11 @@ class GraphBuilder {
     return graph_.AddConstant(name, std::move(tensor));
   }
 
+  // A float32 scalar constant.
+  ValueId Scalar(const std::string& name, float value) {
+    return Constant(name, Tensor::FromFloat({value}, {}));
+  }
+
   // A float tensor with values uniform in [-1, 1) from a fixed seed.
   Tensor Random(Dims dims) {
     Tensor t(DType::kFloat32, std::move(dims));
