@@ -16,7 +16,7 @@ import re
 import sys
 
 # Bottom to top. A layer is a folder of lib/ (its subfolders belong to it unless listed;
-# runtime/cuda/kernels is runtime/cuda's); a tuple holds layers of one level, which may not
+# each backend's kernels/ is its backend's); a tuple holds layers of one level, which may not
 # include each other.
 LAYERS = [
     "ios",                # include/ios: the public API's types (Status is the library's own)
@@ -32,6 +32,8 @@ LAYERS = [
     "plan",
     "runtime",
     ("runtime/cpu", "runtime/cuda"),  # the backends, side by side: neither includes the other
+    "profile",            # what compiling measures on the device: the stage timing rules
+    ("profile/cpu", "profile/cuda"),  # each backend's profilers
     "compile",
     "session",            # a plan opened on a device: the API's and iosrun's
     "api",
@@ -52,8 +54,9 @@ KNOWN_FAULTS = {}
 def layer_of(path):
     """The layer of a header as included ("ops/op_params.h") or of a file under lib/."""
     folder = os.path.dirname(path)
-    if folder.startswith("runtime/cuda"):
-        return "runtime/cuda"
+    for backend in ("runtime/cpu", "runtime/cuda"):  # kernels/ belongs to its backend
+        if folder.startswith(backend):
+            return backend
     best = None
     for layer in [x for level in LAYERS for x in (level if isinstance(level, tuple) else (level,))]:
         if folder == layer or folder.startswith(layer + "/"):

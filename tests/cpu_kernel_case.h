@@ -20,9 +20,9 @@
 #include "ir/fused_activation.h"
 #include "kernels/reference/reference_kernels.h"
 #include "one_node_graph.h"
-#include "runtime/cpu/cpu_kernel.h"
-#include "runtime/cpu/cpu_kernel_factories.h"
-#include "runtime/cpu/layout_adapter_cpu.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
+#include "runtime/cpu/kernels/cpu_kernel_factories.h"
+#include "runtime/cpu/kernels/layout_adapter_cpu.h"
 #include "tensor_compare.h"
 
 namespace ios::cpu_testing {

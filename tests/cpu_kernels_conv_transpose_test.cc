@@ -1,4 +1,4 @@
-// ConvTranspose's CPU kernel (runtime/cpu/conv_transpose_cpu.cc) against the reference kernel,
+// ConvTranspose's CPU kernel (runtime/cpu/kernels/conv_transpose_cpu.cc) against the reference kernel,
 // through the one-node harness (cpu_kernel_case.h): both of its ways (GEMMs for windows that
 // tile the output, oneDNN's deconvolution for the rest) over every attribute ONNX has, every
 // layout pair the CPU plans use, bias and fused activations, 1 and 2 threads.
@@ -13,7 +13,7 @@
 #include "ir/fused_activation.h"
 #include "layout_shorthands.h"
 #include "random_tensor.h"
-#include "runtime/cpu/cpu_kernel.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 
 namespace ios {
 namespace {

@@ -14,9 +14,9 @@
 #include "ir/fused_activation.h"
 #include "layout_shorthands.h"
 #include "random_tensor.h"
-#include "runtime/cpu/cpu_kernel.h"
-#include "runtime/cpu/cpu_vector_clones.h"
-#include "runtime/cpu/layout_adapter_cpu.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
+#include "runtime/cpu/kernels/cpu_vector_clones.h"
+#include "runtime/cpu/kernels/layout_adapter_cpu.h"
 
 namespace ios {
 namespace {

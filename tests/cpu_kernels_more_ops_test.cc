@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "cpu_kernel_case.h"
-#include "runtime/cpu/cpu_kernel.h"
-#include "runtime/cpu/cpu_kernel_factories.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
+#include "runtime/cpu/kernels/cpu_kernel_factories.h"
 #include "layout_shorthands.h"
 #include "random_tensor.h"
 

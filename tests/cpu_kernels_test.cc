@@ -21,8 +21,8 @@
 #include "one_node_graph.h"
 #include "ops/op_registry.h"
 #include "random_tensor.h"
-#include "runtime/cpu/cpu_kernel.h"
-#include "runtime/cpu/cpu_kernel_factories.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
+#include "runtime/cpu/kernels/cpu_kernel_factories.h"
 #include "tensor_compare.h"
 
 namespace ios {

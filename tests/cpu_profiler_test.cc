@@ -1,6 +1,6 @@
 // The CPU stage profiler: costs follow the work, are repeatable, and kernels and buffers are
 // made once and reused.
-#include "runtime/cpu/cpu_profiler.h"
+#include "profile/cpu/cpu_profiler.h"
 
 #include <gtest/gtest.h>
 

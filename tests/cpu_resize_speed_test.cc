@@ -15,7 +15,7 @@
 #include "kernels/reference/reference_kernels.h"
 #include "one_node_graph.h"
 #include "random_tensor.h"
-#include "runtime/cpu/cpu_kernel.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "tensor_compare.h"
 
 namespace ios {

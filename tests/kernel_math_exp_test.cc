@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/math/exp_math.h"
-#include "runtime/cpu/sigmoid_loops_cpu.h"
+#include "runtime/cpu/kernels/sigmoid_loops_cpu.h"
 
 namespace ios {
 namespace {

@@ -9,10 +9,10 @@
 #include <map>
 #include <set>
 
-#include "runtime/cpu/cpu_profiler.h"
+#include "profile/cpu/cpu_profiler.h"
 #include "kernels/reference/reference_graph.h"
 #include "passes/canonicalize.h"
-#include "runtime/cpu/cpu_kernel.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "sched/blocks.h"
 #include "test_graph_builder.h"
 

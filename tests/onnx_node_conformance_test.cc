@@ -38,7 +38,7 @@
 #include "one_node_graph.h"
 #include "onnx/attribute_proto.h"
 #include "onnx/tensor_proto.h"
-#include "runtime/cpu/cpu_kernel.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "test_paths.h"
 
 namespace ios {

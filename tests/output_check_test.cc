@@ -1,6 +1,6 @@
-// iosrun --check's comparison (runtime/output_check.h): the statistics it reports and each rule's
+// iosrun --check's comparison (iosrun/output_check.h): the statistics it reports and each rule's
 // verdict on outputs built to separate them.
-#include "runtime/output_check.h"
+#include "iosrun/output_check.h"
 
 #include <gtest/gtest.h>
 

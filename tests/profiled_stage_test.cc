@@ -1,6 +1,6 @@
-// What the CPU and CUDA stage profilers share (runtime/profiled_stage.h): the buffers of a stage
+// What the CPU and CUDA stage profilers share (profile/profiled_stage.h): the buffers of a stage
 // and the pool slot each one takes.
-#include "runtime/profiled_stage.h"
+#include "profile/profiled_stage.h"
 
 #include <gtest/gtest.h>
 

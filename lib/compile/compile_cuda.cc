@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <string>
 
-#include "runtime/cuda/conv_algorithm_selection.h"
+#include "profile/cuda/conv_algorithm_selection.h"
 #include "runtime/cuda/cuda_device.h"
 #include "runtime/cuda/cuda_fingerprint.h"
 #include "runtime/cuda/cuda_session.h"
-#include "runtime/cuda/cuda_stage_profiler.h"
+#include "profile/cuda/cuda_stage_profiler.h"
 #include "util/device_name.h"
 
 namespace ios {

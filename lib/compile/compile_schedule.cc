@@ -14,7 +14,7 @@
 #include "cost/cached_stage_cost.h"
 #include "plan/fingerprint_proto.h"
 #include "runtime/cpu/cpu_device.h"
-#include "runtime/cpu/cpu_profiler.h"
+#include "profile/cpu/cpu_profiler.h"
 #include "sched/ios_scheduler.h"
 #include "sched/merge_convs.h"
 #include "search_stats.pb.h"

@@ -59,7 +59,7 @@ struct PipelineOptions {
   // CUDA: "heuristic" records no conv algorithm, so the runtime takes cuDNN's heuristic choice
   // (as the stage profiler does); "measure" times cudnnFind's three fastest and the
   // heuristic's choice in the call the plan makes and records the fastest
-  // (runtime/cuda/conv_run_timing.h). cudnnFind's first alone ran 1.05-3.3x slower on an H100.
+  // (profile/cuda/conv_run_timing.h). cudnnFind's first alone ran 1.05-3.3x slower on an H100.
   std::string conv_algorithms = "heuristic";
   int max_streams = 0;             // 0: the device's default (CPU: its cores; GPU: 8)
   int64_t batch = 1;

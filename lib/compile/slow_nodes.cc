@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <map>
 
-#include "runtime/cpu/cpu_kernel.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "runtime/kernel_path.h"
 
 namespace ios {

@@ -4,7 +4,7 @@
 // plans. That is how an inference BN after something other than a conv can reach ios (DenseNet's
 // pre-activations after each Concat, as the project's generator writes them; converters that
 // decompose BN). The CPU's BN kernel then computes it, and the activation the lowering fuses into
-// it, in one pass over memory in the layout of the convs around it (runtime/cpu/batchnorm_cpu.cc),
+// it, in one pass over memory in the layout of the convs around it (runtime/cpu/kernels/batchnorm_cpu.cc),
 // where the broadcasting Mul and Add were two passes that kept the tensor from the blocked layout.
 //
 // X must be float32 of rank 2 or more, the Mul's output read by the Add alone and no graph

@@ -4,7 +4,7 @@
 // form, so on the CPU the tensor went back to NCHW there, and every conv, Concat and Split after
 // it reordered (ShuffleNetV2's reorders were about a third of its time). The same permutation
 // as Gather(X, indices, axis 1), indices[j * g + i] = i * C/g + j, keeps the tensor NHWC: the
-// CPU's Gather moves each pixel's channels (runtime/cpu/gather_cpu.cc).
+// CPU's Gather moves each pixel's channels (runtime/cpu/kernels/gather_cpu.cc).
 //
 // Only for CPU plans (the compile pipeline runs it for --device cpu); the CUDA backend keeps
 // the exporter's ops. The Reshapes and the Transpose must have no other readers, and neither

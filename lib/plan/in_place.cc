@@ -35,7 +35,7 @@ bool IsOnlyResidual(const Node& node, size_t input_index) {
 }
 
 // An inference BatchNormalization's X, which it reads nowhere else: the CPU kernel maps element
-// i to element i with per-channel factors (runtime/cpu/batchnorm_cpu.cc), which it reads first.
+// i to element i with per-channel factors (runtime/cpu/kernels/batchnorm_cpu.cc), which it reads first.
 bool IsBatchNormInput(const Node& node, size_t input_index) {
   if (node.op_type != "BatchNormalization" || input_index != 0) return false;
   StatusOr<int64_t> training = node.attrs.GetInt("training_mode", 0);

@@ -1,6 +1,6 @@
 // Where the IOS search gets a stage's latency on one device: the interface the search (its
 // consumer) owns, implemented by the analytic GPU models (cost/analytic_model.h), the CPU
-// profiler (runtime/cpu/cpu_profiler.h) and the CUDA profiler (runtime/cuda/
+// profiler (profile/cpu/cpu_profiler.h) and the CUDA profiler (runtime/cuda/
 // cuda_stage_profiler.h). CachedStageCost (cost/cached_stage_cost.h) in front of any of them
 // measures each distinct stage once (stage_signature.h) and can persist the measurements in a
 // timing cache keyed by the device's fingerprint.

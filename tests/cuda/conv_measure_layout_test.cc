@@ -12,7 +12,7 @@
 #include "../benchmark_network.h"
 #include "../test_graph_builder.h"
 #include "plan/memory_plan.h"
-#include "runtime/cuda/conv_algorithm_selection.h"
+#include "profile/cuda/conv_algorithm_selection.h"
 #include "runtime/strided_views.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"

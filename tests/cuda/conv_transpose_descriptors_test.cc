@@ -1,4 +1,4 @@
-// ConvTranspose's cuDNN descriptors without a device (runtime/cuda/conv_transpose_descriptors.h):
+// ConvTranspose's cuDNN descriptors without a device (runtime/cuda/kernels/conv_transpose_descriptors.h):
 // for ConvTranspose nodes of many shapes (strides, dilations, groups, output_padding, asymmetric
 // pads, output_shape, every auto_pad, 1-D to 3-D), cuDNN accepts the descriptors, and the
 // forward convolution they describe, run on the planned dx, gives back X's dims
@@ -6,7 +6,7 @@
 // dx at the planned crop. The backward-data semantics (dx[j] gathers dy[i] * w[k] over
 // i * stride - pad + k * dilation = j) are then run on the host with the planned geometry, and
 // the crop plus bias must equal the reference ConvTranspose. Also what the factory refuses.
-#include "runtime/cuda/conv_transpose_descriptors.h"
+#include "runtime/cuda/kernels/conv_transpose_descriptors.h"
 
 #include <gtest/gtest.h>
 
@@ -18,8 +18,8 @@
 #include "../test_graph_builder.h"
 #include "kernels/reference/reference_kernels.h"
 #include "own_kernel_test_graph.h"
-#include "runtime/cuda/conv_algorithm.h"
-#include "runtime/cuda/cuda_kernel.h"
+#include "runtime/cuda/kernels/conv_algorithm.h"
+#include "runtime/cuda/kernels/cuda_kernel.h"
 
 namespace ios {
 namespace {

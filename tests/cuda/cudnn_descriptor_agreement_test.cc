@@ -1,5 +1,5 @@
 // cuDNN agrees with ios on every conv and pool window: the backend's own descriptor builders
-// (runtime/cuda/cudnn_descriptors.h) must be accepted by cuDNN, and cuDNN's output dims
+// (runtime/cuda/kernels/cudnn_descriptors.h) must be accepted by cuDNN, and cuDNN's output dims
 // (cudnnGetConvolutionNdForwardOutputDim / cudnnGetPoolingNdForwardOutputDim, which need no
 // device) must be the full output the builders planned, containing ios's inferred output at the
 // planned crop. Runs over every Conv and pool of the four benchmark networks after
@@ -20,8 +20,8 @@
 #include "onnx/onnx_importer.h"
 #include "passes/canonicalize.h"
 #include "sched/merge_convs.h"
-#include "runtime/cuda/conv_algorithm.h"
-#include "runtime/cuda/cudnn_descriptors.h"
+#include "runtime/cuda/kernels/conv_algorithm.h"
+#include "runtime/cuda/kernels/cudnn_descriptors.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
 

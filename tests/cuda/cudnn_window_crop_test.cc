@@ -14,7 +14,7 @@
 #include "../random_tensor.h"
 #include "../test_graph_builder.h"
 #include "kernels/reference/reference_kernels.h"
-#include "runtime/cuda/cudnn_descriptors.h"
+#include "runtime/cuda/kernels/cudnn_descriptors.h"
 
 namespace ios {
 namespace {

@@ -11,8 +11,8 @@
 #include "../random_tensor.h"
 #include "../test_graph_builder.h"
 #include "kernels/reference/reference_kernels.h"
-#include "runtime/cuda/cuda_kernel.h"
-#include "runtime/cuda/cudnn_descriptors.h"
+#include "runtime/cuda/kernels/cuda_kernel.h"
+#include "runtime/cuda/kernels/cudnn_descriptors.h"
 #include "runtime/cuda/kernels/gemm_cublas.h"
 #include "runtime/cuda/kernels/library_kernel_factories.h"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "../one_node_graph.h"
-#include "runtime/cuda/cuda_kernel.h"
+#include "runtime/cuda/kernels/cuda_kernel.h"
 
 namespace ios::testing {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "own_kernel_test_graph.h"
-#include "runtime/cuda/cuda_kernel.h"
+#include "runtime/cuda/kernels/cuda_kernel.h"
 
 namespace ios {
 namespace {

@@ -8,7 +8,7 @@
 #include "fuzz_scratch.h"
 #include "onnx/tensor_proto.h"
 #include "util/device_name.h"
-#include "runtime/output_check.h"
+#include "iosrun/output_check.h"
 #include "onnx/shape_spec.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {

@@ -5,9 +5,9 @@
 #include "kernels/reference/reference_kernels.h"
 #include "onnx/onnx_importer.h"
 #include "ops/op_registry.h"
-#include "runtime/cpu/cpu_kernel.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #ifdef IOS_HAVE_CUDA
-#include "runtime/cuda/cuda_kernel.h"
+#include "runtime/cuda/kernels/cuda_kernel.h"
 #endif
 
 namespace ios {

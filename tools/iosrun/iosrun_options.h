@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "runtime/output_check.h"
+#include "iosrun/output_check.h"
 
 namespace ios {
 
@@ -25,7 +25,7 @@ struct IosrunOptions {
   std::string load_inputs_dir;
   std::string save_outputs_dir;
   std::string check_dir;
-  OutputCheckOptions check;  // --atol, --rtol, --check-error-stat (runtime/output_check.h)
+  OutputCheckOptions check;  // --atol, --rtol, --check-error-stat (iosrun/output_check.h)
   bool bench = false;
   double warmup_ms = 200;
   int iterations = 10;    // at least this many timed runs

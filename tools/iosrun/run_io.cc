@@ -8,7 +8,7 @@
 #include "kernels/math/cast_math.h"
 #include "onnx/tensor_files.h"
 #include "util/file_util.h"
-#include "runtime/output_check.h"
+#include "iosrun/output_check.h"
 
 namespace ios {
 namespace {

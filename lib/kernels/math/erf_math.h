@@ -1,5 +1,5 @@
 // erf in float without a libm call, written so that a compiler vectorises a loop over it (no
-// branches, only selects; no calls): the CPU's Erf kernel runs it (runtime/cpu/unary_cpu.cc),
+// branches, only selects; no calls): the CPU's Erf kernel runs it (runtime/cpu/kernels/unary_cpu.cc),
 // where libm's erff keeps a loop scalar (28x onnxruntime's time on one thread).
 //
 // |x| <= 0.9: erf(x) = x P(x^2), P of degree 6. 0.9 < |x| < 3.92: erf(x) = 1 - exp(-x^2) S(|x|),

@@ -1,6 +1,6 @@
 // exp, sigmoid and SiLU in float without a libm call, written so that a compiler vectorises a
 // loop over them: no branches (only selects), no calls, no integer division. The CPU's
-// standalone and post-conv Sigmoid and SiLU passes run them (runtime/cpu/activation_cpu.cc);
+// standalone and post-conv Sigmoid and SiLU passes run them (runtime/cpu/kernels/activation_cpu.cc);
 // libm's expf keeps such a loop scalar, and oneDNN 2.6's swish took 2-3x the memory-bound time.
 //
 // exp(x) = 2^n * exp(r): n = round(x / ln2), r = x - n ln2 in [-ln2/2, ln2/2] (ln2 split in two

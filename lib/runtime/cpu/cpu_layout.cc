@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "ir/fused_activation.h"
-#include "runtime/cpu/cpu_kernel.h"
-#include "runtime/cpu/dnnl_common.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
+#include "runtime/cpu/kernels/dnnl_common.h"
 
 namespace ios {
 namespace {

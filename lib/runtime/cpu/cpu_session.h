@@ -9,7 +9,7 @@
 
 #include "plan/plan_loader.h"
 #include "runtime/command_list.h"
-#include "runtime/cpu/cpu_kernel.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "runtime/executor.h"
 #include "runtime/node_buffers.h"
 #include "util/status.h"

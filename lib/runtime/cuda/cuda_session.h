@@ -20,7 +20,7 @@
 
 #include "plan/plan_loader.h"
 #include "runtime/command_list.h"
-#include "runtime/cuda/cuda_kernel.h"
+#include "runtime/cuda/kernels/cuda_kernel.h"
 #include "runtime/cuda/cuda_replay.h"
 #include "runtime/cuda/cuda_streams.h"
 #include "runtime/node_buffers.h"

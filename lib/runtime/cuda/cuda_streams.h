@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "runtime/cuda/cuda_kernel.h"
+#include "runtime/cuda/kernels/cuda_kernel.h"
 #include "util/status.h"
 
 namespace ios {

@@ -1,4 +1,4 @@
-// Conv algorithms timed as the plan runs them (runtime/cuda/conv_run_timing.h): a conv with a
+// Conv algorithms timed as the plan runs them (profile/cuda/conv_run_timing.h): a conv with a
 // bias and a fused ReLU, timed with cudnnFind's first algorithm and with the heuristic's, gives
 // positive, repeatable times; SelectConvAlgorithms records one of the candidates it timed.
 #include <gtest/gtest.h>
@@ -11,9 +11,9 @@
 #include "../../test_graph_builder.h"
 #include "gpu_test_util.h"
 #include "ir/fused_activation.h"
-#include "runtime/cuda/conv_algorithm.h"
-#include "runtime/cuda/conv_algorithm_selection.h"
-#include "runtime/cuda/conv_run_timing.h"
+#include "runtime/cuda/kernels/conv_algorithm.h"
+#include "profile/cuda/conv_algorithm_selection.h"
+#include "profile/cuda/conv_run_timing.h"
 #include "runtime/cuda/cuda_streams.h"
 #include "sched/blocks.h"
 

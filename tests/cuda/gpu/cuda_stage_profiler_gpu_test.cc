@@ -8,8 +8,8 @@
 
 #include "../../test_graph_builder.h"
 #include "gpu_test_util.h"
-#include "runtime/cuda/conv_algorithm_selection.h"
-#include "runtime/cuda/cuda_stage_profiler.h"
+#include "profile/cuda/conv_algorithm_selection.h"
+#include "profile/cuda/cuda_stage_profiler.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
 

@@ -15,11 +15,11 @@
 #include "gpu_test_util.h"
 #include "ir/fused_activation.h"
 #include "kernels/reference/reference_kernels.h"
-#include "runtime/cuda/conv_algorithm.h"
+#include "runtime/cuda/kernels/conv_algorithm.h"
 #include "runtime/cuda/cuda_check.h"
-#include "runtime/cuda/cuda_kernel.h"
+#include "runtime/cuda/kernels/cuda_kernel.h"
 #include "runtime/cuda/cuda_streams.h"
-#include "runtime/cuda/cudnn_descriptors.h"
+#include "runtime/cuda/kernels/cudnn_descriptors.h"
 
 namespace ios {
 namespace {

@@ -15,7 +15,7 @@
 #include "../own_kernel_test_graph.h"
 #include "gpu_test_util.h"
 #include "kernels/reference/reference_kernels.h"
-#include "runtime/cuda/cuda_kernel.h"
+#include "runtime/cuda/kernels/cuda_kernel.h"
 #include "runtime/cuda/cuda_streams.h"
 
 namespace ios::testing {

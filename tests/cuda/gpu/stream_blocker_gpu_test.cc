@@ -7,7 +7,7 @@
 
 #include "gpu_test_util.h"
 #include "runtime/cuda/cuda_streams.h"
-#include "runtime/cuda/stream_blocker.h"
+#include "profile/cuda/stream_blocker.h"
 
 namespace ios {
 namespace {

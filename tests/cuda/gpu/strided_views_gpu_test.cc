@@ -17,7 +17,7 @@
 #include "plan/memory_plan.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_loader.h"
-#include "runtime/cuda/conv_algorithm_selection.h"
+#include "profile/cuda/conv_algorithm_selection.h"
 #include "runtime/cuda/cuda_session.h"
 #include "sched/blocks.h"
 

@@ -7,7 +7,7 @@
 
 #include "ir/fused_activation.h"
 #include "kernels/reference/reference_util.h"
-#include "runtime/cuda/activation_impl.h"
+#include "runtime/cuda/kernels/activation_impl.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/kernels/elementwise_impl.h"
 #include "runtime/cuda/kernels/own_kernel_factories.h"

@@ -21,10 +21,10 @@
 #include <string>
 
 #include "ir/fused_activation.h"
-#include "runtime/cuda/activation_impl.h"
-#include "runtime/cuda/conv_algorithm.h"
+#include "runtime/cuda/kernels/activation_impl.h"
+#include "runtime/cuda/kernels/conv_algorithm.h"
 #include "runtime/cuda/cuda_check.h"
-#include "runtime/cuda/cudnn_descriptors.h"
+#include "runtime/cuda/kernels/cudnn_descriptors.h"
 #include "runtime/cuda/kernels/library_kernel_factories.h"
 
 namespace ios {

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "ir/fused_activation.h"
-#include "runtime/cuda/conv_algorithm.h"
-#include "runtime/cuda/conv_transpose_descriptors.h"
+#include "runtime/cuda/kernels/conv_algorithm.h"
+#include "runtime/cuda/kernels/conv_transpose_descriptors.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/kernels/library_kernel_factories.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "runtime/cuda/cuda_check.h"
-#include "runtime/cuda/cudnn_descriptors.h"
+#include "runtime/cuda/kernels/cudnn_descriptors.h"
 #include "runtime/cuda/kernels/gemm_cublas.h"
 #include "runtime/cuda/kernels/library_kernel_factories.h"
 

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "runtime/cuda/cuda_kernel.h"
+#include "runtime/cuda/kernels/cuda_kernel.h"
 
 namespace ios {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "ops/op_util.h"
-#include "runtime/cuda/cudnn_descriptors.h"
+#include "runtime/cuda/kernels/cudnn_descriptors.h"
 #include "runtime/cuda/kernels/gemm_cublas.h"
 #include "runtime/cuda/kernels/library_kernel_factories.h"
 

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "runtime/cuda/cuda_kernel.h"
+#include "runtime/cuda/kernels/cuda_kernel.h"
 
 namespace ios {
 

@@ -10,7 +10,7 @@
 #include "kernels/math/cast_math.h"
 #include "kernels/math/index_math.h"
 #include "ops/op_params.h"
-#include "runtime/cuda/cuda_kernel.h"
+#include "runtime/cuda/kernels/cuda_kernel.h"
 #include "util/status.h"
 
 namespace ios {
