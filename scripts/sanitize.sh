@@ -56,8 +56,7 @@ echo "sanitize: build took $((SECONDS - start)) s"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 start=$SECONDS
-ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" -L unit \
-  -E '^IosSchedulerPerfTest\.'
+ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" -L unit
 echo "sanitize: unit tests took $((SECONDS - start)) s"
 start=$SECONDS
 ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" -L python --timeout 900 \

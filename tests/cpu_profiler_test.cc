@@ -43,7 +43,7 @@ int64_t ResidentBytes() {
   return resident * sysconf(_SC_PAGESIZE);
 }
 
-TEST(CpuProfilerTest, BigConvCostsMoreThanSmallConv) {
+TEST(CpuProfilerPerfTest, BigConvCostsMoreThanSmallConv) {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 64, 35, 35});
   ValueId big = b.Conv(x, 192, 3, 1);   // 135 M multiply-adds
@@ -63,7 +63,7 @@ TEST(CpuProfilerTest, BigConvCostsMoreThanSmallConv) {
   EXPECT_GT(*big_ms, 2 * *small_ms) << "big " << *big_ms << " ms, small " << *small_ms << " ms";
 }
 
-TEST(CpuProfilerTest, TwoGroupStageIsPositiveAndRepeatable) {
+TEST(CpuProfilerPerfTest, TwoGroupStageIsPositiveAndRepeatable) {
   GraphBuilder b;
   ValueId x = b.Input("x", {1, 32, 28, 28});
   ValueId a = b.Conv(x, 64, 3, 1);                // node 0: group 0

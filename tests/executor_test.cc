@@ -223,7 +223,7 @@ TEST(ExecutorTest, TracedRunRecordsEveryCommandInOrder) {
   EXPECT_TRUE(executor.Run(list, runner).ok());
 }
 
-TEST(ExecutorTest, ConcurrentGroupsOverlap) {
+TEST(ExecutorPerfTest, ConcurrentGroupsOverlap) {
   Fan f = MakeFan();
   CommandList list = Lower(f.graph, FanSchedule(f), 4);
   StreamExecutor executor(4);
