@@ -14,6 +14,7 @@
 #include "kernels/reference/reference_graph.h"
 #include "passes/fuse_activation.h"
 #include "plan/in_place.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "tensor_compare.h"
 #include "test_graph_builder.h"
 
@@ -135,12 +136,12 @@ TEST(ChannelAffineTest, ActivationsFuseIntoInferenceBatchNormsOnly) {
   EXPECT_EQ(fused->op_type, "BatchNormalization");
   EXPECT_EQ(GetFusedActivation(fused->attrs).alpha, 0.2f);
   // It may write over its X, not over a parameter; a training BN may not.
-  EXPECT_TRUE(MayRunInPlace(g, *fused, 0));
-  EXPECT_FALSE(MayRunInPlace(g, *fused, 1));
+  EXPECT_TRUE(MayRunInPlace(g, *fused, 0, CpuKernelCaps()));
+  EXPECT_FALSE(MayRunInPlace(g, *fused, 1, CpuKernelCaps()));
   for (const Node& node : g.nodes) {
     if (!node.dead && node.op_type == "BatchNormalization" &&
         node.attrs.GetInt("training_mode", 0).value() == 1) {
-      EXPECT_FALSE(MayRunInPlace(g, node, 0));
+      EXPECT_FALSE(MayRunInPlace(g, node, 0, CpuKernelCaps()));
     }
   }
 }

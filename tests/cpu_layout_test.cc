@@ -1,4 +1,4 @@
-// The CPU plan's layout assignment (runtime/cpu/cpu_layout.h) on small graphs, and what the rest
+// The CPU plan's layout assignment (passes/assign_layouts.h) on small graphs, and what the rest
 // of the pipeline does with its answer: the memory plan makes no views of channels-last tensors,
 // the plan records and restores the layouts, and the validator refuses layouts that cannot be.
 #include "runtime/cpu/cpu_layout.h"
@@ -10,11 +10,13 @@
 
 #include "ir/fused_activation.h"
 #include "layout_shorthands.h"
+#include "passes/assign_layouts.h"
 #include "passes/cpu_lowering.h"
 #include "plan/memory_plan.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_loader.h"
 #include "plan/tensor_views.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "sched/schedule.h"
 #include "test_graph_builder.h"
 
@@ -63,7 +65,7 @@ TEST(CpuLayoutTest, ConvOutputsAndTheOpsBetweenThemAreChannelsLast) {
   ValueId out = b.Conv(cat, 4, 1, 0, 1, 1, "head");
   Graph graph = b.Finish({flat, out});
 
-  const int count = AssignCpuLayouts(graph);
+  const int count = AssignCpuLayouts(graph, CpuKernelCaps(), true, CpuBlocksSpatialConvs());
   for (ValueId v : {c1, relu, pool, c2, c3, sum, cat})
     EXPECT_EQ(graph.values[v].layout, kCL) << graph.values[v].name;
   // The graph's input and outputs, and [N, C, 1, 1], stay row-major; so do the constants.
@@ -76,7 +78,9 @@ TEST(CpuLayoutTest, ConvOutputsAndTheOpsBetweenThemAreChannelsLast) {
   EXPECT_EQ(count, 7);
 
   // --layout row-major: none.
-  EXPECT_EQ(AssignCpuLayouts(graph, /*channels_last=*/false), 0);
+  EXPECT_EQ(
+      AssignCpuLayouts(graph, CpuKernelCaps(), /*channels_last=*/false, CpuBlocksSpatialConvs()),
+      0);
   for (const Value& value : graph.values) EXPECT_EQ(value.layout, kRM) << value.name;
 }
 
@@ -92,11 +96,11 @@ TEST(CpuLayoutTest, ConvTransposeOutputsAreChannelsLast) {
   ValueId relu = b.Op("Relu", {up});
   ValueId out = b.Conv(relu, 4, 3, 1, 1, 1, "head");
   Graph graph = b.Finish({out});
-  AssignCpuLayouts(graph, /*channels_last=*/true, /*blocked=*/false);
+  AssignCpuLayouts(graph, CpuKernelCaps(), /*channels_last=*/true, /*blocked=*/false);
   for (ValueId v : {up, relu}) EXPECT_EQ(graph.values[v].layout, kCL) << graph.values[v].name;
   for (ValueId v : {x, out}) EXPECT_EQ(graph.values[v].layout, kRM) << graph.values[v].name;
   // Where oneDNN blocks spatial convs (AVX2), the run between it and the conv may be blocked.
-  AssignCpuLayouts(graph);
+  AssignCpuLayouts(graph, CpuKernelCaps(), true, CpuBlocksSpatialConvs());
   for (ValueId v : {up, relu}) EXPECT_NE(graph.values[v].layout, kRM) << graph.values[v].name;
 }
 
@@ -114,7 +118,7 @@ TEST(CpuLayoutTest, OpsThatCannotTakeChannelsLastStayRowMajor) {
   ValueId soft = b.Op("Softmax", {c2}, Axis(1));
   ValueId tail = b.Op("Relu", {soft});
   Graph graph = b.Finish({rows, mixed, tail});
-  AssignCpuLayouts(graph);
+  AssignCpuLayouts(graph, CpuKernelCaps(), true, CpuBlocksSpatialConvs());
   EXPECT_EQ(graph.values[c1].layout, kCL);
   EXPECT_EQ(graph.values[c2].layout, kCL);
   for (ValueId v : {rows, mixed, soft, tail})
@@ -130,10 +134,10 @@ TEST(CpuLayoutTest, MemoryPlanMakesNoViewsOfChannelsLastTensors) {
   ValueId cat = b.Op("Concat", {c1, c2}, Axis(1));
   ValueId out = b.Conv(cat, 4, 1);
   Graph graph = b.Finish({out});
-  EXPECT_EQ(FindSliceViews(graph).size(), 2u);
-  AssignCpuLayouts(graph);
+  EXPECT_EQ(FindSliceViews(graph, CpuKernelCaps()).size(), 2u);
+  AssignCpuLayouts(graph, CpuKernelCaps(), true, CpuBlocksSpatialConvs());
   ASSERT_EQ(graph.values[cat].layout, kCL);
-  EXPECT_TRUE(FindSliceViews(graph).empty());
+  EXPECT_TRUE(FindSliceViews(graph, CpuKernelCaps()).empty());
 }
 
 TEST(CpuLayoutTest, PlanRecordsLayoutsAndRefusesImpossibleOnes) {
@@ -143,9 +147,9 @@ TEST(CpuLayoutTest, PlanRecordsLayoutsAndRefusesImpossibleOnes) {
   ValueId relu = b.Op("Relu", {c1});
   ValueId out = b.Conv(relu, 4, 1);
   Graph graph = b.Finish({out});
-  ASSERT_EQ(AssignCpuLayouts(graph), 2);
+  ASSERT_EQ(AssignCpuLayouts(graph, CpuKernelCaps(), true, CpuBlocksSpatialConvs()), 2);
   const Schedule schedule = OneNodePerStage(graph);
-  StatusOr<MemoryPlan> memory = PlanMemory(graph, schedule, 256, true);
+  StatusOr<MemoryPlan> memory = PlanMemory(graph, schedule, CpuKernelCaps(), 256, true);
   ASSERT_TRUE(memory.ok()) << memory.status().message();
   PlanMetadata meta;
   StatusOr<plan::Plan> built = BuildPlan(graph, schedule, *memory, meta);
@@ -155,7 +159,7 @@ TEST(CpuLayoutTest, PlanRecordsLayoutsAndRefusesImpossibleOnes) {
   for (const plan::Tensor& t : message.tensors()) channels_last += t.layout() == plan::CHANNELS_LAST;
   EXPECT_EQ(channels_last, 2);
 
-  StatusOr<LoadedPlan> loaded = LoadPlan(message, "test.iosplan");
+  StatusOr<LoadedPlan> loaded = LoadPlan(message, "test.iosplan", CpuKernelCaps());
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   for (ValueId v = 0; v < static_cast<ValueId>(graph.values.size()); ++v) {
     const ValueId id = loaded->graph.FindValue(graph.values[v].name);
@@ -167,7 +171,7 @@ TEST(CpuLayoutTest, PlanRecordsLayoutsAndRefusesImpossibleOnes) {
     SCOPED_TRACE(why);
     plan::Plan bad = message;
     edit(bad);
-    StatusOr<LoadedPlan> result = LoadPlan(std::move(bad), "bad.iosplan");
+    StatusOr<LoadedPlan> result = LoadPlan(std::move(bad), "bad.iosplan", CpuKernelCaps());
     ASSERT_FALSE(result.ok());
     EXPECT_NE(result.status().message().find(words), std::string::npos)
         << result.status().message();
@@ -207,7 +211,7 @@ TEST(CpuLayoutTest, ValuesBetweenDenseConvsAreBlocked) {
   ValueId h = b.Conv(g, 16, 3, 1, 1, 1, "h");   // a graph output
   ValueId relu = b.Op("Relu", {e});
   Graph graph = b.Finish({h, relu});
-  const int count = AssignCpuLayouts(graph);
+  const int count = AssignCpuLayouts(graph, CpuKernelCaps(), true, CpuBlocksSpatialConvs());
   EXPECT_EQ(count, 7);  // a to g, blocked or not
   for (ValueId v : {a, bb, c})
     EXPECT_EQ(graph.values[v].layout, CpuBlocksSpatialConvs() ? kB8 : kCL) << graph.values[v].name;
@@ -216,16 +220,16 @@ TEST(CpuLayoutTest, ValuesBetweenDenseConvsAreBlocked) {
   EXPECT_EQ(graph.values[relu].layout, kRM);
   if (!CpuBlocksSpatialConvs()) return;  // the rest is about a blocked value
   // --layout channels-last: none blocked.
-  EXPECT_EQ(AssignCpuLayouts(graph, true, /*blocked=*/false), 7);
+  EXPECT_EQ(AssignCpuLayouts(graph, CpuKernelCaps(), true, /*blocked=*/false), 7);
   for (ValueId v : {a, bb, c}) EXPECT_EQ(graph.values[v].layout, kCL);
-  AssignCpuLayouts(graph);
+  AssignCpuLayouts(graph, CpuKernelCaps(), true, CpuBlocksSpatialConvs());
 
   const Schedule schedule = OneNodePerStage(graph);
-  StatusOr<MemoryPlan> memory = PlanMemory(graph, schedule, 256, true);
+  StatusOr<MemoryPlan> memory = PlanMemory(graph, schedule, CpuKernelCaps(), 256, true);
   ASSERT_TRUE(memory.ok()) << memory.status().message();
   StatusOr<plan::Plan> built = BuildPlan(graph, schedule, *memory, PlanMetadata());
   ASSERT_TRUE(built.ok()) << built.status().message();
-  StatusOr<LoadedPlan> loaded = LoadPlan(built.value(), "test.iosplan");
+  StatusOr<LoadedPlan> loaded = LoadPlan(built.value(), "test.iosplan", CpuKernelCaps());
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   EXPECT_EQ(loaded->graph.values[loaded->graph.FindValue(graph.values[a].name)].layout, kB8);
   for (const std::string& name : {graph.values[d].name, std::string("x")}) {
@@ -233,7 +237,7 @@ TEST(CpuLayoutTest, ValuesBetweenDenseConvsAreBlocked) {
     plan::Plan bad = built.value();
     for (plan::Tensor& t : *bad.mutable_tensors())
       if (t.name() == name) t.set_layout(plan::CHANNELS_BLOCKED_8);
-    StatusOr<LoadedPlan> result = LoadPlan(std::move(bad), "bad.iosplan");
+    StatusOr<LoadedPlan> result = LoadPlan(std::move(bad), "bad.iosplan", CpuKernelCaps());
     ASSERT_FALSE(result.ok());
     EXPECT_NE(result.status().message().find("is channels-blocked-8, which only float32 "
                                              "intermediate tensors [N, C, H, W] with C a multiple "
@@ -272,22 +276,22 @@ TEST(CpuLayoutTest, BlockedValuesRunThroughPoolsConcatsAndElementwiseOps) {
     ValueId scaled = b.Op("Mul", {relu2, scale}, {}, "scaled");
     ValueId head = b.Conv(scaled, 8, 1, 0, 1, 1, "head");
     Graph graph = b.Finish({head});
-    AssignCpuLayouts(graph);
+    AssignCpuLayouts(graph, CpuKernelCaps(), true, CpuBlocksSpatialConvs());
     for (ValueId v : {stem, branch, pool, cat, left, right, sum, relu})
       EXPECT_EQ(graph.values[v].layout, kB8) << graph.values[v].name;
     for (ValueId v : {relu2, scaled}) EXPECT_EQ(graph.values[v].layout, kCL);
 
-    const std::vector<TensorView> views = FindSliceViews(graph);
+    const std::vector<TensorView> views = FindSliceViews(graph, CpuKernelCaps());
     EXPECT_EQ(views.size(), batch == 1 ? 2u : 0u);
     const Schedule schedule = OneNodePerStage(graph);
-    StatusOr<MemoryPlan> memory = PlanMemory(graph, schedule, 256, true);
+    StatusOr<MemoryPlan> memory = PlanMemory(graph, schedule, CpuKernelCaps(), 256, true);
     ASSERT_TRUE(memory.ok()) << memory.status().message();
     int placed_views = 0;
     for (const TensorPlacement& p : memory->placements) placed_views += p.view_of != kNoValue;
     EXPECT_EQ(placed_views, static_cast<int>(views.size()));
     StatusOr<plan::Plan> built = BuildPlan(graph, schedule, *memory, PlanMetadata());
     ASSERT_TRUE(built.ok()) << built.status().message();
-    StatusOr<LoadedPlan> loaded = LoadPlan(built.value(), "test.iosplan");
+    StatusOr<LoadedPlan> loaded = LoadPlan(built.value(), "test.iosplan", CpuKernelCaps());
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   }
 }
@@ -321,9 +325,10 @@ TEST(CpuLayoutTest, DenseLayersRunBlockedThroughTheirPreActivation) {
   const CpuLoweringStats lowered = LowerGraphForCpu(graph);
   EXPECT_EQ(lowered.channel_affines, 3);
   EXPECT_EQ(lowered.batchnorm_activations, 3);
-  AssignCpuLayouts(graph);
+  AssignCpuLayouts(graph, CpuKernelCaps(), true, CpuBlocksSpatialConvs());
   const Schedule schedule = OneNodePerStage(graph);
-  StatusOr<MemoryPlan> memory = PlanMemory(graph, schedule, 256, true, /*in_place=*/true);
+  StatusOr<MemoryPlan> memory =
+      PlanMemory(graph, schedule, CpuKernelCaps(), 256, true, /*in_place=*/true);
   ASSERT_TRUE(memory.ok()) << memory.status().message();
   auto offset = [&](ValueId v) {
     for (const TensorPlacement& p : memory->placements)
@@ -347,7 +352,7 @@ TEST(CpuLayoutTest, DenseLayersRunBlockedThroughTheirPreActivation) {
   EXPECT_EQ(in_place, 2);
   StatusOr<plan::Plan> built = BuildPlan(graph, schedule, *memory, PlanMetadata());
   ASSERT_TRUE(built.ok()) << built.status().message();
-  StatusOr<LoadedPlan> loaded = LoadPlan(built.value(), "test.iosplan");
+  StatusOr<LoadedPlan> loaded = LoadPlan(built.value(), "test.iosplan", CpuKernelCaps());
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
 }
 
@@ -362,7 +367,7 @@ TEST(CpuLayoutTest, OneByOneConvsAreBlockedOnBothSidesOrNeither) {
   ValueId soft = b.Op("Softmax", {reduce}, Axis(1), "soft");
   ValueId out = b.Conv(soft, 8, 3, 1, 1, 1, "out");
   Graph graph = b.Finish({out});
-  AssignCpuLayouts(graph);
+  AssignCpuLayouts(graph, CpuKernelCaps(), true, CpuBlocksSpatialConvs());
   EXPECT_EQ(graph.values[reduce].layout, kCL);
   EXPECT_EQ(graph.values[a].layout, kCL);
 }
@@ -389,7 +394,7 @@ TEST(CpuLayoutTest, ResidualConvsAreBlockedWithTheirResidual) {
     std::vector<ValueId> outputs = {out};
     if (residual_read_elsewhere) outputs.push_back(b.Op("Softmax", {stem}, Axis(1), "soft"));
     Graph graph = b.Finish(outputs);
-    AssignCpuLayouts(graph);
+    AssignCpuLayouts(graph, CpuKernelCaps(), true, CpuBlocksSpatialConvs());
     if (!residual_read_elsewhere) {
       for (ValueId v : {stem, reduce, spatial, expand})
         EXPECT_EQ(graph.values[v].layout, kB8) << graph.values[v].name;

@@ -13,6 +13,7 @@
 #include "kernels/reference/reference_graph.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_loader.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "small_fork_join_model.h"
 #include "tensor_compare.h"
 #include "test_graph_builder.h"
@@ -28,7 +29,7 @@ StatusOr<std::unique_ptr<CpuSession>> SessionOf(const testing::ScheduledGraph& c
   meta.device.set_kind("cpu");
   IOS_ASSIGN_OR_RETURN(plan::Plan plan,
                        BuildPlan(compiled.graph, compiled.schedule, compiled.memory, meta));
-  IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlan(std::move(plan), "test"));
+  IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlan(std::move(plan), "test", CpuKernelCaps()));
   return CpuSession::Create(std::move(loaded), options);
 }
 
@@ -98,6 +99,56 @@ TEST(CpuSessionTest, HoldsOnlyTheConstantsItsKernelsRead) {
     for (size_t o = 0; o < outputs.size(); ++o) {
       SCOPED_TRACE("output " + std::to_string(o) + ", run " + std::to_string(run));
       testing::ExpectTensorsNear((*expected)[o], outputs[o], 1e-4, 0);
+    }
+  }
+}
+
+// A plan whose memory plan lets two concurrent groups write the same bytes is refused when the
+// session is made, naming the race (runtime/plan_ordering.h), unless the check is turned off.
+TEST(CpuSessionTest, RefusesAPlanWhoseConcurrentGroupsShareBytes) {
+  testing::ScheduledGraph compiled =
+      testing::ScheduleWithMemory(testing::SmallForkJoinGraph({2, 3, 16, 16}, "Relu"), true);
+  auto output_of = [&](const std::string& name) {
+    for (const Node& node : compiled.graph.nodes)
+      if (node.name == name && !node.dead) return node.outputs[0];
+    return kNoValue;
+  };
+  const ValueId left = output_of("conv_left");
+  const ValueId right = output_of("pool_right");
+  ASSERT_NE(left, kNoValue);
+  ASSERT_NE(right, kNoValue);
+  PlanMetadata meta;
+  meta.batch = 2;
+  meta.device.set_kind("cpu");
+  auto plan = BuildPlan(compiled.graph, compiled.schedule, compiled.memory, meta);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  for (bool check : {true, false}) {
+    auto loaded = LoadPlan(*plan, "test", CpuKernelCaps());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    // The two groups of the middle stage: the pool now writes its own tensor where the conv
+    // writes its slice of the Concat.
+    TensorPlacement* left_at = nullptr;
+    TensorPlacement* right_at = nullptr;
+    for (TensorPlacement& p : loaded->memory.placements) {
+      if (p.value == left) left_at = &p;
+      if (p.value == right) right_at = &p;
+    }
+    ASSERT_TRUE(left_at != nullptr && right_at != nullptr);
+    right_at->offset = left_at->offset;
+    right_at->view_of = kNoValue;
+    right_at->pitch = 0;
+    CpuSessionOptions options;
+    options.threads = 2;
+    options.check_ordering = check;
+    auto session = CpuSession::Create(std::move(*loaded), options);
+    if (check) {
+      ASSERT_FALSE(session.ok());
+      EXPECT_NE(session.status().message().find("race"), std::string::npos)
+          << session.status().message();
+      EXPECT_NE(session.status().message().find("pool_right"), std::string::npos)
+          << session.status().message();
+    } else {
+      EXPECT_TRUE(session.ok()) << session.status().message();
     }
   }
 }

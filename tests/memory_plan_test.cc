@@ -8,6 +8,7 @@
 #include "passes/canonicalize.h"
 #include "passes/fuse_residual_add.h"
 #include "plan/in_place.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
 #include "test_graph_builder.h"
@@ -115,10 +116,10 @@ Scheduled Prepare(Graph graph) {
 }
 
 MemoryPlan PlanOrFail(const Graph& graph, const Schedule& schedule) {
-  auto plan = PlanMemory(graph, schedule);
+  auto plan = PlanMemory(graph, schedule, CpuKernelCaps());
   EXPECT_TRUE(plan.ok()) << plan.status().message();
   if (!plan.ok()) return {};
-  Status check = CheckMemoryPlan(graph, schedule, plan.value());
+  Status check = CheckMemoryPlan(graph, schedule, plan.value(), CpuKernelCaps());
   EXPECT_TRUE(check.ok()) << schedule.kind << ": " << check.message();
   return plan.value();
 }
@@ -276,7 +277,7 @@ TEST(MemoryPlanTest, CheckerCatchesAPlantedOverlap) {
   MemoryPlan bad = plan;
   bad.placements[b].offset = bad.placements[a].offset;  // onto a live neighbour
   bad.arena_bytes = std::max(bad.arena_bytes, bad.placements[b].offset + bad.placements[b].bytes);
-  Status status = CheckMemoryPlan(s.graph, schedule, bad);
+  Status status = CheckMemoryPlan(s.graph, schedule, bad, CpuKernelCaps());
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("overlaps"), std::string::npos) << status.message();
 
@@ -285,7 +286,7 @@ TEST(MemoryPlanTest, CheckerCatchesAPlantedOverlap) {
   const TensorPlacement& target = bad.placements[a];
   bad.placements[b].offset = target.offset + (target.bytes > plan.alignment ? plan.alignment : 0);
   bad.arena_bytes += bad.placements[b].bytes + plan.alignment;
-  EXPECT_FALSE(CheckMemoryPlan(s.graph, schedule, bad).ok());
+  EXPECT_FALSE(CheckMemoryPlan(s.graph, schedule, bad, CpuKernelCaps()).ok());
 }
 
 TEST(MemoryPlanTest, CheckerCatchesOtherBrokenPlans) {
@@ -296,28 +297,28 @@ TEST(MemoryPlanTest, CheckerCatchesOtherBrokenPlans) {
   MemoryPlan misaligned = plan;
   misaligned.placements[0].offset += 4;
   misaligned.arena_bytes += 256;
-  EXPECT_FALSE(CheckMemoryPlan(s.graph, schedule, misaligned).ok());
+  EXPECT_FALSE(CheckMemoryPlan(s.graph, schedule, misaligned, CpuKernelCaps()).ok());
 
   MemoryPlan outside = plan;
   outside.placements[0].offset = outside.arena_bytes;
-  EXPECT_FALSE(CheckMemoryPlan(s.graph, schedule, outside).ok());
+  EXPECT_FALSE(CheckMemoryPlan(s.graph, schedule, outside, CpuKernelCaps()).ok());
 
   MemoryPlan missing = plan;
   missing.total_tensor_bytes -= missing.placements.back().bytes;
   missing.placements.pop_back();
-  Status status = CheckMemoryPlan(s.graph, schedule, missing);
+  Status status = CheckMemoryPlan(s.graph, schedule, missing, CpuKernelCaps());
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("no placement"), std::string::npos) << status.message();
 
   MemoryPlan wrong_size = plan;
   wrong_size.placements[0].bytes -= 4;
   wrong_size.total_tensor_bytes -= 4;
-  EXPECT_FALSE(CheckMemoryPlan(s.graph, schedule, wrong_size).ok());
+  EXPECT_FALSE(CheckMemoryPlan(s.graph, schedule, wrong_size, CpuKernelCaps()).ok());
 
   // Sharing one buffer between every tensor of a chain breaks the producer/reader pairs.
   MemoryPlan shared = plan;
   for (TensorPlacement& p : shared.placements) p.offset = 0;
-  EXPECT_FALSE(CheckMemoryPlan(s.graph, schedule, shared).ok());
+  EXPECT_FALSE(CheckMemoryPlan(s.graph, schedule, shared, CpuKernelCaps()).ok());
 }
 
 TEST(MemoryPlanTest, OutputsStayLiveToTheEnd) {
@@ -374,9 +375,9 @@ TEST(MemoryPlanTest, AnElementwiseOpWritesOverTheInputItsStageKills) {
   Scheduled s = Prepare(SqueezeExcite());
   const Schedule schedule = SequentialSchedule(s.blocks);
   const auto [scaled, c] = OutputAndInput(s.graph, "Mul", 0);
-  auto in_place = PlanMemory(s.graph, schedule, 256, true, /*in_place=*/true);
+  auto in_place = PlanMemory(s.graph, schedule, CpuKernelCaps(), 256, true, /*in_place=*/true);
   ASSERT_TRUE(in_place.ok()) << in_place.status().message();
-  Status check = CheckMemoryPlan(s.graph, schedule, *in_place);
+  Status check = CheckMemoryPlan(s.graph, schedule, *in_place, CpuKernelCaps());
   ASSERT_TRUE(check.ok()) << check.message();
   EXPECT_EQ(PlacementOf(*in_place, scaled).offset, PlacementOf(*in_place, c).offset);
   EXPECT_EQ(PlacementOf(*in_place, scaled).bytes, PlacementOf(*in_place, c).bytes);
@@ -437,24 +438,24 @@ TEST(MemoryPlanTest, NoInPlaceWriteOverAnInputStillReadInTheSameStage) {
   schedule.blocks = {block};
   ASSERT_TRUE(ValidateSchedule(s.graph, schedule).ok());
 
-  auto plan = PlanMemory(s.graph, schedule, 256, true, /*in_place=*/true);
+  auto plan = PlanMemory(s.graph, schedule, CpuKernelCaps(), 256, true, /*in_place=*/true);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  ASSERT_TRUE(CheckMemoryPlan(s.graph, schedule, *plan).ok());
+  ASSERT_TRUE(CheckMemoryPlan(s.graph, schedule, *plan, CpuKernelCaps()).ok());
   EXPECT_FALSE(Intersect(PlacementOf(*plan, mul_out), PlacementOf(*plan, mul_in)));
 
   MemoryPlan shared = *plan;
   for (TensorPlacement& p : shared.placements)
     if (p.value == mul_out) p.offset = PlacementOf(*plan, mul_in).offset;
-  Status refused = CheckMemoryPlan(s.graph, schedule, shared);
+  Status refused = CheckMemoryPlan(s.graph, schedule, shared, CpuKernelCaps());
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.message().find("overlaps"), std::string::npos) << refused.message();
 
   // Sequentially, the conv of c runs in an earlier stage or a later one; in place or not, every
   // plan passes the checker.
   for (const Schedule& other : {SequentialSchedule(s.blocks), GreedySchedule(s.blocks, 0)}) {
-    auto in_place = PlanMemory(s.graph, other, 256, true, /*in_place=*/true);
+    auto in_place = PlanMemory(s.graph, other, CpuKernelCaps(), 256, true, /*in_place=*/true);
     ASSERT_TRUE(in_place.ok());
-    Status check = CheckMemoryPlan(s.graph, other, *in_place);
+    Status check = CheckMemoryPlan(s.graph, other, *in_place, CpuKernelCaps());
     EXPECT_TRUE(check.ok()) << other.kind << ": " << check.message();
   }
 }
@@ -483,15 +484,15 @@ TEST(MemoryPlanTest, AConvWritesOverItsResidualButNotOverItsInput) {
   const Node& reads_it_twice = *fused[1];
   ASSERT_EQ(reads_it_twice.inputs[0], reads_it_twice.inputs[3]);
   ASSERT_NE(over_residual.inputs[0], over_residual.inputs[3]);
-  EXPECT_TRUE(MayRunInPlace(graph, over_residual, 3));
-  EXPECT_FALSE(MayRunInPlace(graph, over_residual, 0));
-  EXPECT_FALSE(MayRunInPlace(graph, reads_it_twice, 3));
+  EXPECT_TRUE(MayRunInPlace(graph, over_residual, 3, CpuKernelCaps()));
+  EXPECT_FALSE(MayRunInPlace(graph, over_residual, 0, CpuKernelCaps()));
+  EXPECT_FALSE(MayRunInPlace(graph, reads_it_twice, 3, CpuKernelCaps()));
 
   for (const Schedule& schedule : SchedulesOf(*blocks)) {
     SCOPED_TRACE(schedule.kind);
-    auto plan = PlanMemory(graph, schedule, 256, true, /*in_place=*/true);
+    auto plan = PlanMemory(graph, schedule, CpuKernelCaps(), 256, true, /*in_place=*/true);
     ASSERT_TRUE(plan.ok()) << plan.status().message();
-    Status check = CheckMemoryPlan(graph, schedule, *plan);
+    Status check = CheckMemoryPlan(graph, schedule, *plan, CpuKernelCaps());
     ASSERT_TRUE(check.ok()) << check.message();
     EXPECT_EQ(PlacementOf(*plan, over_residual.outputs[0]).offset,
               PlacementOf(*plan, over_residual.inputs[3]).offset);
@@ -524,12 +525,12 @@ TEST(MemoryPlanTest, AnActivationWritesOverTheInputItKills) {
   }
   ASSERT_NE(relu_node, nullptr);
   ASSERT_NE(sigmoid_node, nullptr);
-  EXPECT_TRUE(MayRunInPlace(s.graph, *relu_node, 0));
+  EXPECT_TRUE(MayRunInPlace(s.graph, *relu_node, 0, CpuKernelCaps()));
   for (const Schedule& schedule : SchedulesOf(s.blocks)) {
     SCOPED_TRACE(schedule.kind);
-    auto plan = PlanMemory(s.graph, schedule, 256, true, /*in_place=*/true);
+    auto plan = PlanMemory(s.graph, schedule, CpuKernelCaps(), 256, true, /*in_place=*/true);
     ASSERT_TRUE(plan.ok()) << plan.status().message();
-    Status check = CheckMemoryPlan(s.graph, schedule, *plan);
+    Status check = CheckMemoryPlan(s.graph, schedule, *plan, CpuKernelCaps());
     ASSERT_TRUE(check.ok()) << check.message();
     EXPECT_EQ(PlacementOf(*plan, relu_node->outputs[0]).offset,
               PlacementOf(*plan, relu_node->inputs[0]).offset);
@@ -549,9 +550,9 @@ TEST(MemoryPlanTest, InPlacePlansPassTheChecker) {
     Scheduled s = Prepare(std::move(graph));
     for (const Schedule& schedule : SchedulesOf(s.blocks)) {
       SCOPED_TRACE(schedule.kind);
-      auto plan = PlanMemory(s.graph, schedule, 256, true, /*in_place=*/true);
+      auto plan = PlanMemory(s.graph, schedule, CpuKernelCaps(), 256, true, /*in_place=*/true);
       ASSERT_TRUE(plan.ok()) << plan.status().message();
-      Status check = CheckMemoryPlan(s.graph, schedule, *plan);
+      Status check = CheckMemoryPlan(s.graph, schedule, *plan, CpuKernelCaps());
       EXPECT_TRUE(check.ok()) << check.message();
       ExpectConcurrentGroupsDisjoint(s.graph, schedule, *plan);
     }

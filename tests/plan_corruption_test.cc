@@ -18,6 +18,7 @@
 #include "plan/plan_io.h"
 #include "plan/plan_loader.h"
 #include "runtime/cpu/cpu_session.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "small_fork_join_model.h"
 #include "temp_files.h"
 #include "util/file_util.h"
@@ -52,7 +53,7 @@ std::multimap<int, std::pair<size_t, size_t>> FieldRanges(const std::string& bod
 
 StatusOr<std::vector<Tensor>> LoadAndRun(const std::string& path, const Tensor& input) {
   IOS_ASSIGN_OR_RETURN(PlanFile file, PlanFile::Open(path));
-  IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlanFile(std::move(file)));
+  IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlanFile(std::move(file), CpuKernelCaps()));
   CpuSessionOptions options;
   options.threads = 1;
   IOS_ASSIGN_OR_RETURN(std::unique_ptr<CpuSession> session,

@@ -16,6 +16,7 @@
 #include "plan/plan_io.h"
 #include "plan/plan_loader.h"
 #include "plan/plan_validate.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "sched/blocks.h"
 #include "small_fork_join_model.h"
 #include "temp_files.h"
@@ -160,7 +161,7 @@ TEST(PlanTest, RoundTripThroughAFilePreservesEverything) {
   ASSERT_TRUE(WritePlanFile(built.value(), path).ok());
   auto read = ReadPlanFile(path);
   ASSERT_TRUE(read.ok()) << read.status().message();
-  auto loaded = LoadPlan(read.value(), path);
+  auto loaded = LoadPlan(read.value(), path, CpuKernelCaps());
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
 
   ExpectSameGraph(c.graph, loaded->graph);
@@ -429,14 +430,14 @@ bool FindLiveTogether(const LoadedPlan& loaded, int* a, int* b) {
 
 TEST(PlanLoadTest, RejectsOverlappingPlacements) {
   plan::Plan plan = BuildSmallPlan();
-  auto loaded = LoadPlan(plan, "model.iosplan");
+  auto loaded = LoadPlan(plan, "model.iosplan", CpuKernelCaps());
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   int a = 0, b = 0;
   ASSERT_TRUE(FindLiveTogether(loaded.value(), &a, &b));
   plan::MemoryPlan* memory = plan.mutable_memory();
   memory->mutable_placements(b)->set_offset(memory->placements(a).offset());
   memory->set_arena_bytes(memory->arena_bytes() + memory->placements(b).bytes());
-  auto broken = LoadPlan(plan, "model.iosplan");
+  auto broken = LoadPlan(plan, "model.iosplan", CpuKernelCaps());
   ASSERT_FALSE(broken.ok());
   EXPECT_EQ(broken.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(broken.status().message().find("overlaps"), std::string::npos)
@@ -452,7 +453,7 @@ TEST(PlanLoadTest, RejectsAScheduleThatRunsAnOpBeforeItsInput) {
   plan::Stage* first = schedule->mutable_blocks(0)->mutable_stages(0);
   ASSERT_NE(first, last);
   first->Swap(last);
-  auto loaded = LoadPlan(plan, "model.iosplan");
+  auto loaded = LoadPlan(plan, "model.iosplan", CpuKernelCaps());
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), StatusCode::kInvalidInput);
 }
@@ -538,7 +539,7 @@ TEST(PlanIoTest, ACorruptedByteAnywhereIsFound) {
     auto opened = PlanFile::Open(path);
     Status status = opened.status();
     if (opened.ok()) {  // a weight's bytes are checked when they are read
-      auto loaded = LoadPlanFile(std::move(opened).value());
+      auto loaded = LoadPlanFile(std::move(opened).value(), CpuKernelCaps());
       status = loaded.status();
     }
     ASSERT_FALSE(status.ok()) << c.what;
@@ -557,7 +558,7 @@ TEST(PlanIoTest, ACorruptedByteAnywhereIsFound) {
   WriteRaw(path, flipped);
   auto unchecked = PlanFile::Open(path, PlanVerify::kSkip);
   ASSERT_TRUE(unchecked.ok()) << unchecked.status().message();
-  EXPECT_TRUE(LoadPlanFile(std::move(unchecked).value()).ok());
+  EXPECT_TRUE(LoadPlanFile(std::move(unchecked).value(), CpuKernelCaps()).ok());
   std::remove(path.c_str());
 }
 
@@ -569,7 +570,7 @@ TEST(PlanIoTest, FormatTwoPlansWithTheirWeightsInsideStillLoad) {
   auto read = ReadPlanFile(path);
   ASSERT_TRUE(read.ok()) << read.status().message();
   EXPECT_EQ(read->format_major(), 2u);
-  auto loaded = LoadPlan(read.value(), path);
+  auto loaded = LoadPlan(read.value(), path, CpuKernelCaps());
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   std::remove(path.c_str());
 }

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "passes/assign_layouts.h"
 #include "runtime/cpu/cpu_layout.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "test_graph_builder.h"
 
 namespace ios {
@@ -27,7 +29,7 @@ TEST(SlowNodesTest, FindsReferenceAndReorderedNodesAndTheirStagesShare) {
   for (int k = 0; k < 5; ++k) three.data<int64_t>()[k] = 3;
   ValueId div = b.Op("Div", {i, b.Constant("three", three)}, {}, "int_div");
   Graph graph = b.Finish({soft, div});
-  AssignCpuLayouts(graph, /*channels_last=*/true, /*blocked=*/false);
+  AssignCpuLayouts(graph, CpuKernelCaps(), /*channels_last=*/true, /*blocked=*/false);
 
   StatusOr<std::vector<proto::SlowNode>> slow = FindSlowCpuNodes(graph);
   ASSERT_TRUE(slow.ok()) << slow.status().message();

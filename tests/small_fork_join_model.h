@@ -11,6 +11,7 @@
 
 #include "passes/canonicalize.h"
 #include "plan/memory_plan.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "sched/blocks.h"
 #include "test_graph_builder.h"
 
@@ -53,7 +54,7 @@ inline ScheduledGraph ScheduleWithMemory(Graph graph, bool greedy) {
   auto blocks = PartitionIntoBlocks(result.graph, BlockOptions{});
   EXPECT_TRUE(blocks.ok()) << blocks.status().message();
   result.schedule = greedy ? GreedySchedule(blocks.value(), 0) : SequentialSchedule(blocks.value());
-  auto memory = PlanMemory(result.graph, result.schedule);
+  auto memory = PlanMemory(result.graph, result.schedule, CpuKernelCaps());
   EXPECT_TRUE(memory.ok()) << memory.status().message();
   if (memory.ok()) result.memory = memory.value();
   return result;

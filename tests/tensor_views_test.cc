@@ -13,6 +13,7 @@
 #include "plan/plan_builder.h"
 #include "plan/plan_loader.h"
 #include "runtime/cpu/cpu_session.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "sched/blocks.h"
 #include "test_graph_builder.h"
 
@@ -75,7 +76,7 @@ Planned PlanGraph(Graph graph, bool greedy) {
   auto blocks = PartitionIntoBlocks(p.graph, BlockOptions{});
   EXPECT_TRUE(blocks.ok()) << blocks.status().message();
   p.schedule = greedy ? GreedySchedule(*blocks, 0) : SequentialSchedule(*blocks);
-  auto memory = PlanMemory(p.graph, p.schedule);
+  auto memory = PlanMemory(p.graph, p.schedule, CpuKernelCaps());
   EXPECT_TRUE(memory.ok()) << memory.status().message();
   p.memory = *memory;
   return p;
@@ -98,14 +99,14 @@ const TensorPlacement& PlacementOf(const MemoryPlan& memory, ValueId value) {
 TEST(TensorViewsTest, ConcatInputsAtBatchOneAreViewsOfTheOutput) {
   Planned p = PlanGraph(ConcatGraph(1), /*greedy=*/true);
   const Node& concat = p.graph.nodes[FindNode(p.graph, "concat")];
-  std::vector<TensorView> views = FindSliceViews(p.graph);
+  std::vector<TensorView> views = FindSliceViews(p.graph, CpuKernelCaps());
   ASSERT_EQ(views.size(), 2u);
   EXPECT_EQ(views[0].value, concat.inputs[0]);
   EXPECT_EQ(views[0].byte_offset, 0);
   EXPECT_EQ(views[1].value, concat.inputs[1]);
   EXPECT_EQ(views[1].byte_offset, 8 * 6 * 6 * 4);  // after the 8 channels of the first input
 
-  ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory).ok());
+  ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory, CpuKernelCaps()).ok());
   const TensorPlacement& whole = PlacementOf(p.memory, concat.outputs[0]);
   const TensorPlacement& second = PlacementOf(p.memory, concat.inputs[1]);
   EXPECT_EQ(second.view_of, concat.outputs[0]);
@@ -119,14 +120,14 @@ TEST(TensorViewsTest, ConcatInputsAtBatchTwoAreStridedViewsWrittenByTheirConvs) 
   Planned p = PlanGraph(ConcatGraph(2), /*greedy=*/true);
   const Node& concat = p.graph.nodes[FindNode(p.graph, "concat")];
   const int64_t pitch = 12 * 6 * 6 * 4;  // the whole's bytes per batch item
-  std::vector<TensorView> views = FindSliceViews(p.graph);
+  std::vector<TensorView> views = FindSliceViews(p.graph, CpuKernelCaps());
   ASSERT_EQ(views.size(), 2u);
   EXPECT_EQ(views[0].byte_offset, 0);
   EXPECT_EQ(views[1].byte_offset, 8 * 6 * 6 * 4);  // one item's 8 channels of the first input
   EXPECT_EQ(views[0].pitch, pitch);
   EXPECT_EQ(views[1].pitch, pitch);
 
-  ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory).ok());
+  ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory, CpuKernelCaps()).ok());
   const TensorPlacement& whole = PlacementOf(p.memory, concat.outputs[0]);
   const TensorPlacement& second = PlacementOf(p.memory, concat.inputs[1]);
   EXPECT_EQ(second.view_of, concat.outputs[0]);
@@ -172,27 +173,27 @@ Graph ElementwiseGraph(int64_t batch) {
 
 TEST(TensorViewsTest, ElementwiseOpsOfSameShapeOperandsTakeStridedViews) {
   Graph graph = ElementwiseGraph(2);
-  std::vector<TensorView> views = FindSliceViews(graph);
+  std::vector<TensorView> views = FindSliceViews(graph, CpuKernelCaps());
   ASSERT_EQ(views.size(), 4u);  // the Concat's two inputs, the Split's two outputs
   for (const TensorView& view : views) EXPECT_GT(view.pitch, 0);
   const Node& sum = graph.nodes[FindNode(graph, "sum")];
-  EXPECT_TRUE(TakesStridedBatchSlice(graph, sum, sum.inputs[0]));
+  EXPECT_TRUE(TakesStridedBatchSlice(graph, sum, sum.inputs[0], CpuKernelCaps()));
   // A broadcasting Add does not take them.
   GraphBuilder b;
   ValueId x = b.Input("x", {2, 4, 3, 3});
   ValueId bias = b.Constant("bias", b.Random({1, 4, 1, 1}));
   ValueId y = b.Op("Add", {x, bias}, {}, "add");
   Graph broadcast = b.Finish({y});
-  EXPECT_FALSE(TakesStridedBatchSlice(broadcast, broadcast.nodes.back(), y));
+  EXPECT_FALSE(TakesStridedBatchSlice(broadcast, broadcast.nodes.back(), y, CpuKernelCaps()));
 }
 
 TEST(TensorViewsTest, PoolsWriteAndReadStridedViews) {
   Planned p = PlanGraph(PoolGraph(2, "MaxPool"), /*greedy=*/true);
-  std::vector<TensorView> views = FindSliceViews(p.graph);
+  std::vector<TensorView> views = FindSliceViews(p.graph, CpuKernelCaps());
   // The Concat's inputs; the Split's whole is the Concat's output, already a base.
   ASSERT_EQ(views.size(), 2u);
   for (const TensorView& view : views) EXPECT_EQ(view.pitch, 12 * 6 * 6 * 4);
-  ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory).ok());
+  ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory, CpuKernelCaps()).ok());
 }
 
 // Slices with another reader, or touched by a kernel that needs dense tensors, are no views; the
@@ -202,23 +203,23 @@ TEST(TensorViewsTest, PartialViewsWhereSomeSlicesCannotBeViews) {
     SCOPED_TRACE("batch " + std::to_string(batch));
     Planned p = PlanGraph(ConcatGraph(batch, /*extra_reader=*/true), true);
     const Node& concat = p.graph.nodes[FindNode(p.graph, "concat")];
-    std::vector<TensorView> views = FindSliceViews(p.graph);
+    std::vector<TensorView> views = FindSliceViews(p.graph, CpuKernelCaps());
     ASSERT_EQ(views.size(), 1u);  // the branch that only the Concat reads
     EXPECT_EQ(views[0].value, concat.inputs[1]);
     EXPECT_EQ(views[0].byte_offset, 8 * 6 * 6 * 4);
-    ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory).ok());
+    ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory, CpuKernelCaps()).ok());
     const NodeId id = FindNode(p.graph, "concat");
     EXPECT_EQ(SlicesInPlace(p.graph, p.memory)[id], (std::vector<bool>{false, true}));
     EXPECT_FALSE(OpsMadeRedundantByViews(SlicesInPlace(p.graph, p.memory))[id]);
   }
   // A Relu branch at batch 2: the conv's slice is a strided view, the Relu's is copied; the
   // Split's whole is then a base already, so its slices are copied too.
-  EXPECT_EQ(FindSliceViews(PoolGraph(1, "Relu")).size(), 2u);
+  EXPECT_EQ(FindSliceViews(PoolGraph(1, "Relu"), CpuKernelCaps()).size(), 2u);
   Planned p = PlanGraph(PoolGraph(2, "Relu"), true);
   const Node& concat = p.graph.nodes[FindNode(p.graph, "concat")];
   EXPECT_EQ(PlacementOf(p.memory, concat.inputs[0]).view_of, concat.outputs[0]);
   EXPECT_EQ(PlacementOf(p.memory, concat.inputs[1]).view_of, kNoValue);
-  std::vector<TensorView> views = FindSliceViews(p.graph);
+  std::vector<TensorView> views = FindSliceViews(p.graph, CpuKernelCaps());
   ASSERT_EQ(views.size(), 1u);
   EXPECT_EQ(views[0].pitch, 12 * 6 * 6 * 4);
 }
@@ -226,21 +227,22 @@ TEST(TensorViewsTest, PartialViewsWhereSomeSlicesCannotBeViews) {
 TEST(TensorViewsTest, OnlyAConvsDataInputAndOutputTakeStridedSlices) {
   Graph graph = ConcatGraph(2);
   const Node& left = graph.nodes[FindNode(graph, "left")];
-  EXPECT_TRUE(TakesStridedBatchSlice(graph, left, left.inputs[0]));
-  EXPECT_TRUE(TakesStridedBatchSlice(graph, left, left.outputs[0]));
-  EXPECT_FALSE(TakesStridedBatchSlice(graph, left, left.inputs[1]));  // the weights
+  EXPECT_TRUE(TakesStridedBatchSlice(graph, left, left.inputs[0], CpuKernelCaps()));
+  EXPECT_TRUE(TakesStridedBatchSlice(graph, left, left.outputs[0], CpuKernelCaps()));
+  EXPECT_FALSE(
+      TakesStridedBatchSlice(graph, left, left.inputs[1], CpuKernelCaps()));  // the weights
   const Node& concat = graph.nodes[FindNode(graph, "concat")];
-  EXPECT_FALSE(TakesStridedBatchSlice(graph, concat, concat.inputs[0]));
+  EXPECT_FALSE(TakesStridedBatchSlice(graph, concat, concat.inputs[0], CpuKernelCaps()));
 }
 
 TEST(TensorViewsTest, SplitOutputsAreViewsOfTheInput) {
   for (int64_t batch : {1, 3}) {
     Planned p = PlanGraph(SplitGraph(batch), true);
-    std::vector<TensorView> views = FindSliceViews(p.graph);
+    std::vector<TensorView> views = FindSliceViews(p.graph, CpuKernelCaps());
     ASSERT_EQ(views.size(), 2u) << "batch " << batch;
     EXPECT_EQ(views[1].byte_offset, 4 * 5 * 5 * 4);
     EXPECT_EQ(views[1].pitch, batch == 1 ? 0 : 12 * 5 * 5 * 4);
-    ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory).ok());
+    ASSERT_TRUE(CheckMemoryPlan(p.graph, p.schedule, p.memory, CpuKernelCaps()).ok());
     EXPECT_TRUE(
         OpsMadeRedundantByViews(SlicesInPlace(p.graph, p.memory))[FindNode(p.graph, "split")]);
   }
@@ -255,14 +257,14 @@ TEST(TensorViewsTest, CheckerRefusesBrokenStridedViews) {
 
   MemoryPlan wrong_pitch = p.memory;
   wrong_pitch.placements[second].pitch += 16;
-  Status status = CheckMemoryPlan(p.graph, p.schedule, wrong_pitch);
+  Status status = CheckMemoryPlan(p.graph, p.schedule, wrong_pitch, CpuKernelCaps());
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("pitch"), std::string::npos) << status.message();
 
   // Moved one channel plane (144 bytes) down: the second view's items overlap the first's.
   MemoryPlan overlap = p.memory;
   overlap.placements[second].offset -= 6 * 6 * 4;
-  status = CheckMemoryPlan(p.graph, p.schedule, overlap);
+  status = CheckMemoryPlan(p.graph, p.schedule, overlap, CpuKernelCaps());
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("another view of the same base"), std::string::npos)
       << status.message();
@@ -270,7 +272,7 @@ TEST(TensorViewsTest, CheckerRefusesBrokenStridedViews) {
   // Past its share of a batch item: the first item's slice would spill into the second item.
   MemoryPlan spill = p.memory;
   spill.placements[second].offset += 16;
-  status = CheckMemoryPlan(p.graph, p.schedule, spill);
+  status = CheckMemoryPlan(p.graph, p.schedule, spill, CpuKernelCaps());
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("not inside its base"), std::string::npos) << status.message();
 }
@@ -286,13 +288,13 @@ TEST(TensorViewsTest, CheckerRefusesBrokenViews) {
   MemoryPlan outside = p.memory;
   outside.placements[second].offset += 4 * 6 * 6 * 4;  // past the end of the base
   outside.arena_bytes += 1 << 16;
-  Status status = CheckMemoryPlan(p.graph, p.schedule, outside);
+  Status status = CheckMemoryPlan(p.graph, p.schedule, outside, CpuKernelCaps());
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("not inside its base"), std::string::npos) << status.message();
 
   MemoryPlan siblings = p.memory;
   siblings.placements[second].offset = siblings.placements[first].offset;
-  status = CheckMemoryPlan(p.graph, p.schedule, siblings);
+  status = CheckMemoryPlan(p.graph, p.schedule, siblings, CpuKernelCaps());
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("another view of the same base"), std::string::npos);
 
@@ -301,7 +303,7 @@ TEST(TensorViewsTest, CheckerRefusesBrokenViews) {
   MemoryPlan clash = p.memory;
   const size_t input = index_of(p.graph.inputs[0]);
   clash.placements[input].offset = PlacementOf(p.memory, concat.outputs[0]).offset;
-  status = CheckMemoryPlan(p.graph, p.schedule, clash);
+  status = CheckMemoryPlan(p.graph, p.schedule, clash, CpuKernelCaps());
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("overlaps"), std::string::npos) << status.message();
 }
@@ -314,7 +316,7 @@ void ExpectCpuMatchesReference(Graph graph, bool greedy) {
   meta.device.set_kind("cpu");
   auto built = BuildPlan(p.graph, p.schedule, p.memory, meta);
   ASSERT_TRUE(built.ok()) << built.status().message();
-  auto loaded = LoadPlan(*built, "views.iosplan");
+  auto loaded = LoadPlan(*built, "views.iosplan", CpuKernelCaps());
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   bool has_view = false;
   for (const TensorPlacement& placement : loaded->memory.placements)

@@ -1,5 +1,7 @@
 // Weight-stripped plans (compile/weight_rebuild.h) and picking a plan from a folder by fingerprint
 // (plan/plan_pick.h).
+#include "compile/weight_rebuild.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +16,7 @@
 #include "plan/plan_io.h"
 #include "plan/plan_loader.h"
 #include "plan/plan_pick.h"
-#include "compile/weight_rebuild.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "small_fork_join_model.h"
 #include "temp_files.h"
 #include "util/file_util.h"
@@ -90,14 +92,14 @@ TEST(WeightRebuildTest, AStrippedPlanRebuiltFromItsModelHoldsTheFullPlansWeights
 
   auto full_file = PlanFile::Open(full);
   ASSERT_TRUE(full_file.ok()) << full_file.status().message();
-  auto full_loaded = LoadPlanFile(std::move(*full_file));
+  auto full_loaded = LoadPlanFile(std::move(*full_file), CpuKernelCaps());
   ASSERT_TRUE(full_loaded.ok());
 
   auto file = PlanFile::Open(stripped);
   ASSERT_TRUE(file.ok()) << file.status().message();
   EXPECT_TRUE(file->weights_stripped());
   ASSERT_TRUE(AttachModelWeights(*file, kModel).ok());
-  auto loaded = LoadPlanFile(std::move(*file));
+  auto loaded = LoadPlanFile(std::move(*file), CpuKernelCaps());
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   const std::vector<std::string> expected = WeightBytes(*full_loaded);
   EXPECT_FALSE(expected.empty());
@@ -138,7 +140,7 @@ TEST(WeightRebuildTest, WithoutItsModelAStrippedPlanDoesNotLoad) {
   ASSERT_TRUE(WritePlanFile(CompileModel(kModel), path, PlanWeights::kStrip).ok());
   auto file = PlanFile::Open(path);
   ASSERT_TRUE(file.ok());
-  auto loaded = LoadPlanFile(std::move(*file));
+  auto loaded = LoadPlanFile(std::move(*file), CpuKernelCaps());
   ASSERT_FALSE(loaded.ok());
   EXPECT_NE(loaded.status().message().find("--weights"), std::string::npos)
       << loaded.status().message();

@@ -50,7 +50,8 @@ struct SessionOptions {
   int threads = 0;      // CPU: cores to use (0 = all)
   int max_streams = 0;  // 0 = one per group of the widest stage, up to the cores (CPU) or 8
   bool force = false;   // run a plan made for another device (its timings may not hold)
-  bool verify = true;   // check the plan's SHA-256 digests as it is read
+  bool verify = true;   // check the plan's SHA-256 digests as it is read, and that its schedule
+                        // orders every two ops that touch the same bytes
   bool use_cuda_graph = true;  // CUDA: one CUDA Graph launch per inference
   // The ONNX model a weight-stripped plan was compiled from: its weights are rebuilt from it,
   // and another model is refused.

@@ -66,6 +66,7 @@ PlanSessionOptions SessionOptionsOf(const SessionOptions& options) {
   open.max_streams = options.max_streams;
   open.use_cuda_graph = options.use_cuda_graph;
   open.weights_model_path = options.weights_model_path;
+  open.check_ordering = options.verify;
   return open;
 }
 

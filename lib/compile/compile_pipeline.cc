@@ -15,6 +15,7 @@
 #include "onnx/onnx_exporter.h"
 #include "onnx/onnx_importer.h"
 #include "onnx/tensor_files.h"
+#include "passes/assign_layouts.h"
 #include "passes/canonicalize.h"
 #include "passes/cpu_lowering.h"
 #include "plan/memory_plan.h"
@@ -22,6 +23,8 @@
 #include "plan/plan_info.h"
 #include "plan/plan_io.h"
 #include "runtime/cpu/cpu_layout.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
+#include "runtime/cuda/kernels/cuda_kernel_table.h"
 #include "runtime/session_inputs.h"
 #include "sched/block_report.h"
 #include "sched/blocks.h"
@@ -38,6 +41,12 @@
 namespace ios {
 
 namespace {
+
+// The kernel table of the backend that runs a plan for `device`: the CPU's, or the CUDA
+// backend's for a GPU (an ordinal, or a simulated one).
+const KernelCapsTable& KernelsOfDevice(const std::string& device) {
+  return device == "cpu" ? CpuKernelCaps() : CudaKernelCaps();
+}
 
 // The plan's batch: dimension 0 of the first input (--input-shape may set it), else --batch.
 int64_t PlanBatch(const Graph& graph, int64_t batch) {
@@ -127,10 +136,10 @@ Status WritePlan(const PipelineOptions& options, Graph& graph, const BlockStruct
   // In-place elementwise ops on the CPU only, for now: the CUDA kernels allow it too
   // (plan/in_place.h), but no GPU has run such a plan yet.
   const bool in_place = options.device == "cpu" && options.in_place == "on";
-  IOS_ASSIGN_OR_RETURN(MemoryPlan memory,
-                       PlanMemory(graph, schedule, /*alignment=*/256, options.slice_views == "on",
-                                  in_place));
-  IOS_RETURN_IF_ERROR(CheckMemoryPlan(graph, schedule, memory));
+  const KernelCapsTable& kernels = KernelsOfDevice(options.device);
+  IOS_ASSIGN_OR_RETURN(MemoryPlan memory, PlanMemory(graph, schedule, kernels, /*alignment=*/256,
+                                                     options.slice_views == "on", in_place));
+  IOS_RETURN_IF_ERROR(CheckMemoryPlan(graph, schedule, memory, kernels));
   // The plan records every option that shapes it, and not the command line: its paths would make
   // the same compilation give different bytes (plans/ keeps plans byte-reproducible).
   PlanMetadata meta;
@@ -319,7 +328,8 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
       Report(options, "cpu: %d residual Adds and %d activations after them fused into convs\n",
              lowered.residual_adds, lowered.activations_after_adds);
     const bool channels_last = options.layout != "row-major" && CpuPrefersChannelsLast();
-    const int stored = AssignCpuLayouts(graph, channels_last, options.layout == "auto");
+    const int stored = AssignCpuLayouts(graph, CpuKernelCaps(), channels_last,
+                                        options.layout == "auto" && CpuBlocksSpatialConvs());
     const auto blocked =
         std::count_if(graph.values.begin(), graph.values.end(),
                       [](const Value& v) { return v.layout == Layout::kChannelsBlocked8; });

@@ -90,15 +90,19 @@ OpCost VariadicCost(const Node& node, const std::vector<TensorType>& inputs,
 void RegisterElementwiseOps(OpRegistry& registry) {
   const CostFn one_per_element = MakeElementwiseCost(1);
   for (const char* op_type : {"Add", "Sub", "Mul", "Div"}) {
-    RegisterOp(registry, OpSchema{op_type, 2, 2, 1, 1,
-                                  BroadcastInfer(ResultType::kSameAsInput, true), one_per_element});
+    const OpRole role = std::string(op_type) == "Add" ? OpRole::kSum : OpRole::kOther;
+    RegisterOp(registry,
+               OpSchema{op_type, 2, 2, 1, 1, BroadcastInfer(ResultType::kSameAsInput, true),
+                        one_per_element, role});
   }
   RegisterOp(registry, OpSchema{"Mod", 2, 2, 1, 1, InferMod, one_per_element});
   RegisterOp(registry, OpSchema{"Pow", 2, 2, 1, 1, BroadcastInfer(ResultType::kSameAsInput, false),
                                 one_per_element});
   for (const char* op_type : {"Min", "Max", "Sum", "Mean"}) {
-    RegisterOp(registry, OpSchema{op_type, 1, -1, 1, 1,
-                                  BroadcastInfer(ResultType::kSameAsInput, true), VariadicCost});
+    const OpRole role = std::string(op_type) == "Sum" ? OpRole::kSum : OpRole::kOther;
+    RegisterOp(registry,
+               OpSchema{op_type, 1, -1, 1, 1, BroadcastInfer(ResultType::kSameAsInput, true),
+                        VariadicCost, role});
   }
   for (const char* op_type : {"Equal", "Less", "Greater"}) {
     RegisterOp(registry, OpSchema{op_type, 2, 2, 1, 1, BroadcastInfer(ResultType::kBool, true),

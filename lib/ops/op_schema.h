@@ -32,6 +32,14 @@ struct OpCost {
   double bytes_moved = 0;  // bytes read (inputs, weights) plus bytes written
 };
 
+// What the schedule's unit formation (sched/units.h) sees in an op: the paper's unit kinds.
+enum class OpRole {
+  kOther,
+  kPool,    // a window or global pool: a unit of its own kind
+  kSum,     // Add and Sum: an aggregation that folds into its only reader's unit
+  kConcat,  // an aggregation that joins its inputs
+};
+
 struct OpSchema {
   std::string op_type;
   int min_inputs = 1;
@@ -47,6 +55,7 @@ struct OpSchema {
   std::function<OpCost(const Node& node, const std::vector<TensorType>& inputs,
                        const std::vector<TensorType>& outputs)>
       cost;
+  OpRole role = OpRole::kOther;
 };
 
 }  // namespace ios

@@ -110,10 +110,14 @@ OpCost GlobalPoolCost(const Node& node, const std::vector<TensorType>& inputs,
 
 void RegisterPoolOps(OpRegistry& registry) {
   // MaxPool declares 2 outputs so that Indices gets a clear Unsupported message.
-  RegisterOp(registry, OpSchema{"MaxPool", 1, 1, 1, 2, InferMaxPool, WindowPoolCost});
-  RegisterOp(registry, OpSchema{"AveragePool", 1, 1, 1, 1, InferAveragePool, WindowPoolCost});
-  RegisterOp(registry, OpSchema{"GlobalAveragePool", 1, 1, 1, 1, InferGlobalPool, GlobalPoolCost});
-  RegisterOp(registry, OpSchema{"GlobalMaxPool", 1, 1, 1, 1, InferGlobalPool, GlobalPoolCost});
+  RegisterOp(registry,
+             OpSchema{"MaxPool", 1, 1, 1, 2, InferMaxPool, WindowPoolCost, OpRole::kPool});
+  RegisterOp(registry,
+             OpSchema{"AveragePool", 1, 1, 1, 1, InferAveragePool, WindowPoolCost, OpRole::kPool});
+  RegisterOp(registry, OpSchema{"GlobalAveragePool", 1, 1, 1, 1, InferGlobalPool, GlobalPoolCost,
+                                OpRole::kPool});
+  RegisterOp(registry,
+             OpSchema{"GlobalMaxPool", 1, 1, 1, 1, InferGlobalPool, GlobalPoolCost, OpRole::kPool});
 }
 
 }  // namespace ios

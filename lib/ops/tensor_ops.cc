@@ -514,7 +514,7 @@ Status InferTile(const Node& node, const Inputs& inputs, Outputs* outputs) {
 
 void RegisterTensorOps(OpRegistry& registry) {
   const CostFn copy = MakeElementwiseCost(0);  // data movement only
-  RegisterOp(registry, OpSchema{"Concat", 1, -1, 1, 1, InferConcat, copy});
+  RegisterOp(registry, OpSchema{"Concat", 1, -1, 1, 1, InferConcat, copy, OpRole::kConcat});
   RegisterOp(registry, OpSchema{"Split", 1, 2, 1, -1, InferSplit, copy});
   RegisterOp(registry, OpSchema{"Slice", 1, 5, 1, 1, InferSlice, copy});
   RegisterOp(registry, OpSchema{"Reshape", 1, 2, 1, 1, InferReshape, copy});

@@ -106,18 +106,19 @@ std::vector<std::vector<NodeId>> LastStageReaders(const Graph& graph,
 // allows it (plan/in_place.h), and `in` dies with this node, no other node reading it in the
 // same stage, where a concurrent group or a later node of the group could still read it.
 bool InPlacePair(const Graph& graph, NodeId n, ValueId in, int stage, int in_last,
-                 const std::vector<NodeId>& in_last_readers) {
+                 const std::vector<NodeId>& in_last_readers, const KernelCapsTable& kernels) {
   const Node& node = graph.nodes[n];
   bool allowed = false;
   for (size_t i = 0; i < node.inputs.size(); ++i)
-    allowed = allowed || (node.inputs[i] == in && MayRunInPlace(graph, node, i));
+    allowed = allowed || (node.inputs[i] == in && MayRunInPlace(graph, node, i, kernels));
   return allowed && in_last == stage && in_last_readers.size() == 1 && in_last_readers[0] == n;
 }
 
 // Per value: the input whose bytes this in-place output takes, or kNoValue (see PlanMemory).
 std::vector<ValueId> FindInPlaceOutputs(const Graph& graph, const Schedule& schedule,
                                         const std::vector<LiveInterval>& live,
-                                        const std::vector<TensorView>& views) {
+                                        const std::vector<TensorView>& views,
+                                        const KernelCapsTable& kernels) {
   std::vector<ValueId> shares_with(graph.values.size(), kNoValue);
   std::vector<bool> in_a_view(graph.values.size(), false);
   for (const TensorView& view : views) in_a_view[view.value] = in_a_view[view.base] = true;
@@ -144,7 +145,7 @@ std::vector<ValueId> FindInPlaceOutputs(const Graph& graph, const Schedule& sche
                 in_a_view[in] || interface[in] || taken[in] || in == out)
               continue;
             if (shares_with[in] != kNoValue && live[in].first == node_stage[n]) continue;
-            if (!InPlacePair(graph, n, in, node_stage[n], live[in].last, last_readers[in]))
+            if (!InPlacePair(graph, n, in, node_stage[n], live[in].last, last_readers[in], kernels))
               continue;
             shares_with[out] = in;
             taken[in] = true;
@@ -208,8 +209,9 @@ std::vector<LiveInterval> ComputeLiveIntervals(const Graph& graph, const Schedul
   return live;
 }
 
-StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, int64_t alignment,
-                                bool slice_views, bool in_place) {
+StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule,
+                                const KernelCapsTable& kernels, int64_t alignment, bool slice_views,
+                                bool in_place) {
   if (alignment <= 0 || (alignment & (alignment - 1)) != 0)
     return Internal("memory alignment " + std::to_string(alignment) + " is not a power of two");
   IOS_RETURN_IF_ERROR(ValidateSchedule(graph, schedule));
@@ -227,7 +229,7 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
   // Zero-copy slices: a view takes no bytes of its own, and its base lives as long as any view.
   std::vector<const TensorView*> view_of(graph.values.size(), nullptr);
   std::vector<TensorView> views;
-  if (slice_views) views = FindSliceViews(graph);
+  if (slice_views) views = FindSliceViews(graph, kernels);
   for (const TensorView& view : views) {
     if (live[view.value].first < 0 || live[view.base].first < 0) continue;
     view_of[view.value] = &view;
@@ -240,7 +242,7 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
   // them shares one item, but only across stages: a value that is itself in place and read in
   // place in the stage that made it would leave three values on the same bytes in one stage.
   const std::vector<ValueId> shares_with =
-      in_place ? FindInPlaceOutputs(graph, schedule, live, views)
+      in_place ? FindInPlaceOutputs(graph, schedule, live, views, kernels)
                : std::vector<ValueId>(graph.values.size(), kNoValue);
   // Each in-place chain's root (the value that owns the bytes) and the stages it spans.
   std::vector<ValueId> root(graph.values.size(), kNoValue);
@@ -329,7 +331,8 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule, in
 
 // Independent of the planner: stages come from its own walk of the schedule, live intervals
 // from the graph's nodes (not the schedule's order), and overlaps from a sweep per stage.
-Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan) {
+Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                       const KernelCapsTable& kernels) {
   const int64_t num_values = static_cast<int64_t>(graph.values.size());
   if (plan.alignment <= 0)
     return Internal("memory plan alignment " + std::to_string(plan.alignment));
@@ -496,7 +499,7 @@ Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const Memor
       const NodeId n = producer[out];
       if (n >= 0 && node_stage[n] == stage && first[out] == stage &&
           views_of[static_cast<size_t>(in)].empty() &&
-          InPlacePair(graph, n, in, stage, last[in], last_readers[in]))
+          InPlacePair(graph, n, in, stage, last[in], last_readers[in], kernels))
         return true;
     }
     return false;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ops/kernel_caps.h"
 #include "sched/schedule.h"
 #include "util/status.h"
 
@@ -56,16 +57,19 @@ std::vector<LiveInterval> ComputeLiveIntervals(const Graph& graph, const Schedul
 // and every Concat and Split copies (for comparison). `in_place`: an elementwise op whose input
 // dies with it writes its output over that input (plan/in_place.h), which the input's last
 // reader in an earlier stage has finished with.
+// `kernels`: the kernel table of the backend that runs the plan, which says which kernels take
+// strided views and which may run in place (ops/kernel_caps.h).
 StatusOr<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule,
-                                int64_t alignment = 256, bool slice_views = true,
-                                bool in_place = false);
+                                const KernelCapsTable& kernels, int64_t alignment = 256,
+                                bool slice_views = true, bool in_place = false);
 
 // The checker the tests run: every non-constant value is placed inside the arena, aligned, and
 // no two values whose live intervals overlap share a byte, except a view and its base, which
 // must hold the view's bytes while the view is live, and an in-place output and its input, which
 // may hold the same bytes in the stage of the node that writes one over the other; a strided
 // view's pitch is the base's bytes per batch item, and its slices of the items lie inside the
-// base.
-Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan);
+// base. An in-place pair must be one that `kernels` allows (the backend that runs the plan).
+Status CheckMemoryPlan(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                       const KernelCapsTable& kernels);
 
 }  // namespace ios

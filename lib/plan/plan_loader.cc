@@ -76,8 +76,8 @@ int CountValues(const plan::Plan& plan) {
 // `plan` was validated; `read` copies a weight's bytes wherever they are, and `release` frees
 // them there once no tensor will read them again. `plan` is moved into the result once every
 // weight has been read.
-StatusOr<LoadedPlan> Convert(plan::Plan& plan, const std::string& source,
-                             const WeightReader& read, const WeightRelease& release) {
+StatusOr<LoadedPlan> Convert(plan::Plan& plan, const std::string& source, const WeightReader& read,
+                             const WeightRelease& release, const KernelCapsTable& kernels) {
   LoadedPlan loaded;
 
   Graph& graph = loaded.graph;
@@ -145,7 +145,7 @@ StatusOr<LoadedPlan> Convert(plan::Plan& plan, const std::string& source,
                                  p.is_view() ? p.view_pitch() : 0});
 
   Status status = ValidateSchedule(graph, schedule);
-  if (status.ok()) status = CheckMemoryPlan(graph, schedule, memory);
+  if (status.ok()) status = CheckMemoryPlan(graph, schedule, memory, kernels);
   if (!status.ok()) return InvalidInput(source + ": " + status.message());
 
   for (int w = 0; w < plan.weights_size(); ++w) release(w);
@@ -155,7 +155,8 @@ StatusOr<LoadedPlan> Convert(plan::Plan& plan, const std::string& source,
 
 }  // namespace
 
-StatusOr<LoadedPlan> LoadPlan(plan::Plan plan, const std::string& source) {
+StatusOr<LoadedPlan> LoadPlan(plan::Plan plan, const std::string& source,
+                              const KernelCapsTable& kernels) {
   IOS_RETURN_IF_ERROR(ValidatePlan(plan, source));
   return Convert(
       plan, source,
@@ -165,15 +166,15 @@ StatusOr<LoadedPlan> LoadPlan(plan::Plan plan, const std::string& source) {
         return Status::Ok();
       },
       // Swapped out, not cleared: a cleared string keeps its capacity.
-      [&plan](int w) { std::string().swap(*plan.mutable_weights(w)->mutable_data()); });
+      [&plan](int w) { std::string().swap(*plan.mutable_weights(w)->mutable_data()); }, kernels);
 }
 
-StatusOr<LoadedPlan> LoadPlanFile(PlanFile file) {
+StatusOr<LoadedPlan> LoadPlanFile(PlanFile file, const KernelCapsTable& kernels) {
   // PlanFile::Open validated the plan; each weight goes from the file into its tensor.
   const std::string source = file.path();
   return Convert(
       file.mutable_plan(), source, [&file](int w, void* into) { return file.ReadWeight(w, into); },
-      [&file](int w) { file.ReleaseWeight(w); });
+      [&file](int w) { file.ReleaseWeight(w); }, kernels);
 }
 
 }  // namespace ios

@@ -21,12 +21,14 @@ struct LoadedPlan {
 };
 
 // Validates the plan (ValidatePlan), converts it, then checks the schedule's order
-// (ValidateSchedule) and the memory plan (CheckMemoryPlan) against the graph. Every error is
+// (ValidateSchedule) and the memory plan (CheckMemoryPlan, its in-place outputs against
+// `kernels`, the table of the backend that will run it) against the graph. Every error is
 // InvalidInput prefixed by `source`. Weight tensors that only node attributes reference (they
 // follow the graph's values in the plan) do not become values of the graph.
-StatusOr<LoadedPlan> LoadPlan(plan::Plan plan, const std::string& source);
+StatusOr<LoadedPlan> LoadPlan(plan::Plan plan, const std::string& source,
+                              const KernelCapsTable& kernels);
 // The same from an opened plan file, whose weights' bytes go from the file straight into the
 // graph's tensors: a plan is held once, however large.
-StatusOr<LoadedPlan> LoadPlanFile(PlanFile file);
+StatusOr<LoadedPlan> LoadPlanFile(PlanFile file, const KernelCapsTable& kernels);
 
 }  // namespace ios

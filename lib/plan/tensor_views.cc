@@ -23,13 +23,14 @@ bool SlicesAreContiguous(const Dims& dims, int64_t axis) {
 
 // True when every kernel other than the slicing op's (which the runtime skips) that writes or
 // reads `slice` takes it as a strided channel slice.
-bool KernelsTakeStridedSlice(const Graph& graph, ValueId slice, NodeId slicing_op) {
+bool KernelsTakeStridedSlice(const Graph& graph, ValueId slice, NodeId slicing_op,
+                             const KernelCapsTable& kernels) {
   const Value& value = graph.values[slice];
   if (value.producer == kNoNode) return false;
   std::vector<NodeId> users = value.consumers;
   users.push_back(value.producer);
   for (NodeId user : users)
-    if (user != slicing_op && !TakesStridedBatchSlice(graph, graph.nodes[user], slice))
+    if (user != slicing_op && !TakesStridedBatchSlice(graph, graph.nodes[user], slice, kernels))
       return false;
   return true;
 }
@@ -71,17 +72,6 @@ SliceOp SlicesOf(const Node& node) {
 
 namespace {
 
-bool IsWindowOp(const std::string& op_type) {
-  return op_type == "Conv" || op_type == "MaxPool" || op_type == "AveragePool";
-}
-
-// The binary elementwise ops both backends run with their own float32 kernels (Pow runs the
-// CPU's reference kernel).
-bool IsElementwiseOp(const std::string& op_type) {
-  return op_type == "Add" || op_type == "Sub" || op_type == "Mul" || op_type == "Div" ||
-         op_type == "Max" || op_type == "Min" || op_type == "Sum";
-}
-
 // Elementwise, with at least two inputs that all have the output's shape (no broadcasting).
 bool TakesStridedElementwise(const Graph& graph, const Node& node) {
   if (node.inputs.size() < 2 || node.outputs.size() != 1) return false;
@@ -93,16 +83,15 @@ bool TakesStridedElementwise(const Graph& graph, const Node& node) {
 
 }  // namespace
 
-bool OpTakesStridedBatchSlices(const std::string& op_type) {
-  return IsWindowOp(op_type) || IsElementwiseOp(op_type);
-}
-
-bool TakesStridedBatchSlice(const Graph& graph, const Node& node, ValueId value) {
-  if (node.dead || !OpTakesStridedBatchSlices(node.op_type) || node.inputs.empty() ||
-      node.inputs[0] == kNoValue || node.outputs.empty())
+bool TakesStridedBatchSlice(const Graph& graph, const Node& node, ValueId value,
+                            const KernelCapsTable& kernels) {
+  const KernelCaps* caps = kernels.Find(node.op_type);
+  if (node.dead || caps == nullptr || caps->strided == StridedSlices::kNone ||
+      node.inputs.empty() || node.inputs[0] == kNoValue || node.outputs.empty())
     return false;
+  const bool elementwise = caps->strided == StridedSlices::kElementwise;
   if (node.op_type == "Conv" && node.inputs.size() < 2) return false;
-  if (IsElementwiseOp(node.op_type) && !TakesStridedElementwise(graph, node)) return false;
+  if (elementwise && !TakesStridedElementwise(graph, node)) return false;
   // MaxPool's optional Indices output stays with the reference kernel, which is dense.
   if (node.outputs.size() > 1 && node.outputs[1] != kNoValue) return false;
   for (ValueId in : node.inputs)
@@ -111,7 +100,7 @@ bool TakesStridedBatchSlice(const Graph& graph, const Node& node, ValueId value)
   // 1-D and 2-D windows: cuDNN's 3-D IMPLICIT_PRECOMP_GEMM wants fully packed tensors, and
   // cuDNN documents strides for 4-D tensors.
   if (!x.has_shape || x.dims.size() < 3 || x.dims.size() > 4) return false;
-  if (IsElementwiseOp(node.op_type)) {
+  if (elementwise) {
     return node.outputs[0] == value ||
            std::find(node.inputs.begin(), node.inputs.end(), value) != node.inputs.end();
   }
@@ -121,7 +110,7 @@ bool TakesStridedBatchSlice(const Graph& graph, const Node& node, ValueId value)
   return is_x || node.outputs[0] == value;
 }
 
-std::vector<TensorView> FindSliceViews(const Graph& graph) {
+std::vector<TensorView> FindSliceViews(const Graph& graph, const KernelCapsTable& kernels) {
   enum class Role { kNone, kBase, kView };
   std::vector<Role> role(graph.values.size(), Role::kNone);
   std::vector<TensorView> views;
@@ -160,7 +149,7 @@ std::vector<TensorView> FindSliceViews(const Graph& graph) {
       if (role[slice] == Role::kNone && IsIntermediate(value) &&
           SliceLayoutsAllowView(whole, value, contiguous) && sole_reader &&
           value.dtype == whole.dtype && offset % kViewAlignment == 0 &&
-          (contiguous || KernelsTakeStridedSlice(graph, slice, static_cast<NodeId>(n))))
+          (contiguous || KernelsTakeStridedSlice(graph, slice, static_cast<NodeId>(n), kernels)))
         candidate.push_back({slice, op.whole, offset, pitch});
       offset += ValueBytes(value) / items;  // one batch item's share of the slice
     }

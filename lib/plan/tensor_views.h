@@ -10,8 +10,9 @@
 // - strided: a channel slice (axis 1) at batch N > 1 is N ranges, one per batch item, `pitch`
 //   bytes apart (the whole tensor's bytes per item). Only kernels that take a batch stride can
 //   use it, so a slice becomes a strided view only when every kernel that touches it does:
-//   TakesStridedBatchSlice is that contract, and both backends honour it (their kernel tables
-//   refuse a strided tensor anywhere else).
+//   TakesStridedBatchSlice is that contract, asked of the kernel table of the backend that runs
+//   the plan (KernelCaps::strided, ops/kernel_caps.h), which refuses a strided tensor anywhere
+//   else.
 // Slices and whole are row-major, or all channels-blocked-8 (CPU plans, ir/layout.h) and
 // contiguous: such a slice's channels are a multiple of 8, so it holds the row-major slice's
 // bytes. Channels-last slices are neither kind.
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ops/kernel_caps.h"
 #include "plan/memory_plan.h"
 
 namespace ios {
@@ -41,19 +43,18 @@ struct TensorView {
   int64_t pitch = 0;         // strided: bytes between consecutive batch items; 0: contiguous
 };
 
-// True when `node`'s kernel, on every backend, reads (input) or writes (output) `value` as a
-// strided channel slice: the data input X or the output Y of a float32 1-D or 2-D Conv, MaxPool
-// (without Indices) or AveragePool; any input or the output of a float32 Add, Sub, Mul, Div,
-// Max, Min or Sum of two or more inputs of the output's shape (rank 3 or 4).
-bool TakesStridedBatchSlice(const Graph& graph, const Node& node, ValueId value);
-// The op types whose kernels take strided slices (some nodes of them may not, see above): what
-// the backends' kernel tables let through.
-bool OpTakesStridedBatchSlices(const std::string& op_type);
+// True when `node`'s kernel in `kernels` reads (input) or writes (output) `value` as a strided
+// channel slice: for a StridedSlices::kWindow kernel (Conv, MaxPool, AveragePool), the data
+// input X or the output Y of a float32 1-D or 2-D window (a Conv with its weights, a MaxPool
+// without Indices); for a kElementwise one (Add, Sub, Mul, Div, Max, Min, Sum), any input or the
+// output of a float32 node of two or more inputs of the output's shape (rank 3 or 4).
+bool TakesStridedBatchSlice(const Graph& graph, const Node& node, ValueId value,
+                            const KernelCapsTable& kernels);
 
 // The views of every Concat's and Split's slices that qualify. A slice that does not (another
 // op's view already, or touched by a kernel that cannot take a strided view) is still copied by
 // the op, which then copies only such slices.
-std::vector<TensorView> FindSliceViews(const Graph& graph);
+std::vector<TensorView> FindSliceViews(const Graph& graph, const KernelCapsTable& kernels);
 
 // Per NodeId: for a Concat or Split, per slice (its inputs, or its outputs), whether `memory`
 // places the slice in its whole exactly where the op would copy it: a view at the slice's own

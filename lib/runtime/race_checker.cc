@@ -114,19 +114,35 @@ struct Access {
   bool write = false;
 };
 
-std::vector<Access> AccessesOf(const Node& node) {
+// Input i of node n is `inputs[i]`, output i is `outputs[i]`; `untouched` says which of them
+// the op does not access (null: it accesses all).
+std::vector<Access> AccessesOf(const Node& node, NodeId n, const UntouchedOperand& untouched) {
   std::vector<Access> accesses;
-  for (ValueId v : node.inputs) {
-    if (v != kNoValue) accesses.push_back({v, false});
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const ValueId v = node.inputs[i];
+    if (v != kNoValue && !(untouched && untouched(n, false, i))) accesses.push_back({v, false});
   }
-  for (ValueId v : node.outputs) {
-    if (v != kNoValue) accesses.push_back({v, true});
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    const ValueId v = node.outputs[i];
+    if (v != kNoValue && !(untouched && untouched(n, true, i))) accesses.push_back({v, true});
   }
   return accesses;
 }
 
-std::string RangeText(const std::pair<int64_t, int64_t>& range) {
-  return "[" + std::to_string(range.first) + ", " + std::to_string(range.second) + ")";
+std::string RangeText(const std::vector<ByteSpan>& ranges) {
+  std::string text;
+  for (const ByteSpan& range : ranges)
+    text += (text.empty() ? "[" : ", [") + std::to_string(range.first) + ", " +
+            std::to_string(range.second) + ")";
+  return text;
+}
+
+bool Intersect(const std::vector<ByteSpan>& a, const std::vector<ByteSpan>& b) {
+  for (const ByteSpan& x : a)
+    for (const ByteSpan& y : b)
+      if (x.first < x.second && y.first < y.second && x.first < y.second && y.first < x.second)
+        return true;
+  return false;
 }
 
 }  // namespace
@@ -139,6 +155,19 @@ Status CheckCommandListOrdering(const Graph& graph, const CommandList& commands,
     return Internal("byte_ranges has " + std::to_string(byte_ranges.size()) +
                     " entries for a graph of " + std::to_string(graph.values.size()) + " values");
   }
+  std::vector<std::vector<ByteSpan>> spans(byte_ranges.size());
+  for (size_t v = 0; v < byte_ranges.size(); ++v)
+    if (byte_ranges[v].first >= 0) spans[v] = {byte_ranges[v]};
+  return CheckCommandListOrderingOverSpans(graph, commands, spans, nullptr);
+}
+
+Status CheckCommandListOrderingOverSpans(const Graph& graph, const CommandList& commands,
+                                         const std::vector<std::vector<ByteSpan>>& byte_ranges,
+                                         const UntouchedOperand& untouched) {
+  if (!byte_ranges.empty() && byte_ranges.size() != graph.values.size()) {
+    return Internal("byte_ranges has " + std::to_string(byte_ranges.size()) +
+                    " entries for a graph of " + std::to_string(graph.values.size()) + " values");
+  }
   IOS_ASSIGN_OR_RETURN(std::vector<OpClock> ops, Simulate(commands));
   std::vector<std::vector<Access>> accesses;
   accesses.reserve(ops.size());
@@ -147,15 +176,10 @@ Status CheckCommandListOrdering(const Graph& graph, const CommandList& commands,
       return Internal(Where(op.stream, op.index) + " runs node " + std::to_string(op.op) +
                       ", which is not in the graph");
     }
-    accesses.push_back(AccessesOf(graph.nodes[op.op]));
+    accesses.push_back(AccessesOf(graph.nodes[op.op], op.op, untouched));
   }
-  auto in_arena = [&](ValueId v) {
-    return !byte_ranges.empty() && byte_ranges[v].first >= 0 &&
-           byte_ranges[v].second > byte_ranges[v].first;
-  };
   auto intersect = [&](ValueId a, ValueId b) {
-    return in_arena(a) && in_arena(b) && byte_ranges[a].first < byte_ranges[b].second &&
-           byte_ranges[b].first < byte_ranges[a].second;
+    return !byte_ranges.empty() && Intersect(byte_ranges[a], byte_ranges[b]);
   };
   auto describe_access = [&](const OpClock& op, const Access& access) {
     return graph.Describe(op.op) + " on stream " + std::to_string(op.stream) +

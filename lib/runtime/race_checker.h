@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -30,5 +31,14 @@ Status CheckCommandListLiveness(const CommandList& commands);
 // The error names both ops, their streams and the tensor(s).
 Status CheckCommandListOrdering(const Graph& graph, const CommandList& commands,
                                 const std::vector<std::pair<int64_t, int64_t>>& byte_ranges);
+// The same with any number of [begin, end) ranges per value (a strided view's one per batch
+// item; an empty list: not in the arena), and the operands that an op does not access
+// (`untouched(node, is_output, index)`, or null): a Split's outputs that are views of its input
+// are read by their readers straight from the input's bytes, and the Split writes nothing.
+using ByteSpan = std::pair<int64_t, int64_t>;
+using UntouchedOperand = std::function<bool(NodeId node, bool is_output, size_t index)>;
+Status CheckCommandListOrderingOverSpans(const Graph& graph, const CommandList& commands,
+                                         const std::vector<std::vector<ByteSpan>>& byte_ranges,
+                                         const UntouchedOperand& untouched);
 
 }  // namespace ios

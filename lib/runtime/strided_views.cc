@@ -24,7 +24,8 @@ std::vector<int64_t> BatchStridesOfValues(const Graph& graph, const MemoryPlan& 
 
 StatusOr<NodeBatchStrides> BatchStridesOfNode(const Graph& graph, NodeId id,
                                               const std::vector<int64_t>& value_strides,
-                                              const std::vector<bool>& slices_in_place) {
+                                              const std::vector<bool>& slices_in_place,
+                                              const KernelCapsTable& kernels) {
   const Node& node = graph.nodes[static_cast<size_t>(id)];
   // A Concat's slices are its inputs, a Split's its outputs.
   const bool slices_are_inputs = node.op_type == "Concat";
@@ -33,7 +34,7 @@ StatusOr<NodeBatchStrides> BatchStridesOfNode(const Graph& graph, NodeId id,
   auto stride_of = [&](ValueId value, bool is_slice, size_t index) -> StatusOr<int64_t> {
     if (value == kNoValue || value_strides[value] == 0) return int64_t{0};
     if (is_slice && index < slices_in_place.size() && slices_in_place[index]) return int64_t{0};
-    if (!TakesStridedBatchSlice(graph, node, value))
+    if (!TakesStridedBatchSlice(graph, node, value, kernels))
       return Internal("the memory plan places '" + graph.values[value].name +
                       "' as a strided view, which the kernel of " + graph.Describe(id) +
                       " cannot take");

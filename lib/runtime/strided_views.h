@@ -22,11 +22,12 @@ struct NodeBatchStrides {
 std::vector<int64_t> BatchStridesOfValues(const Graph& graph, const MemoryPlan& memory);
 
 // The strides of `node`'s inputs and outputs. An error names the node when it touches a strided
-// tensor that its kernel does not take (TakesStridedBatchSlice), except a Concat's or Split's
-// own slices that `slices_in_place` (its entry of SlicesInPlace) marks: its kernel skips them,
-// and their stride is reported as 0.
+// tensor that its kernel in `kernels` does not take (TakesStridedBatchSlice), except a Concat's or
+// Split's own slices that `slices_in_place` (its entry of SlicesInPlace) marks: its kernel skips
+// them, and their stride is reported as 0.
 StatusOr<NodeBatchStrides> BatchStridesOfNode(const Graph& graph, NodeId node,
                                               const std::vector<int64_t>& value_strides,
-                                              const std::vector<bool>& slices_in_place);
+                                              const std::vector<bool>& slices_in_place,
+                                              const KernelCapsTable& kernels);
 
 }  // namespace ios

@@ -8,14 +8,17 @@
 namespace ios {
 namespace {
 
+// The op's role (ops/op_schema.h); kOther for an op the registry lacks.
+OpRole RoleOf(const Node& node) {
+  const OpSchema* schema = OpRegistry::Global().Find(node.op_type);
+  return schema != nullptr ? schema->role : OpRole::kOther;
+}
 bool IsAggregation(const Node& node) {
-  return node.op_type == "Add" || node.op_type == "Sum" || node.op_type == "Concat";
+  const OpRole role = RoleOf(node);
+  return role == OpRole::kSum || role == OpRole::kConcat;
 }
-bool IsSum(const Node& node) { return node.op_type == "Add" || node.op_type == "Sum"; }
-bool IsPool(const Node& node) {
-  return node.op_type == "MaxPool" || node.op_type == "AveragePool" ||
-         node.op_type == "GlobalAveragePool" || node.op_type == "GlobalMaxPool";
-}
+bool IsSum(const Node& node) { return RoleOf(node) == OpRole::kSum; }
+bool IsPool(const Node& node) { return RoleOf(node) == OpRole::kPool; }
 
 // The only node that reads node `id`'s single output, or kNoNode.
 NodeId OnlyReader(const Graph& graph, NodeId id) {

@@ -10,6 +10,8 @@
 #include "plan/plan_info.h"
 #include "plan/plan_loader.h"
 #include "runtime/cpu/cpu_device.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
+#include "runtime/cuda/kernels/cuda_kernel_table.h"
 #include "util/device_name.h"
 #include "util/memory_info.h"
 #ifdef IOS_HAVE_CUDA
@@ -28,9 +30,11 @@ struct PlanSource {
   const plan::Plan& plan() const { return file ? file->plan() : *message; }
 };
 
-StatusOr<LoadedPlan> Load(PlanSource source, const std::string& name) {
-  if (source.file) return LoadPlanFile(std::move(*source.file));
-  return LoadPlan(std::move(*source.message), name);
+// `kernels`: the table of the backend that will run the plan.
+StatusOr<LoadedPlan> Load(PlanSource source, const std::string& name,
+                          const KernelCapsTable& kernels) {
+  if (source.file) return LoadPlanFile(std::move(*source.file), kernels);
+  return LoadPlan(std::move(*source.message), name, kernels);
 }
 
 void LogWarnings(const std::vector<std::string>& warnings) {
@@ -62,11 +66,12 @@ StatusOr<PlanSession> Open(PlanSource source, const std::string& name,
                                              &warnings)
                             .WithContext(name));
     LogWarnings(warnings);
-    IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, Load(std::move(source), name));
+    IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, Load(std::move(source), name, CudaKernelCaps()));
     CudaSessionOptions cuda;
     cuda.device = choice.cuda_ordinal;
     cuda.use_cuda_graph = options.use_cuda_graph;
     cuda.max_streams = options.max_streams;
+    cuda.check_ordering = options.check_ordering;
     IOS_ASSIGN_OR_RETURN(session.cuda, CudaSession::Create(std::move(loaded), cuda));
     session.device = "cuda:" + std::to_string(choice.cuda_ordinal);
     session.device_name = info.name;
@@ -81,10 +86,11 @@ StatusOr<PlanSession> Open(PlanSource source, const std::string& name,
   IOS_RETURN_IF_ERROR(CheckFitsInMemory(PlanHostBytes(meta), options.memory_limit_bytes,
                                         "the plan's weights and arena", options.memory_hint)
                           .WithContext(name));
-  IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, Load(std::move(source), name));
+  IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, Load(std::move(source), name, CpuKernelCaps()));
   CpuSessionOptions cpu;
   cpu.threads = options.threads;
   cpu.max_streams = options.max_streams;
+  cpu.check_ordering = options.check_ordering;
   cpu.memory_limit_bytes = options.memory_limit_bytes;
   IOS_ASSIGN_OR_RETURN(session.cpu, CpuSession::Create(std::move(loaded), cpu));
   session.device = "cpu";
@@ -128,6 +134,10 @@ StatusOr<PlanSession> OpenPlanSession(plan::Plan plan, const std::string& name,
   PlanSource source;
   source.message = std::move(plan);
   return Open(std::move(source), name, options);
+}
+
+const KernelCapsTable& KernelsOfPlanDevice(const plan::Plan& plan) {
+  return plan.device().kind() == "cpu" ? CpuKernelCaps() : CudaKernelCaps();
 }
 
 StatusOr<PlanPickOptions> PlanPickOptionsFor(const std::string& device, const std::string& flag,

@@ -37,6 +37,10 @@ struct PlanSessionOptions {
   std::string memory_hint = "free memory, or run a smaller batch";  // how to raise the limit
   // The ONNX model a weight-stripped plan was compiled from (compile/weight_rebuild.h).
   std::string weights_model_path;
+  // Check that the plan's command list orders every two ops that touch the same bytes
+  // (runtime/plan_ordering.h): on with the plan's digests (iosrun --no-verify, the API's
+  // SessionOptions::verify turn both off).
+  bool check_ordering = true;
 };
 
 // The session on the device the options chose: exactly one of `cpu` and `cuda` is set.
@@ -58,6 +62,10 @@ StatusOr<PlanSession> OpenPlanSession(PlanFile file, const std::string& name,
 // A plan already in memory (a compiled ios::Plan): it carries its weights.
 StatusOr<PlanSession> OpenPlanSession(plan::Plan plan, const std::string& name,
                                       const PlanSessionOptions& options);
+
+// The kernel table a plan was made for (ops/kernel_caps.h): the CPU's for a CPU plan, the CUDA
+// backend's for a GPU or simulated one. For loading a plan that no session runs (a picture).
+const KernelCapsTable& KernelsOfPlanDevice(const plan::Plan& plan);
 
 // What iosrun FOLDER needs to pick the plan for `device` (plan/plan_pick.h): the device's
 // fingerprint and the backend's check.

@@ -13,6 +13,7 @@
 #include "../test_graph_builder.h"
 #include "plan/memory_plan.h"
 #include "profile/cuda/conv_algorithm_selection.h"
+#include "runtime/cuda/kernels/cuda_kernel_table.h"
 #include "runtime/strided_views.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
@@ -22,7 +23,7 @@ namespace {
 
 StatusOr<MemoryPlan> GreedyMemoryPlan(const Graph& graph) {
   IOS_ASSIGN_OR_RETURN(BlockStructure blocks, PartitionIntoBlocks(graph, BlockOptions{}));
-  return PlanMemory(graph, GreedySchedule(blocks, 0));
+  return PlanMemory(graph, GreedySchedule(blocks, 0), CudaKernelCaps());
 }
 
 const TensorPlacement* PlacementOf(const MemoryPlan& memory, ValueId value) {
@@ -80,7 +81,8 @@ TEST(ConvMeasureLayoutTest, WithoutViewsEveryConvIsAlignedAndDense) {
   Graph graph = b.Finish({b.Op("Relu", {cat}, {}, "relu")});
   auto blocks = PartitionIntoBlocks(graph, BlockOptions{});
   ASSERT_TRUE(blocks.ok());
-  auto memory = PlanMemory(graph, GreedySchedule(*blocks, 0), 256, /*slice_views=*/false);
+  auto memory =
+      PlanMemory(graph, GreedySchedule(*blocks, 0), CudaKernelCaps(), 256, /*slice_views=*/false);
   ASSERT_TRUE(memory.ok()) << memory.status().message();
   for (NodeId n : ConvNodesToMeasure(graph)) {
     auto layout = ConvMeasureLayoutInPlan(graph, *memory, n);

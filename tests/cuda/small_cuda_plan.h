@@ -9,6 +9,7 @@
 #include "../small_fork_join_model.h"
 #include "plan/plan_builder.h"
 #include "plan/plan_loader.h"
+#include "runtime/cuda/kernels/cuda_kernel_table.h"
 
 namespace ios::testing {
 
@@ -20,7 +21,7 @@ inline LoadedPlan SmallCudaPlan(bool greedy) {
   meta.device.set_sim_model("A100");
   auto plan = BuildPlan(c.graph, c.schedule, c.memory, meta);
   EXPECT_TRUE(plan.ok()) << plan.status().message();
-  auto loaded = LoadPlan(plan.value(), "small.iosplan");
+  auto loaded = LoadPlan(plan.value(), "small.iosplan", CudaKernelCaps());
   EXPECT_TRUE(loaded.ok()) << loaded.status().message();
   return std::move(loaded).value();
 }

@@ -68,7 +68,7 @@ StridedKernelCounts CheckKernelsOnStridedViews(Graph& graph) {
   EXPECT_TRUE(blocks.ok()) << blocks.status().message();
   if (!blocks.ok()) return counts;
   const Schedule schedule = GreedySchedule(*blocks, 0);
-  auto memory = PlanMemory(graph, schedule);
+  auto memory = PlanMemory(graph, schedule, CudaKernelCaps());
   EXPECT_TRUE(memory.ok()) << memory.status().message();
   if (!memory.ok()) return counts;
 
@@ -79,12 +79,13 @@ StridedKernelCounts CheckKernelsOnStridedViews(Graph& graph) {
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
     if (node.dead) continue;
-    auto strides = BatchStridesOfNode(graph, static_cast<NodeId>(n), value_strides, in_place[n]);
+    auto strides = BatchStridesOfNode(graph, static_cast<NodeId>(n), value_strides, in_place[n],
+                                      CudaKernelCaps());
     EXPECT_TRUE(strides.ok()) << strides.status().message();
     if (!strides.ok() || redundant[n] || !strides->any()) continue;
     const bool conv = node.op_type == "Conv";
     const bool pool = node.op_type == "MaxPool" || node.op_type == "AveragePool";
-    EXPECT_TRUE(OpTakesStridedBatchSlices(node.op_type)) << node.name;
+    EXPECT_NE(CudaKernelCaps().Find(node.op_type)->strided, StridedSlices::kNone) << node.name;
     ++(conv ? counts.convs : pool ? counts.pools : counts.elementwise);
 
     CudaKernelContext context = MakeCudaKernelContext(graph, node);

@@ -15,6 +15,7 @@
 #include "passes/canonicalize.h"
 #include "plan/memory_plan.h"
 #include "proto_mutator.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
 
@@ -35,8 +36,9 @@ void CompileFrontHalf(std::string bytes) {
   if (!blocks.ok()) return;
   const ios::Schedule schedule = ios::GreedySchedule(*blocks, 4);
   if (!ios::ValidateSchedule(*graph, schedule).ok()) return;
-  ios::StatusOr<ios::MemoryPlan> memory = ios::PlanMemory(*graph, schedule, 256, true);
-  if (memory.ok()) (void)ios::CheckMemoryPlan(*graph, schedule, *memory);
+  ios::StatusOr<ios::MemoryPlan> memory =
+      ios::PlanMemory(*graph, schedule, ios::CpuKernelCaps(), 256, true);
+  if (memory.ok()) (void)ios::CheckMemoryPlan(*graph, schedule, *memory, ios::CpuKernelCaps());
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "plan/plan_loader.h"
 #include "proto_mutator.h"
 #include "runtime/cpu/cpu_session.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "util/sha256.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
@@ -40,7 +41,7 @@ uint64_t ReadLittleEndian(const uint8_t* in) {
 void LoadAndRun(const std::string& path) {
   ios::StatusOr<ios::PlanFile> file = ios::PlanFile::Open(path, ios::PlanVerify::kSkip);
   if (!file.ok()) return;
-  ios::StatusOr<ios::LoadedPlan> loaded = ios::LoadPlanFile(std::move(*file));
+  ios::StatusOr<ios::LoadedPlan> loaded = ios::LoadPlanFile(std::move(*file), ios::CpuKernelCaps());
   if (!loaded.ok()) return;
   const int64_t arena = loaded->memory.arena_bytes;
   ios::CpuSessionOptions options;

@@ -20,6 +20,7 @@
 #include "plan/plan_builder.h"
 #include "plan/plan_loader.h"
 #include "runtime/cpu/cpu_session.h"
+#include "runtime/cpu/kernels/cpu_kernel.h"
 #include "sched/blocks.h"
 #include "sched/ios_scheduler.h"
 
@@ -31,12 +32,13 @@ StatusOr<LoadedPlan> InceptionIosPlan() {
   IOS_ASSIGN_OR_RETURN(BlockStructure blocks, PartitionIntoBlocks(graph, BlockOptions{}));
   IOS_ASSIGN_OR_RETURN(std::unique_ptr<AnalyticCostSource> sim, MakeAnalyticCostSource("V100"));
   IOS_ASSIGN_OR_RETURN(IosSearchResult search, IosSchedule(graph, blocks, *sim, IosOptions{}));
-  IOS_ASSIGN_OR_RETURN(MemoryPlan memory, PlanMemory(graph, search.schedule, 256, true));
+  IOS_ASSIGN_OR_RETURN(MemoryPlan memory,
+                       PlanMemory(graph, search.schedule, CpuKernelCaps(), 256, true));
   PlanMetadata meta;
   meta.batch = 1;
   meta.device.set_kind("cpu");
   IOS_ASSIGN_OR_RETURN(plan::Plan plan, BuildPlan(graph, search.schedule, memory, meta));
-  return LoadPlan(std::move(plan), "inception_v3 (ios)");
+  return LoadPlan(std::move(plan), "inception_v3 (ios)", CpuKernelCaps());
 }
 
 StatusOr<std::vector<Tensor>> RunOnStreams(LoadedPlan plan, int streams, const Tensor& input,

@@ -1,16 +1,38 @@
 #include "iosc/op_support_table.h"
 
+#include <optional>
 #include <sstream>
+#include <string>
+#include <vector>
 
+#include "ir/fused_activation.h"
 #include "kernels/reference/reference_kernels.h"
 #include "onnx/onnx_importer.h"
 #include "ops/op_registry.h"
 #include "runtime/cpu/kernels/cpu_kernel.h"
-#ifdef IOS_HAVE_CUDA
-#include "runtime/cuda/kernels/cuda_kernel.h"
-#endif
+#include "runtime/cuda/kernels/cuda_kernel_table.h"
 
 namespace ios {
+namespace {
+
+// The standalone activation ops that the CPU conv carries fused (`fused`), or those it does not,
+// as the CPU kernel table declares them: "Relu, LeakyRelu, ..., Softplus and Mish".
+std::string ActivationList(bool fused) {
+  const KernelCaps* conv = CpuKernelCaps().Find("Conv");
+  std::vector<std::string> names;
+  for (const std::string& op : OpRegistry::Global().OpTypes()) {
+    const std::optional<ActivationKind> kind = ActivationKindFromOpType(op);
+    if (!kind || conv == nullptr) continue;
+    const bool carried = conv->fuses_activation != nullptr && conv->fuses_activation(*kind);
+    if (carried == fused) names.push_back(op);
+  }
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return text;
+}
+
+}  // namespace
 
 std::string OpSupportTableMarkdown() {
   std::ostringstream out;
@@ -25,8 +47,8 @@ std::string OpSupportTableMarkdown() {
       << "Slice/Pad parameters and reduction axes), naming the node. `iosc --device N` refuses a\n"
       << "model with an op the CUDA backend cannot run before it profiles anything.\n\n"
       << "A conv carries a following activation fused only where oneDNN has the exact\n"
-      << "algorithm (Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu,\n"
-      << "Softplus, Mish); Selu, Celu, Softsign and ThresholdedRelu run as ops of their own.\n\n"
+      << "algorithm (the CPU kernel table's Conv entry): " << ActivationList(true) << ".\n"
+      << ActivationList(false) << " run as ops of their own.\n\n"
       << "Resize (from opset 10) and Upsample (opsets 7 to 9) run nearest (every nearest_mode),\n"
       << "linear and cubic on every coordinate_transformation_mode but tf_crop_and_resize;\n"
       << "their scales or sizes must be constant once the input shape is fixed, and\n"
@@ -42,12 +64,10 @@ std::string OpSupportTableMarkdown() {
       << "| op | reference | CPU | CUDA |\n|---|---|---|---|\n";
   for (const std::string& op : OpRegistry::Global().OpTypes()) {
     const bool reference = FindReferenceKernel(op) != nullptr;
-    const char* cpu = HasFastCpuKernel(op) ? "own kernel" : reference ? "reference" : "-";
-#ifdef IOS_HAVE_CUDA
-    const char* cuda = CudaSupportsOp(op) ? "yes" : "-";
-#else
-    const char* cuda = "(not built)";
-#endif
+    const char* cpu = CpuKernelCaps().Find(op) != nullptr ? "own kernel"
+                      : reference                         ? "reference"
+                                                          : "-";
+    const char* cuda = CudaKernelCaps().Find(op) != nullptr ? "yes" : "-";
     out << "| " << op << " | " << (reference ? "yes" : "-") << " | " << cpu << " | " << cuda
         << " |\n";
   }

@@ -37,7 +37,8 @@ int ParseIosrunOptions(int argc, char** argv, IosrunOptions* options) {
       ->check(CLI::Range(int64_t{-1}, int64_t{1} << 40));
   app.add_flag("--no-verify", options->no_verify,
                "Skip checking the plan's SHA-256 digests (its body and every weight) as it "
-               "loads, for trusted, huge plans");
+               "loads, and that its schedule orders every two ops that share bytes, for "
+               "trusted, huge plans");
   app.add_flag("--no-cuda-graph", options->no_cuda_graph,
                "GPU: issue the commands onto the streams every run instead of launching one "
                "captured CUDA Graph");

@@ -49,7 +49,7 @@ Status WritePlanSchedulePicture(const IosrunOptions& options, const plan::Plan& 
                        PlanFile::Open(options.plan_path,
                                       options.no_verify ? PlanVerify::kSkip : PlanVerify::kCheck));
   if (file.weights_stripped()) AttachPlaceholderWeights(file);  // the picture needs no values
-  IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlanFile(std::move(file)));
+  IOS_ASSIGN_OR_RETURN(LoadedPlan loaded, LoadPlanFile(std::move(file), KernelsOfPlanDevice(plan)));
   ScheduleDotOptions dot;
   dot.title =
       options.plan_path + ": " + plan.schedule().kind() + " schedule for " +
@@ -117,6 +117,7 @@ StatusOr<int> RunPlan(const IosrunOptions& options) {
   open.threads = options.threads;
   open.max_streams = options.max_streams;
   open.use_cuda_graph = !options.no_cuda_graph;
+  open.check_ordering = !options.no_verify;
   open.memory_limit_bytes =
       options.memory_limit_mb > 0 ? options.memory_limit_mb << 20 : options.memory_limit_mb;
   open.memory_hint = "--memory-limit-mb raises the limit, 0 removes it";

@@ -79,6 +79,20 @@ IOS_HD float ApplyUnary(UnaryOpKind op, float x) {
   return x;
 }
 
+// The ONNX op that each kind computes: the one list the backends' unary kernels look their op
+// up in (Gelu's two forms are its kernels' choice, from its attribute).
+struct UnaryOpName {
+  const char* op_type;
+  UnaryOpKind kind;
+};
+inline constexpr UnaryOpName kUnaryOpNames[] = {
+    {"Neg", UnaryOpKind::kNeg},     {"Abs", UnaryOpKind::kAbs},
+    {"Sqrt", UnaryOpKind::kSqrt},   {"Exp", UnaryOpKind::kExp},
+    {"Log", UnaryOpKind::kLog},     {"Reciprocal", UnaryOpKind::kReciprocal},
+    {"Floor", UnaryOpKind::kFloor}, {"Ceil", UnaryOpKind::kCeil},
+    {"Erf", UnaryOpKind::kErf},
+};
+
 // Mean of `count` inputs from their sum, as the reference computes it: sum / count in float.
 IOS_HD float MeanFromSum(float sum, int32_t count) { return sum / static_cast<float>(count); }
 

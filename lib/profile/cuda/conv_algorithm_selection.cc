@@ -147,8 +147,9 @@ StatusOr<ConvMeasureLayout> ConvMeasureLayoutInPlan(const Graph& graph, const Me
     placement[static_cast<size_t>(p.value)] = &p;
   }
   // As the session derives them (cuda_session.cc, CreateKernels).
-  IOS_ASSIGN_OR_RETURN(NodeBatchStrides strides,
-                       BatchStridesOfNode(graph, conv, BatchStridesOfValues(graph, memory), {}));
+  IOS_ASSIGN_OR_RETURN(
+      NodeBatchStrides strides,
+      BatchStridesOfNode(graph, conv, BatchStridesOfValues(graph, memory), {}, CudaKernelCaps()));
   ConvMeasureLayout layout;
   layout.batch_strides.x = strides.inputs[0];
   layout.batch_strides.y = strides.outputs[0];

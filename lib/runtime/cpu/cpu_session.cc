@@ -8,6 +8,7 @@
 
 #include "plan/tensor_views.h"
 #include "runtime/cpu/cpu_threading.h"
+#include "runtime/plan_ordering.h"
 #include "runtime/session_inputs.h"
 #include "util/memory_info.h"
 
@@ -75,8 +76,9 @@ Status CpuSession::Init(const CpuSessionOptions& options) {
     const Node& node = graph.nodes[n];
     if (node.dead) continue;
     CpuKernelContext context = MakeCpuKernelContext(graph, node);
-    IOS_ASSIGN_OR_RETURN(context.batch_strides, BatchStridesOfNode(graph, static_cast<NodeId>(n),
-                                                                   value_strides, in_place[n]));
+    IOS_ASSIGN_OR_RETURN(context.batch_strides,
+                         BatchStridesOfNode(graph, static_cast<NodeId>(n), value_strides,
+                                            in_place[n], CpuKernelCaps()));
     if (!redundant_[n]) {  // else skipped at run time: no kernel needed
       IOS_ASSIGN_OR_RETURN(kernels_[n], CreateCpuKernel(context));
       kernel_paths_[n] = CpuKernelPathOf(*kernels_[n]);
@@ -95,6 +97,8 @@ Status CpuSession::Init(const CpuSessionOptions& options) {
 
   int max_streams = options.max_streams > 0 ? options.max_streams : threads;
   IOS_ASSIGN_OR_RETURN(commands_, LowerToCommands(graph, plan_.schedule, max_streams, threads));
+  if (options.check_ordering)
+    IOS_RETURN_IF_ERROR(CheckPlanOrdering(graph, commands_, plan_.memory));
   executor_ = std::make_unique<StreamExecutor>(static_cast<int>(commands_.streams.size()));
   return Status::Ok();
 }

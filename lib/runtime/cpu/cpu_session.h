@@ -25,6 +25,9 @@ struct CpuSessionOptions {
   // Caps every op's OpenMP team (0 = no cap). 1 runs each op on its stream's thread alone,
   // which the ThreadSanitizer test needs: TSAN cannot see OpenMP's own synchronisation.
   int max_threads_per_op = 0;
+  // Check that the command list orders every two ops that touch the same bytes
+  // (runtime/plan_ordering.h) before the first run.
+  bool check_ordering = true;
 };
 
 class CpuSession : public OpRunner {

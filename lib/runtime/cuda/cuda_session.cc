@@ -12,6 +12,7 @@
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/cuda_device.h"
 #include "runtime/cuda/cuda_pointer.h"
+#include "runtime/plan_ordering.h"
 #include "runtime/session_inputs.h"
 
 namespace ios {
@@ -111,6 +112,8 @@ Status CudaSession::Init(const CudaSessionOptions& options) {
   IOS_RETURN_IF_ERROR(CheckDevicePlacements(graph, plan_.memory));
   const int max_streams = CudaSessionStreams(plan_.schedule, options.max_streams);
   IOS_ASSIGN_OR_RETURN(commands_, LowerToCommands(graph, plan_.schedule, max_streams, 1));
+  if (options.check_ordering)
+    IOS_RETURN_IF_ERROR(CheckPlanOrdering(graph, commands_, plan_.memory));
   // "no CUDA device ..." with the CUDA error text, rather than a failing cudaSetDevice.
   IOS_RETURN_IF_ERROR(QueryCudaDevice(device_).status());
 
@@ -163,8 +166,9 @@ Status CudaSession::CreateKernels(cudnnHandle_t query_handle, size_t* workspace_
     const Node& node = graph.nodes[n];
     if (node.dead || redundant_[n]) continue;  // a skipped Concat or Split needs no kernel
     CudaKernelContext context = MakeCudaKernelContext(graph, node);
-    IOS_ASSIGN_OR_RETURN(context.batch_strides, BatchStridesOfNode(graph, static_cast<NodeId>(n),
-                                                                   value_strides, in_place[n]));
+    IOS_ASSIGN_OR_RETURN(context.batch_strides,
+                         BatchStridesOfNode(graph, static_cast<NodeId>(n), value_strides,
+                                            in_place[n], CudaKernelCaps()));
     auto found = conv_algorithms.find(static_cast<NodeId>(n));
     context.conv_algorithm = found == conv_algorithms.end() ? nullptr : found->second;
     context.allow_tf32 = plan_.meta.cuda().allow_tf32();

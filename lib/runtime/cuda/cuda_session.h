@@ -32,6 +32,9 @@ struct CudaSessionOptions {
   int device = 0;
   bool use_cuda_graph = true;  // false: replay the commands onto the streams every run
   int max_streams = 0;  // 0 = one per group of the widest stage, capped at kMaxAutoCudaStreams
+  // Check that the command list orders every two ops that touch the same bytes
+  // (runtime/plan_ordering.h) before anything is allocated.
+  bool check_ordering = true;
 };
 
 inline constexpr int kMaxAutoCudaStreams = 8;

@@ -11,10 +11,11 @@
 #include "../../test_graph_builder.h"
 #include "gpu_test_util.h"
 #include "ir/fused_activation.h"
-#include "runtime/cuda/kernels/conv_algorithm.h"
 #include "profile/cuda/conv_algorithm_selection.h"
 #include "profile/cuda/conv_run_timing.h"
 #include "runtime/cuda/cuda_streams.h"
+#include "runtime/cuda/kernels/conv_algorithm.h"
+#include "runtime/cuda/kernels/cuda_kernel_table.h"
 #include "sched/blocks.h"
 
 namespace ios {
@@ -101,7 +102,7 @@ TEST(ConvRunTimingGpuTest, SelectionRecordsOneOfTheCandidatesItTimed) {
   const Graph g = ConvBiasRelu();
   auto blocks = PartitionIntoBlocks(g, BlockOptions{});
   ASSERT_TRUE(blocks.ok()) << blocks.status().message();
-  auto memory = PlanMemory(g, SequentialSchedule(*blocks));
+  auto memory = PlanMemory(g, SequentialSchedule(*blocks), CudaKernelCaps());
   ASSERT_TRUE(memory.ok()) << memory.status().message();
   ConvAlgorithmSelectionOptions untimed;
   untimed.time_as_run = false;

@@ -10,6 +10,7 @@
 #include "gpu_test_util.h"
 #include "profile/cuda/conv_algorithm_selection.h"
 #include "profile/cuda/cuda_stage_profiler.h"
+#include "runtime/cuda/kernels/cuda_kernel_table.h"
 #include "sched/blocks.h"
 #include "sched/schedule.h"
 
@@ -157,7 +158,7 @@ TEST(CudaStageProfilerGpuTest, ConvAlgorithmSelectionRecordsEveryConv) {
   Graph g = b.Finish({c});
   auto blocks = PartitionIntoBlocks(g, BlockOptions{});
   ASSERT_TRUE(blocks.ok()) << blocks.status().message();
-  auto memory = PlanMemory(g, SequentialSchedule(*blocks));
+  auto memory = PlanMemory(g, SequentialSchedule(*blocks), CudaKernelCaps());
   ASSERT_TRUE(memory.ok()) << memory.status().message();
   for (bool tf32 : {false, true}) {
     ConvAlgorithmSelectionOptions options;

@@ -19,6 +19,7 @@
 #include "plan/plan_loader.h"
 #include "profile/cuda/conv_algorithm_selection.h"
 #include "runtime/cuda/cuda_session.h"
+#include "runtime/cuda/kernels/cuda_kernel_table.h"
 #include "sched/blocks.h"
 
 namespace ios {
@@ -54,12 +55,12 @@ TEST(StridedViewsGpuTest, PlanWithStridedViewsMatchesTheReference) {
   auto blocks = PartitionIntoBlocks(graph, BlockOptions{});
   ASSERT_TRUE(blocks.ok()) << blocks.status().message();
   const Schedule schedule = GreedySchedule(*blocks, 0);
-  auto memory = PlanMemory(graph, schedule);
+  auto memory = PlanMemory(graph, schedule, CudaKernelCaps());
   ASSERT_TRUE(memory.ok()) << memory.status().message();
   int strided = 0;
   for (const TensorPlacement& p : memory->placements) strided += p.pitch != 0;
   ASSERT_EQ(strided, 5) << "the three branches of the Concat and both slices of the Split";
-  const Status checked = CheckMemoryPlan(graph, schedule, *memory);
+  const Status checked = CheckMemoryPlan(graph, schedule, *memory, CudaKernelCaps());
   ASSERT_TRUE(checked.ok()) << checked.message();
   IOS_SKIP_WITHOUT_GPU();
 
@@ -87,7 +88,7 @@ TEST(StridedViewsGpuTest, PlanWithStridedViewsMatchesTheReference) {
                  (use_measured ? ", measured algorithms" : ", heuristic algorithms"));
     plan::Plan plan = *built;
     if (use_measured) *plan.mutable_cuda() = *measured;
-    auto loaded = LoadPlan(plan, "strided.iosplan");
+    auto loaded = LoadPlan(plan, "strided.iosplan", CudaKernelCaps());
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
     CudaSessionOptions options;
     options.use_cuda_graph = use_graph;

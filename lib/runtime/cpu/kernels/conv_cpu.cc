@@ -36,7 +36,7 @@
 //
 // Channels-last tensors (ir/layout.h). On AVX-512 oneDNN 2.6 picks NHWC (acdb) for every conv
 // given `any` (brgconv, brgconv_1x1, brdgmm_dw), so the layout assignment of CPU plans
-// (runtime/cpu/cpu_layout.h) stores conv outputs channels-last and keeps them so between the ops
+// (passes/assign_layouts.h) stores conv outputs channels-last and keeps them so between the ops
 // that take it. A conv with a channels-last X or Y gives oneDNN that side's layout as it is (a
 // row-major side whose bytes are the same both ways, [N, C, 1, 1], is read as channels-last
 // too) and `any` for a row-major one, reordered as above; if no optimised implementation takes
@@ -49,7 +49,7 @@
 // Depthwise and grouped convs keep NHWC: their tensors are large for their work, so the
 // reorders would cost a good part of what nChw8c saves (not measured on whole networks).
 // Channels-blocked-8 tensors (nChw8c, ir/layout.h) are the ones the layout assignment keeps
-// blocked between dense convs and the ops that take them (cpu_layout.h): a blocked side is given
+// blocked between dense convs and the ops that take them (passes/assign_layouts.h): a blocked side is given
 // to oneDNN as it is, so that a run of them reorders only at its ends (oneDNN 2.6 has no AVX2
 // conv that mixes nChw8c and NHWC, so a side stored otherwise is still reordered).
 // Measured on an AVX-512 machine (2 threads, MobileNetV2 at batch 1): 16.0 ms with the choice

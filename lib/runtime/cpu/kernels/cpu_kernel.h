@@ -10,6 +10,7 @@
 
 #include "ir/graph.h"
 #include "ir/tensor.h"
+#include "ops/kernel_caps.h"
 #include "ops/op_schema.h"
 #include "runtime/kernel_path.h"
 #include "runtime/strided_views.h"
@@ -68,6 +69,9 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& con
 bool CpuKernelTakesLayouts(const CpuKernelContext& context);
 // True when CreateCpuKernel would return a kernel of its own (not the reference fallback).
 bool HasFastCpuKernel(const std::string& op_type);
+// The CPU kernel table's capabilities (ops/kernel_caps.h): what the memory planner, the layout
+// pass and the runtime ask of the CPU backend.
+const KernelCapsTable& CpuKernelCaps();
 // How a kernel CreateCpuKernel made runs its node (runtime/kernel_path.h).
 KernelPath CpuKernelPathOf(const CpuKernel& kernel);
 // The path of every node of `graph` (its layouts assigned), per NodeId (dead nodes: own

@@ -1,10 +1,12 @@
 // CreateCpuKernel / HasFastCpuKernel: one explicit table of the fast kernels; every other op
 // (and every node a fast kernel declines, such as a non-float Add) runs its reference kernel.
+#include <algorithm>
 #include <iterator>
 #include <optional>
 #include <string>
 
-#include "plan/tensor_views.h"
+#include "ir/fused_activation.h"
+#include "ops/kernel_caps.h"
 #include "runtime/cpu/kernels/cpu_kernel.h"
 #include "runtime/cpu/kernels/cpu_kernel_factories.h"
 #include "runtime/cpu/kernels/layout_adapter_cpu.h"
@@ -16,11 +18,30 @@ namespace {
 // row-major, so that a node with channels-last tensors runs it behind a layout adapter.
 using CpuLayoutPredicate = bool (*)(const CpuKernelContext&);
 
+// One op's kernel: its factory, the layouts it takes, and what else it can do (ops/kernel_caps.h).
 struct FastKernelEntry {
   const char* op_type;
   CpuKernelFactory create;
   CpuLayoutPredicate takes_layouts = nullptr;
+  KernelCaps caps = {};
 };
+
+// Conv (conv_cpu.cc): takes its X and Y as strided batch slices (oneDNN's descriptors carry the
+// strides), adds a fused residual as oneDNN's sum post-op over Y (so Y may take the residual's
+// bytes), and carries the activations oneDNN has an exact algorithm for as post-ops.
+constexpr KernelCaps kConvCaps{StridedSlices::kWindow, InPlaceFusedResidual, ConvFusesActivation};
+// MaxPool and AveragePool (pool_cpu.cc): their loops take a batch stride for X and Y.
+constexpr KernelCaps kWindowCaps{StridedSlices::kWindow};
+// Add, Sub, Mul, Div, Max, Min, Sum (elementwise_cpu.cc): the broadcast walk takes any
+// operand's batch stride, and computes element i from element i of each input, so the output
+// may take a same-shape input's bytes.
+constexpr KernelCaps kSameShapeCaps{StridedSlices::kElementwise, InPlaceEitherOfTwo};
+// The activations (activation_cpu.cc; oneDNN's eltwise primitive, which some kinds run, takes
+// src == dst): element i to element i.
+constexpr KernelCaps kActivationCaps{StridedSlices::kNone, InPlaceFirstInput};
+// BatchNormalization (batchnorm_cpu.cc) reads its per-channel parameters first, then maps
+// element i to element i, in inference.
+constexpr KernelCaps kBatchNormCaps{StridedSlices::kNone, InPlaceInferenceFirstInput};
 
 // The layout of a tensor that is not stored the same way in both (ir/layout.h), else null.
 std::optional<Layout> DistinctLayout(const TensorType& type, Layout layout) {
@@ -52,25 +73,25 @@ bool TakesOneLayout(const CpuKernelContext& context) {
 
 constexpr FastKernelEntry kFastKernels[] = {
     // conv_cpu.cc (oneDNN)
-    {"Conv", CreateConvCpuKernel, TakesAnyLayouts},
+    {"Conv", CreateConvCpuKernel, TakesAnyLayouts, kConvCaps},
     // conv_transpose_cpu.cc (oneDNN)
     {"ConvTranspose", CreateConvTransposeCpuKernel, TakesAnyLayouts},
     // matmul_cpu.cc (oneDNN)
     {"Gemm", CreateGemmCpuKernel},
     {"MatMul", CreateMatMulCpuKernel},
     // pool_cpu.cc
-    {"MaxPool", CreateMaxPoolCpuKernel, TakesOneLayout},
-    {"AveragePool", CreateAveragePoolCpuKernel, TakesOneLayout},
+    {"MaxPool", CreateMaxPoolCpuKernel, TakesOneLayout, kWindowCaps},
+    {"AveragePool", CreateAveragePoolCpuKernel, TakesOneLayout, kWindowCaps},
     {"GlobalAveragePool", CreateGlobalPoolCpuKernel, TakesAnyLayouts},
     {"GlobalMaxPool", CreateGlobalPoolCpuKernel, TakesAnyLayouts},
     // elementwise_cpu.cc
-    {"Add", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
-    {"Sub", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
-    {"Mul", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
-    {"Div", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
-    {"Sum", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
-    {"Max", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
-    {"Min", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
+    {"Add", CreateElementwiseCpuKernel, ElementwiseTakesLayouts, kSameShapeCaps},
+    {"Sub", CreateElementwiseCpuKernel, ElementwiseTakesLayouts, kSameShapeCaps},
+    {"Mul", CreateElementwiseCpuKernel, ElementwiseTakesLayouts, kSameShapeCaps},
+    {"Div", CreateElementwiseCpuKernel, ElementwiseTakesLayouts, kSameShapeCaps},
+    {"Sum", CreateElementwiseCpuKernel, ElementwiseTakesLayouts, kSameShapeCaps},
+    {"Max", CreateElementwiseCpuKernel, ElementwiseTakesLayouts, kSameShapeCaps},
+    {"Min", CreateElementwiseCpuKernel, ElementwiseTakesLayouts, kSameShapeCaps},
     {"PRelu", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
     {"Pow", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
     {"Mean", CreateElementwiseCpuKernel, ElementwiseTakesLayouts},
@@ -88,20 +109,20 @@ constexpr FastKernelEntry kFastKernels[] = {
     // scatter_cpu.cc
     {"ScatterND", CreateScatterNDCpuKernel},
     // activation_cpu.cc
-    {"Relu", CreateActivationCpuKernel, TakesOneLayout},
-    {"LeakyRelu", CreateActivationCpuKernel, TakesOneLayout},
-    {"Clip", CreateActivationCpuKernel, TakesOneLayout},
-    {"Sigmoid", CreateActivationCpuKernel, TakesOneLayout},
-    {"Tanh", CreateActivationCpuKernel, TakesOneLayout},
-    {"HardSigmoid", CreateActivationCpuKernel, TakesOneLayout},
-    {"HardSwish", CreateActivationCpuKernel, TakesOneLayout},
-    {"Elu", CreateActivationCpuKernel, TakesOneLayout},
-    {"Softplus", CreateActivationCpuKernel, TakesOneLayout},
-    {"Mish", CreateActivationCpuKernel, TakesOneLayout},
-    {"Selu", CreateActivationCpuKernel, TakesOneLayout},
-    {"Celu", CreateActivationCpuKernel, TakesOneLayout},
-    {"Softsign", CreateActivationCpuKernel, TakesOneLayout},
-    {"ThresholdedRelu", CreateActivationCpuKernel, TakesOneLayout},
+    {"Relu", CreateActivationCpuKernel, TakesOneLayout, kActivationCaps},
+    {"LeakyRelu", CreateActivationCpuKernel, TakesOneLayout, kActivationCaps},
+    {"Clip", CreateActivationCpuKernel, TakesOneLayout, kActivationCaps},
+    {"Sigmoid", CreateActivationCpuKernel, TakesOneLayout, kActivationCaps},
+    {"Tanh", CreateActivationCpuKernel, TakesOneLayout, kActivationCaps},
+    {"HardSigmoid", CreateActivationCpuKernel, TakesOneLayout, kActivationCaps},
+    {"HardSwish", CreateActivationCpuKernel, TakesOneLayout, kActivationCaps},
+    {"Elu", CreateActivationCpuKernel, TakesOneLayout, kActivationCaps},
+    {"Softplus", CreateActivationCpuKernel, TakesOneLayout, kActivationCaps},
+    {"Mish", CreateActivationCpuKernel, TakesOneLayout, kActivationCaps},
+    {"Selu", CreateActivationCpuKernel, TakesOneLayout, kActivationCaps},
+    {"Celu", CreateActivationCpuKernel, TakesOneLayout, kActivationCaps},
+    {"Softsign", CreateActivationCpuKernel, TakesOneLayout, kActivationCaps},
+    {"ThresholdedRelu", CreateActivationCpuKernel, TakesOneLayout, kActivationCaps},
     // tensor_cpu.cc
     {"Concat", CreateConcatCpuKernel, ConcatSplitTakesLayouts},
     {"Split", CreateSplitCpuKernel, ConcatSplitTakesLayouts},
@@ -119,7 +140,7 @@ constexpr FastKernelEntry kFastKernels[] = {
     // gather_cpu.cc
     {"Gather", CreateGatherCpuKernel, GatherTakesLayouts},
     // batchnorm_cpu.cc
-    {"BatchNormalization", CreateBatchNormCpuKernel, BatchNormTakesLayouts},
+    {"BatchNormalization", CreateBatchNormCpuKernel, BatchNormTakesLayouts, kBatchNormCaps},
     // softmax_cpu.cc
     {"Softmax", CreateSoftmaxCpuKernel},
     {"LogSoftmax", CreateSoftmaxCpuKernel},
@@ -166,7 +187,9 @@ const FastKernelEntry* FindFastKernel(const std::string& op_type) {
 StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& context) {
   if (context.node == nullptr) return InvalidInput("CreateCpuKernel: no node");
   // Only some kernels take strided views (plan/tensor_views.h: TakesStridedBatchSlice).
-  if (context.batch_strides.any() && !OpTakesStridedBatchSlices(context.node->op_type))
+  const FastKernelEntry* fast = FindFastKernel(context.node->op_type);
+  if (context.batch_strides.any() &&
+      (fast == nullptr || fast->caps.strided == StridedSlices::kNone))
     return Internal(context.node->op_type + " '" + context.node->name +
                     "' touches a strided view, which its CPU kernel cannot take");
   const std::string label = context.node->op_type + " '" + context.node->name + "' (CPU kernel)";
@@ -181,8 +204,8 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& con
     if (!wrapped.ok()) return wrapped.status().WithContext(label);
     return wrapped;
   };
-  if (const FastKernelEntry* entry = FindFastKernel(context.node->op_type)) {
-    StatusOr<std::unique_ptr<CpuKernel>> kernel = entry->create(inner);
+  if (fast != nullptr) {
+    StatusOr<std::unique_ptr<CpuKernel>> kernel = fast->create(inner);
     if (!kernel.ok()) return kernel.status().WithContext(label);
     if (kernel.value() != nullptr) return adapted(std::move(kernel).value());
   }
@@ -206,6 +229,33 @@ bool CpuKernelTakesLayouts(const CpuKernelContext& context) {
 }
 
 bool HasFastCpuKernel(const std::string& op_type) { return FindFastKernel(op_type) != nullptr; }
+
+namespace {
+
+class CpuKernelCapsTable final : public KernelCapsTable {
+ public:
+  const char* backend() const override { return "CPU"; }
+  const KernelCaps* Find(const std::string& op_type) const override {
+    const FastKernelEntry* entry = FindFastKernel(op_type);
+    return entry != nullptr ? &entry->caps : nullptr;
+  }
+  std::vector<std::string> OpTypes() const override {
+    std::vector<std::string> ops;
+    for (const FastKernelEntry& entry : kFastKernels) ops.push_back(entry.op_type);
+    std::sort(ops.begin(), ops.end());
+    return ops;
+  }
+  bool TakesAssignedLayouts(const Graph& graph, const Node& node) const override {
+    return CpuKernelTakesLayouts(MakeCpuKernelContext(graph, node));
+  }
+};
+
+}  // namespace
+
+const KernelCapsTable& CpuKernelCaps() {
+  static const CpuKernelCapsTable table;
+  return table;
+}
 
 KernelPath CpuKernelPathOf(const CpuKernel& kernel) {
   if (IsReferenceFallbackCpuKernel(kernel)) return KernelPath::kReference;

@@ -2,7 +2,7 @@
 // row-major and channels-last or channels-blocked-8, and the adapter that lets a kernel which
 // reads and writes row-major tensors run a node whose tensors are not. The adapter reorders each
 // such input into a per-thread scratch buffer before the kernel runs, and each such output from
-// one after; the layout assignment (runtime/cpu/cpu_layout.h) keeps these to the edges of the runs
+// one after; the layout assignment (passes/assign_layouts.h) keeps these to the edges of the runs
 // of ops that take channels-last tensors, where they cost what the conv's own reorders would.
 #pragma once
 

@@ -7,6 +7,7 @@
 // ulp). On one thread, over 200K values: Exp 39 us through glibc's vector expf, 48 through
 // ExpPoly, 29 through oneDNN's eltwise exp, which gives inf for NaN (onnxruntime 20); Erf 94 us
 // through ErfPoly, 1.7 ms through libm's scalar erff (onnxruntime 62).
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -31,20 +32,21 @@ IOS_ALWAYS_INLINE void MapErf(const float* in, float* out, int64_t count) {
   for (int64_t i = 0; i < count; ++i) out[i] = ErfPoly(in[i]);
 }
 
-// One thread's share, cloned per vector width (cpu_vector_clones.h).
-IOS_VECTOR_CLONES void MapUnaryKind(UnaryOpKind op, const float* in, float* out, int64_t count) {
-  switch (op) {
-    case UnaryOpKind::kNeg: return MapUnary<UnaryOpKind::kNeg>(in, out, count);
-    case UnaryOpKind::kAbs: return MapUnary<UnaryOpKind::kAbs>(in, out, count);
-    case UnaryOpKind::kSqrt: return MapUnary<UnaryOpKind::kSqrt>(in, out, count);
-    case UnaryOpKind::kReciprocal: return MapUnary<UnaryOpKind::kReciprocal>(in, out, count);
-    case UnaryOpKind::kFloor: return MapUnary<UnaryOpKind::kFloor>(in, out, count);
-    case UnaryOpKind::kCeil: return MapUnary<UnaryOpKind::kCeil>(in, out, count);
-    case UnaryOpKind::kErf: return MapErf(in, out, count);
-    case UnaryOpKind::kExp: return MapUnary<UnaryOpKind::kExp>(in, out, count);
-    case UnaryOpKind::kLog: return MapUnary<UnaryOpKind::kLog>(in, out, count);
-    default: return;  // the Gelus run gelu_cpu.cc (never planned here)
+// Each named kind's own loop (kUnaryOpNames), so that a kind added there has one here too.
+template <size_t kIndex = 0>
+IOS_ALWAYS_INLINE void MapNamedUnary(UnaryOpKind op, const float* in, float* out, int64_t count) {
+  if constexpr (kIndex < std::size(kUnaryOpNames)) {
+    constexpr UnaryOpKind kKind = kUnaryOpNames[kIndex].kind;
+    if (op == kKind) return MapUnary<kKind>(in, out, count);
+    MapNamedUnary<kIndex + 1>(op, in, out, count);
   }
+}
+
+// One thread's share, cloned per vector width (cpu_vector_clones.h). The Gelus, which have no
+// name there, run gelu_cpu.cc.
+IOS_VECTOR_CLONES void MapUnaryKind(UnaryOpKind op, const float* in, float* out, int64_t count) {
+  if (op == UnaryOpKind::kErf) return MapErf(in, out, count);
+  MapNamedUnary(op, in, out, count);
 }
 
 IOS_VECTOR_CLONES void MapNot(const uint8_t* in, uint8_t* out, int64_t count) {
@@ -88,19 +90,8 @@ class NotCpuKernel : public CpuKernel {
 };
 
 std::optional<UnaryOpKind> UnaryOpOf(const std::string& op_type) {
-  struct Entry {
-    const char* op_type;
-    UnaryOpKind op;
-  };
-  static const Entry kOps[] = {
-      {"Neg", UnaryOpKind::kNeg},     {"Abs", UnaryOpKind::kAbs},
-      {"Sqrt", UnaryOpKind::kSqrt},   {"Exp", UnaryOpKind::kExp},
-      {"Log", UnaryOpKind::kLog},     {"Reciprocal", UnaryOpKind::kReciprocal},
-      {"Floor", UnaryOpKind::kFloor}, {"Ceil", UnaryOpKind::kCeil},
-      {"Erf", UnaryOpKind::kErf},
-  };
-  for (const Entry& entry : kOps)
-    if (op_type == entry.op_type) return entry.op;
+  for (const UnaryOpName& entry : kUnaryOpNames)
+    if (op_type == entry.op_type) return entry.kind;
   return std::nullopt;
 }
 

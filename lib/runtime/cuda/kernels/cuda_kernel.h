@@ -21,6 +21,7 @@
 #include "ir/graph.h"
 #include "ir/tensor.h"
 #include "ops/op_schema.h"
+#include "runtime/cuda/kernels/cuda_kernel_table.h"
 #include "runtime/strided_views.h"
 #include "util/status.h"
 
@@ -76,22 +77,5 @@ CudaKernelContext MakeCudaKernelContext(const Graph& graph, const Node& node);
 // The kernel for the node, or Unsupported naming the node and op when the CUDA backend has no
 // kernel for it (or not for its dtype or attributes).
 StatusOr<std::unique_ptr<CudaKernel>> CreateCudaKernel(const CudaKernelContext& context);
-
-// True when the CUDA backend has a kernel for the op type (some nodes may still be refused by
-// CreateCudaKernel for their dtype or attributes).
-bool CudaSupportsOp(const std::string& op_type);
-std::vector<std::string> CudaSupportedOps();
-
-// Which kernels exist, in one explicit table (nothing registers itself).
-using CudaKernelFactory = StatusOr<std::unique_ptr<CudaKernel>> (*)(const CudaKernelContext&);
-struct CudaKernelEntry {
-  std::string op_type;
-  CudaKernelFactory factory;
-};
-// kernels/library_kernels.cc: ops served by cuDNN and cuBLAS (Conv, pooling, Gemm, MatMul).
-void AddLibraryCudaKernels(std::vector<CudaKernelEntry>& table);
-// kernels/own_kernels.cc: ops served by ios's own CUDA kernels (elementwise, activations,
-// tensor ops, softmax, ...).
-void AddOwnCudaKernels(std::vector<CudaKernelEntry>& table);
 
 }  // namespace ios

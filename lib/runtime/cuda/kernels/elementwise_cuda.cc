@@ -91,19 +91,6 @@ class UnaryCudaKernel : public CudaKernel {
   int64_t count_;
 };
 
-struct UnaryEntry {
-  const char* op_type;
-  UnaryOpKind op;
-};
-
-constexpr UnaryEntry kUnaryOps[] = {
-    {"Neg", UnaryOpKind::kNeg},     {"Abs", UnaryOpKind::kAbs},
-    {"Sqrt", UnaryOpKind::kSqrt},   {"Exp", UnaryOpKind::kExp},
-    {"Log", UnaryOpKind::kLog},     {"Reciprocal", UnaryOpKind::kReciprocal},
-    {"Floor", UnaryOpKind::kFloor}, {"Ceil", UnaryOpKind::kCeil},
-    {"Erf", UnaryOpKind::kErf},
-};
-
 // A float32 unary kernel computing `op` over the node's input.
 CudaKernelOr MakeUnaryCudaKernel(const CudaKernelContext& context, UnaryOpKind op) {
   IOS_ASSIGN_OR_RETURN(const int64_t count, ElementwiseCount(context, DType::kFloat32));
@@ -166,11 +153,9 @@ CudaKernelOr CreateBinaryCudaKernel(const CudaKernelContext& context) {
 
 CudaKernelOr CreateUnaryCudaKernel(const CudaKernelContext& context) {
   const Node& node = *context.node;
-  const UnaryEntry* entry = nullptr;
-  for (const UnaryEntry& e : kUnaryOps)
-    if (node.op_type == e.op_type) entry = &e;
-  if (entry == nullptr) return Internal("not a unary elementwise op: " + node.op_type);
-  return MakeUnaryCudaKernel(context, entry->op);
+  for (const UnaryOpName& entry : kUnaryOpNames)
+    if (node.op_type == entry.op_type) return MakeUnaryCudaKernel(context, entry.kind);
+  return Internal("not a unary elementwise op: " + node.op_type);
 }
 
 CudaKernelOr CreateGeluCudaKernel(const CudaKernelContext& context) {

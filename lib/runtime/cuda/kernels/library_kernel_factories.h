@@ -1,6 +1,6 @@
 // Factories of the kernels served by cuDNN and cuBLAS, one per file (conv_cuda.cc,
 // conv_transpose_cuda.cc, pool_cuda.cc, gemm_cuda.cc, matmul_cuda.cc), listed in
-// library_kernels.cc.
+// cuda_kernel_table.cc.
 #pragma once
 
 #include <memory>

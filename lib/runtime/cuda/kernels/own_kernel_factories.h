@@ -1,5 +1,5 @@
-// The factories of ios's own CUDA kernels, one group per op category file; own_kernels.cc lists
-// them in the kernel table. A factory needs no device: it only checks the node and plans the
+// The factories of ios's own CUDA kernels, one group per op category file; cuda_kernel_table.cc
+// lists them. A factory needs no device: it only checks the node and plans the
 // launch; every device call happens in Enqueue.
 #pragma once
 
@@ -8,8 +8,6 @@
 #include "runtime/cuda/kernels/cuda_kernel.h"
 
 namespace ios {
-
-using CudaKernelOr = StatusOr<std::unique_ptr<CudaKernel>>;
 
 // activation_cuda.cc: Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu, Softplus,
 // Mish, Selu, Celu, Softsign, ThresholdedRelu.
