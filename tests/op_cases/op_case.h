@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <utility>
@@ -31,11 +32,19 @@ using testing::Tolerance;
 
 // How a random input's elements are drawn: uniform in [lo, hi) for floats, uniform integers in
 // [lo, hi] for integer dtypes (and for floats when `integral`, so that values tie), 0/1 for bool.
+// With `specials`, every fifth float is NaN, an infinity, a signed zero or a half instead.
 struct Draw {
   DType dtype = DType::kFloat32;
   double lo = -1.0;
   double hi = 1.0;
   bool integral = false;
+  bool specials = false;
+
+  Draw Specials() const {
+    Draw draw = *this;
+    draw.specials = true;
+    return draw;
+  }
 };
 
 inline Draw Range(double lo, double hi) { return Draw{DType::kFloat32, lo, hi, false}; }
@@ -48,10 +57,25 @@ inline Draw IntRange(int64_t lo, int64_t hi, DType dtype = DType::kInt64) {
 }
 inline Draw Bools() { return Draw{DType::kBool, 0.0, 1.0, true}; }
 
+inline void PlaceSpecials(Tensor& t) {
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            0.f,
+                            -0.f,
+                            0.5f,
+                            -1.5f};
+  const int64_t count = static_cast<int64_t>(sizeof(specials) / sizeof(specials[0]));
+  for (int64_t i = 0; i < t.num_elements(); i += 5) t.data<float>()[i] = specials[i / 5 % count];
+}
+
 inline Tensor RandomOf(std::mt19937& rng, const Draw& draw, const Dims& dims) {
-  if (draw.dtype == DType::kFloat32 && !draw.integral)
-    return testing::RandomFloats(rng, dims, static_cast<float>(draw.lo),
-                                 static_cast<float>(draw.hi));
+  if (draw.dtype == DType::kFloat32 && !draw.integral) {
+    Tensor t =
+        testing::RandomFloats(rng, dims, static_cast<float>(draw.lo), static_cast<float>(draw.hi));
+    if (draw.specials) PlaceSpecials(t);
+    return t;
+  }
   Tensor t(draw.dtype, dims);
   std::uniform_int_distribution<int64_t> dist(static_cast<int64_t>(draw.lo),
                                               static_cast<int64_t>(draw.hi));

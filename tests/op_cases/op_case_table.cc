@@ -3,7 +3,7 @@
 // the whole table runs in seconds. Each backend's test runs every case its backend supports
 // against the reference kernel (op_cases_cpu_test.cc, gpu/op_cases_gpu_test.cc); the registry
 // walk fails for an op without a case (op_registry_walk_test.cc). A new elementwise op is one
-// line here, e.g. {"Sign", Unary({2, 3, 4, 5}, Range(-2, 2)), kExact}.
+// line here, e.g. {"Sign", Unary({2, 3, 4, 5}, Range(-2, 2).Specials()), kExact}.
 #include <cctype>
 #include <string>
 #include <vector>
@@ -45,6 +45,10 @@ std::vector<OpCase> MakeCases() {
       {"Neg", Unary(kImage, Range(-5, 5)), kExact},
       {"Floor", Unary(kImage, Range(-5, 5)), kExact},
       {"Ceil", Unary(kImage, Range(-5, 5)), kExact},
+      {"Abs", Unary(kImage, Range(-5, 5).Specials()).Label("specials"), kExact},
+      {"Neg", Unary(kImage, Range(-5, 5).Specials()).Label("specials"), kExact},
+      {"Floor", Unary(kImage, Range(-5, 5).Specials()).Label("specials"), kExact},
+      {"Ceil", Unary(kImage, Range(-5, 5).Specials()).Label("specials"), kExact},
       {"Sqrt", Unary(kImage, Range(0, 20)), kElementwise},
       {"Reciprocal", Unary(kImage, Range(0.1, 4)), kElementwise},
       {"Exp", Unary(kImage, Range(-20, 20)), kFloatMath},
