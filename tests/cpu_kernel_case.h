@@ -20,6 +20,7 @@
 #include "ir/fused_activation.h"
 #include "kernels/reference/reference_kernels.h"
 #include "one_node_graph.h"
+#include "op_cases/tolerance.h"
 #include "runtime/cpu/kernels/cpu_kernel.h"
 #include "runtime/cpu/kernels/cpu_kernel_factories.h"
 #include "runtime/cpu/kernels/layout_adapter_cpu.h"
@@ -27,25 +28,11 @@
 
 namespace ios::cpu_testing {
 
-// |fast - reference| <= abs + rel * |reference| for every float element.
-struct Tolerance {
-  double abs = 1e-6;
-  double rel = 1e-6;
-};
-
-// Data movement and selections (max, copies) must be exact.
-constexpr Tolerance kExact{0.0, 0.0};
-// Elementwise arithmetic and activations: both sides compute in float with the same formula;
-// libm's expf/tanhf against oneDNN or a reordered sum leave a few ulps.
-constexpr Tolerance kElementwise{1e-6, 1e-5};
-
-// Conv and GEMM accumulate K = C/group * kernel products in float (the reference in double),
-// in another order, over values in [-1, 1]. The rounding error of such a sum grows with K and
-// with the terms' magnitude, not with the (possibly cancelled) result, so the absolute part
-// scales with sqrt(K) (random-walk rounding): 1e-5 for K <= 1 up to ~4e-4 for K = 1600.
-inline Tolerance DotTolerance(int64_t k) {
-  return Tolerance{1e-5 * std::sqrt(static_cast<double>(std::max<int64_t>(k, 1))), 1e-4};
-}
+// The tolerance vocabulary is op_cases/tolerance.h's.
+using testing::DotTolerance;
+using testing::kElementwise;
+using testing::kExact;
+using testing::Tolerance;
 
 inline Dims Ints(std::initializer_list<int64_t> values) { return Dims(values); }
 

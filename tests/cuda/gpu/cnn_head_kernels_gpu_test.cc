@@ -16,12 +16,11 @@ namespace {
 
 using testing::CheckOnGpu;
 using testing::kExact;
+using testing::kFloatMath;
+using testing::kFloatSums;
 using testing::OneNodeGraph;
 using testing::RandomFloats;
 using testing::Tolerance;
-
-// Float math against the reference's double formula: a few ulps.
-constexpr Tolerance kFloatMath{1e-6, 2e-5};
 
 TEST(CnnHeadKernelsGpuTest, Activations) {
   std::mt19937 rng(11);
@@ -46,9 +45,6 @@ TEST(CnnHeadKernelsGpuTest, PRelu) {
     CheckOnGpu(g, kExact);
   }
 }
-
-// Float sums over up to a few thousand elements, in a block-tree order, against double.
-constexpr Tolerance kFloatSums{2e-5, 2e-5};
 
 Tensor Axes(std::vector<int64_t> values) {
   const int64_t n = static_cast<int64_t>(values.size());

@@ -14,26 +14,23 @@ namespace ios {
 namespace {
 
 using testing::CheckOnGpu;
+using testing::kElementwise;
+using testing::kFloatSums;
 using testing::OneNodeGraph;
 using testing::Options;
 using testing::RandomFloats;
 using testing::Tolerance;
-
-// expf/erff/tanhf in float against double: a few ulps, ~1e-7 absolute where GELU cancels.
-constexpr Tolerance kUnaryMath{1e-6, 1e-5};
-// Float block sums of up to a few thousand terms against double ones.
-constexpr Tolerance kNormMath{2e-5, 1e-5};
 
 TEST(NormGeluKernelsGpuTest, ErfAndGelu) {
   std::mt19937 rng(31);
   for (const Dims& dims : {Dims{2, 5, 33, 17}, Dims{7}}) {
     OneNodeGraph erf("Erf", 13);
     erf.Input(RandomFloats(rng, dims, -4.f, 4.f));
-    CheckOnGpu(erf, kUnaryMath);
+    CheckOnGpu(erf, kElementwise);
     for (const char* approximate : {"none", "tanh"}) {
       OneNodeGraph gelu("Gelu", 20);
       gelu.Input(RandomFloats(rng, dims, -6.f, 6.f)).Attr("approximate", std::string(approximate));
-      CheckOnGpu(gelu, kUnaryMath, Options(/*through_graph=*/true));
+      CheckOnGpu(gelu, kElementwise, Options(/*through_graph=*/true));
     }
   }
 }
@@ -64,7 +61,7 @@ TEST(NormGeluKernelsGpuTest, LayerNormalization) {
         .Constant(RandomFloats(rng, spec.scale, 0.5f, 2.f));
     if (spec.bias) g.Constant(RandomFloats(rng, spec.scale));
     g.Attr("axis", spec.axis).Attr("epsilon", spec.epsilon).Outputs(spec.outputs);
-    CheckOnGpu(g, kNormMath, Options(/*through_graph=*/spec.outputs > 1));
+    CheckOnGpu(g, kFloatSums, Options(/*through_graph=*/spec.outputs > 1));
   }
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../../kernel_math_test_util.h"
+#include "../../op_cases/tolerance.h"
 #include "../own_kernel_test_graph.h"
 #include "gpu_test_util.h"
 #include "kernels/reference/reference_kernels.h"
@@ -21,14 +22,6 @@
 namespace ios::testing {
 
 #define ASSERT_CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
-
-struct Tolerance {
-  double abs;
-  double rel;
-};
-constexpr Tolerance kExact{0.0, 0.0};
-// cuDNN's float32 accumulation order against the reference's double sums.
-constexpr Tolerance kConvMath{1e-5, 1e-4};
 
 struct RunOptions {
   bool through_graph = false;

@@ -17,13 +17,11 @@ namespace {
 using testing::CheckOnGpu;
 using testing::Ints;
 using testing::kExact;
+using testing::kFloatMath;
 using testing::OneNodeGraph;
 using testing::Options;
 using testing::RandomFloats;
 using testing::Tolerance;
-
-// Float math against the reference's (sometimes double) formula: a few ulps.
-constexpr Tolerance kFloatMath{1e-6, 2e-5};
 
 Tensor RandomInts(std::mt19937& rng, Dims dims) {
   Tensor t(DType::kInt64, std::move(dims));

@@ -16,13 +16,11 @@ namespace {
 using testing::CheckOnGpu;
 using testing::Ints;
 using testing::kExact;
+using testing::kInterpolation;
 using testing::OneNodeGraph;
 using testing::Options;
 using testing::RandomFloats;
 using testing::Tolerance;
-
-// Float weights and sums against the reference's double (values in [-1, 1]).
-constexpr Tolerance kInterpolation{5e-6, 1e-5};
 
 Tensor Scales(const std::vector<float>& values) {
   return Tensor::FromFloat(values, {static_cast<int64_t>(values.size())});
