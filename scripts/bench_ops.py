@@ -164,7 +164,7 @@ def _cases():
 
     x = Operand(ACT)
     positive = Operand(ACT, positive=True)
-    for op in ("Abs", "Ceil", "Exp", "Floor", "Neg", "Erf", "Relu", "Sigmoid", "Tanh",
+    for op in ("Abs", "Ceil", "Exp", "Floor", "Neg", "Erf", "Sign", "Relu", "Sigmoid", "Tanh",
                "HardSigmoid", "HardSwish", "Elu", "Softplus", "Selu", "Celu", "Softsign",
                "Identity"):
         add(op, "act", [x])

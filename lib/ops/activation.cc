@@ -59,6 +59,13 @@ Status InferErf(const Node& node, const std::vector<InferInput>& inputs,
   return Status::Ok();
 }
 
+Status InferSign(const Node& node, const std::vector<InferInput>& inputs,
+                 std::vector<TensorType>* outputs) {
+  IOS_RETURN_IF_ERROR(CheckSinceOpset(node, 9));
+  (*outputs)[0] = inputs[0].type;
+  return Status::Ok();
+}
+
 Status InferGelu(const Node& node, const std::vector<InferInput>& inputs,
                  std::vector<TensorType>* outputs) {
   IOS_RETURN_IF_ERROR(CheckSinceOpset(node, 20));
@@ -136,6 +143,7 @@ void RegisterActivationOps(OpRegistry& registry) {
   }
   RegisterOp(registry, OpSchema{"Not", 1, 1, 1, 1, InferNot, one_per_element});
   RegisterOp(registry, OpSchema{"Erf", 1, 1, 1, 1, InferErf, one_per_element});
+  RegisterOp(registry, OpSchema{"Sign", 1, 1, 1, 1, InferSign, one_per_element});
   // Gelu: a scale, an erf (or a cubic and a tanh), an add and two multiplies per element.
   RegisterOp(registry, OpSchema{"Gelu", 1, 1, 1, 1, InferGelu, MakeElementwiseCost(8)});
   RegisterOp(registry, OpSchema{"Clip", 1, 3, 1, 1, InferClip, one_per_element});

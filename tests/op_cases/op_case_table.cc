@@ -49,6 +49,7 @@ std::vector<OpCase> MakeCases() {
       {"Neg", Unary(kImage, Range(-5, 5).Specials()).Label("specials"), kExact},
       {"Floor", Unary(kImage, Range(-5, 5).Specials()).Label("specials"), kExact},
       {"Ceil", Unary(kImage, Range(-5, 5).Specials()).Label("specials"), kExact},
+      {"Sign", Unary(kImage, Range(-2, 2).Specials()), kExact},
       {"Sqrt", Unary(kImage, Range(0, 20)), kElementwise},
       {"Reciprocal", Unary(kImage, Range(0.1, 4)), kElementwise},
       {"Exp", Unary(kImage, Range(-20, 20)), kFloatMath},

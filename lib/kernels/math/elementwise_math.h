@@ -47,6 +47,7 @@ enum class UnaryOpKind : int32_t {
   kFloor,
   kCeil,
   kErf,
+  kSign,
   kGelu,
   kGeluTanh,
 };
@@ -71,6 +72,8 @@ IOS_HD float ApplyUnary(UnaryOpKind op, float x) {
       return ceilf(x);
     case UnaryOpKind::kErf:
       return erff(x);
+    case UnaryOpKind::kSign:  // NaN stays NaN and -0 gives 0, as onnxruntime and numpy do
+      return x > 0.f ? 1.f : x < 0.f ? -1.f : x == 0.f ? 0.f : x;
     case UnaryOpKind::kGelu:
       return GeluErfValue(x);
     case UnaryOpKind::kGeluTanh:
@@ -90,7 +93,7 @@ inline constexpr UnaryOpName kUnaryOpNames[] = {
     {"Sqrt", UnaryOpKind::kSqrt},   {"Exp", UnaryOpKind::kExp},
     {"Log", UnaryOpKind::kLog},     {"Reciprocal", UnaryOpKind::kReciprocal},
     {"Floor", UnaryOpKind::kFloor}, {"Ceil", UnaryOpKind::kCeil},
-    {"Erf", UnaryOpKind::kErf},
+    {"Erf", UnaryOpKind::kErf},     {"Sign", UnaryOpKind::kSign},
 };
 
 // Mean of `count` inputs from their sum, as the reference computes it: sum / count in float.

@@ -218,6 +218,14 @@ void AddActivationReferenceKernels(ReferenceKernelTable& table) {
       return x;
     });
   };
+  table["Sign"] = [](const Node& node, const std::vector<const Tensor*>& inputs,
+                     std::vector<Tensor>* outputs) {
+    return MapTyped(node, inputs, outputs, kNumeric, [](auto tag, auto x) {
+      using T = typename decltype(tag)::type;
+      // NaN stays NaN (neither comparison holds), as onnxruntime and numpy give.
+      return x > T(0) ? T(1) : x < T(0) ? static_cast<T>(-1) : x == T(0) ? T(0) : x;
+    });
+  };
   table["Sqrt"] = MakeFloatUnaryKernel([](double x) { return std::sqrt(x); });
   table["Exp"] = MakeFloatUnaryKernel([](double x) { return std::exp(x); });
   table["Log"] = MakeFloatUnaryKernel([](double x) { return std::log(x); });

@@ -166,6 +166,7 @@ constexpr FastKernelEntry kFastKernels[] = {
     {"Floor", CreateUnaryCpuKernel, TakesOneLayout},
     {"Ceil", CreateUnaryCpuKernel, TakesOneLayout},
     {"Erf", CreateUnaryCpuKernel, TakesOneLayout},
+    {"Sign", CreateUnaryCpuKernel, TakesOneLayout},
     {"Not", CreateUnaryCpuKernel, TakesOneLayout},
     // gelu_cpu.cc (oneDNN)
     {"Gelu", CreateGeluCpuKernel},

@@ -71,6 +71,7 @@ const CudaKernelEntry kCudaKernels[] = {
     {"Floor", IOS_CUDA_FACTORY(CreateUnaryCudaKernel)},
     {"Ceil", IOS_CUDA_FACTORY(CreateUnaryCudaKernel)},
     {"Erf", IOS_CUDA_FACTORY(CreateUnaryCudaKernel)},
+    {"Sign", IOS_CUDA_FACTORY(CreateUnaryCudaKernel)},
     {"Gelu", IOS_CUDA_FACTORY(CreateGeluCudaKernel)},
     {"Mean", IOS_CUDA_FACTORY(CreateMeanCudaKernel)},
     // Comparisons (bool output) and selection.
