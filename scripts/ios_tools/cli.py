@@ -35,3 +35,20 @@ def plan_info(iosrun, plan, tmp):
 def plan_ops(iosrun, plan, tmp):
     """The op types of the plan's ops, in op order."""
     return [op["op_type"] for op in plan_info(iosrun, plan, tmp)["ops"]]
+
+
+def check_run(cmd, what):
+    """Runs a command that must succeed: its result, or RuntimeError with its output."""
+    result = run(cmd)
+    if result.returncode != 0:
+        raise RuntimeError(f"{what} failed (exit {result.returncode}):\n{result.stdout}"
+                           f"{result.stderr}")
+    return result
+
+
+def ort_reference(model, out, *flags):
+    """Writes onnxruntime's inputs and outputs for `model` into the folder `out` (what iosrun
+    --check reads), through scripts/ort_reference.py; returns `out`."""
+    check_run([sys.executable, os.path.join(SCRIPTS_DIR, "ort_reference.py"), model,
+               "--out", out] + list(flags), f"ort_reference.py {model}")
+    return str(out)
