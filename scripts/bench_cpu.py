@@ -52,12 +52,13 @@ import time
 import numpy as np
 import onnxruntime as ort
 
+from ios_tools.files import write_atomically
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 
 def cnn_names():
-    from models import CNNS  # noqa: E402 (scripts/models)
+    from models import CNNS
     return list(CNNS)
 
 
@@ -269,8 +270,7 @@ def main():
                 print(format_row(row, schedules, variants.items()), flush=True)
     print_targets(rows, schedules)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+        write_atomically(args.json, json.dumps(rows, indent=1))
     return rows
 
 

@@ -36,10 +36,10 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from bench_cpu import iosrun_median_ms, ort_median_ms, ort_session
+from ios_tools.files import write_atomically
 
-from bench_cpu import iosrun_median_ms, ort_median_ms, ort_session  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 EXPORTERS = ("torchscript", "dynamo")
 
@@ -221,10 +221,7 @@ def main():
     print(f"\n{len(rows) - len(outside)} of {len(rows)} networks within 5% in ios"
           + (f"; outside: {', '.join(outside)}" if outside else ""))
     if args.json:
-        tmp_json = args.json + ".tmp"
-        with open(tmp_json, "w") as f:
-            json.dump(rows, f, indent=1)
-        os.replace(tmp_json, args.json)
+        write_atomically(args.json, json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":

@@ -33,6 +33,8 @@ import subprocess
 import sys
 import tempfile
 
+from ios_tools.files import write_atomically
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEDULES = ("sequential", "greedy", "ios")
 NO_DEVICE_EXIT = 2
@@ -232,9 +234,8 @@ def main():
     print(format_table(summary))
     print("\n" + TABLE_NOTE)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"device": args.device, "rounds": args.rounds, "results": summary}, f,
-                      indent=2)
+        write_atomically(args.json, json.dumps(
+            {"device": args.device, "rounds": args.rounds, "results": summary}, indent=2))
 
 
 if __name__ == "__main__":

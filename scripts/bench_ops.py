@@ -36,6 +36,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from ios_tools.files import write_atomically
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 F32, I64, BOOL = np.float32, np.int64, np.bool_
@@ -444,24 +446,19 @@ def main():
     worst = sorted(((e["ratio"], op) for op, e in per_op.items() if e["ratio"]), reverse=True)
     print("worst per op: " + ", ".join(f"{op} {r:.2f}" for r, op in worst[:10]))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"threads": args.threads, "rounds": args.rounds, "runs": args.runs,
-                       "onnxruntime": ort.__version__, "cases": results, "ops": per_op}, f,
-                      indent=1)
+        write_atomically(args.json, json.dumps(
+            {"threads": args.threads, "rounds": args.rounds, "runs": args.runs,
+             "onnxruntime": ort.__version__, "cases": results, "ops": per_op}, indent=1))
     if args.write_speed:
         speed = {op: ("folded" if e["folded"] else round(e["ratio"], 2) if e["ratio"] else None)
                  for op, e in sorted(per_op.items())}
         if args.ops and os.path.exists(args.write_speed):  # a subset updates its ops' entries
             with open(args.write_speed) as f:
                 speed = {**json.load(f)["ios_over_onnxruntime"], **speed}
-        tmp_path = args.write_speed + ".tmp"
-        with open(tmp_path, "w") as f:
-            json.dump({"measured": time.strftime("%Y-%m-%d"), "threads": args.threads,
-                       "onnxruntime": ort.__version__,
-                       "cpu": platform_cpu(), "ios_over_onnxruntime": speed}, f, indent=1,
-                      sort_keys=True)
-            f.write("\n")
-        os.replace(tmp_path, args.write_speed)
+        write_atomically(args.write_speed, json.dumps(
+            {"measured": time.strftime("%Y-%m-%d"), "threads": args.threads,
+             "onnxruntime": ort.__version__, "cpu": platform_cpu(),
+             "ios_over_onnxruntime": speed}, indent=1, sort_keys=True) + "\n")
 
 
 def platform_cpu():

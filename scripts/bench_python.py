@@ -34,6 +34,8 @@ import time
 
 import numpy as np
 
+from ios_tools.files import write_atomically
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -178,8 +180,7 @@ def main():
         report["networks"] = bench_networks(ios, args.models.split(","), args.rounds,
                                             args.duration, cache, args.build_dir)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(report, f, indent=1)
+        write_atomically(args.json, json.dumps(report, indent=1))
 
 
 if __name__ == "__main__":

@@ -23,9 +23,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from ort_reference import concrete_shape, make_session, random_input  # noqa: E402
+from ort_reference import concrete_shape, make_session, random_input
 
 
 def main(argv=None):

@@ -14,7 +14,6 @@ hundred MB).
 import argparse
 import os
 import sys
-import tempfile
 import time
 
 # The calibration pass multiplies matrices with numpy.  With two cores shared with a
@@ -24,8 +23,7 @@ import time
 for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
+from ios_tools.files import write_atomically  # noqa: E402
 from models import GENERATORS, MODEL_NAMES  # noqa: E402
 from models.onnx_builder import op_histogram  # noqa: E402
 
@@ -141,24 +139,6 @@ def is_up_to_date(path, name, seed, calibrate=True):
     props = read_metadata(path)
     return (props.get(KEY_VERSION) == version_string(name) and props.get(KEY_SEED) == str(seed)
             and props.get(KEY_INIT) == init_string(calibrate))
-
-
-def write_atomically(path, data):
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # mkstemp creates 0600; give the file normal permissions
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def generate(name, out_dir, seed=0, force=False, calibrate=True, graph_dir=None, verbose=True):

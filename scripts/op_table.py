@@ -14,6 +14,8 @@ import os
 import subprocess
 import sys
 
+from ios_tools.files import write_atomically
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COLUMN = "CPU time ÷ onnxruntime"
 
@@ -70,10 +72,7 @@ def main():
     if not args.out:
         sys.stdout.write(page)
         return
-    tmp = args.out + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(page)
-    os.replace(tmp, args.out)
+    write_atomically(args.out, page)
 
 
 if __name__ == "__main__":

@@ -23,11 +23,12 @@ onnxruntime, which lacks float64 kernels for Conv and many CNN ops.
 import argparse
 import os
 import sys
-import tempfile
 
 import numpy as np
 import onnx
 from onnx import numpy_helper
+
+from ios_tools.files import write_atomically
 
 _ORT_TYPES = {
     "tensor(float)": np.float32, "tensor(double)": np.float64, "tensor(float16)": np.float16,
@@ -70,24 +71,6 @@ def make_inputs(session, batch, seed, shapes=None):
         shape = shapes[info.name] if shapes and info.name in shapes else concrete_shape(info.shape, batch)
         feeds[info.name] = random_input(rng, info.type, shape)
     return feeds
-
-
-def write_atomically(path, data):
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # mkstemp creates 0600; give the file normal permissions
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def parse_input_shape(spec):

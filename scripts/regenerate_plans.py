@@ -35,6 +35,8 @@ import subprocess
 import sys
 import tempfile
 
+from ios_tools.files import write_atomically
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -235,13 +237,9 @@ def main():
             status, words = compare(tools, old_plan, new_plan, tmp)
             if not args.check and status != "unchanged":
                 os.makedirs(folder, exist_ok=True)
-                # Atomically, through a temporary file beside each (tmp may be another disk).
-                shutil.copyfile(new_plan, old_plan + ".tmp")
-                os.replace(old_plan + ".tmp", old_plan)
-                summary = old_plan[:-len(".iosplan")] + ".txt"
-                with open(summary + ".tmp", "w") as f:
-                    f.write(info.stdout)
-                os.replace(summary + ".tmp", summary)
+                with open(new_plan, "rb") as f:
+                    write_atomically(old_plan, f.read())
+                write_atomically(old_plan[:-len(".iosplan")] + ".txt", info.stdout)
             rows.append({
                 "entry": entry["name"], "model": entry["model"], "batch": entry["batch"],
                 "target": target, "plan": os.path.relpath(old_plan, plans_dir),
@@ -273,9 +271,7 @@ def main():
     report = {"target": target, "device": device, "check": args.check, "changed": changed,
               "plans": rows}
     if args.json_path:
-        with open(args.json_path + ".tmp", "w") as f:
-            json.dump(report, f, indent=2)
-        os.replace(args.json_path + ".tmp", args.json_path)
+        write_atomically(args.json_path, json.dumps(report, indent=2))
     if args.check:
         print(f"{changed} plan(s) would change" if changed else "every plan is unchanged")
         return 1 if changed else 0

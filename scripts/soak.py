@@ -34,6 +34,8 @@ import subprocess
 import sys
 import time
 
+from ios_tools.files import write_atomically
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -149,9 +151,7 @@ def main():
     text = json.dumps(report, indent=1)
     print(text)
     if args.json:
-        with open(args.json + ".tmp", "w") as f:
-            f.write(text + "\n")
-        os.replace(args.json + ".tmp", args.json)
+        write_atomically(args.json, text + "\n")
     return 0 if ok else 1
 
 

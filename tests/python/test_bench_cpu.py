@@ -5,42 +5,57 @@ most any schedule could gain (sequential / bound) is printed beside the 1.15x ta
 import contextlib
 import io
 import os
-import sys
-import tempfile
 
-from ios_test_util import Tally, ensure_models, parse_args, run
+import pytest
+
+import bench_cpu
+from ios_tools.cli import check_run
+
+# An IOS search that may only put one unit in a stage (r = s = 1) can at most reorder the ops on
+# one stream, and the block check then keeps the model's order: the sequential program, compiled
+# with other options and with predicted latencies.
+SCHEDULES = {"sequential": ["--schedule", "sequential"],
+             "ios": ["--schedule", "ios", "--max-units-per-group", "1",
+                     "--max-groups-per-stage", "1"],
+             "greedy": ["--schedule", "greedy", "--max-streams", "2"]}
 
 
-def main():
-    args = parse_args()
-    tally = Tally()
-    sys.path.insert(0, os.path.join(args.source_dir, "scripts"))
-    import bench_cpu  # noqa: E402 (scripts/)
+@pytest.fixture(scope="module")
+def plans(iosc, models, tmp_path_factory):
+    """schedule -> the squeezenet plan it made on this CPU."""
+    model = models(["squeezenet"])["squeezenet"]
+    tmp = tmp_path_factory.mktemp("plans")
+    made = {}
+    for name, extra in SCHEDULES.items():
+        made[name] = str(tmp / (name + ".iosplan"))
+        if name == "ios":
+            extra = extra + ["--timing-cache", str(tmp / "cache.timings")]
+        check_run([iosc, model, "--device", "cpu", "--progress", "off", *extra,
+                   "-o", made[name]], f"iosc {name}")
+    return made
 
-    iosplan = os.path.join(os.path.dirname(args.iosrun), "iosplan")
-    model = ensure_models(args, ["squeezenet"])["squeezenet"]
-    with tempfile.TemporaryDirectory() as tmp:
-        plans = {}
-        # An IOS search that may only put one unit in a stage (r = s = 1) can at most reorder
-        # the ops on one stream, and the block check then keeps the model's order: the
-        # sequential program, compiled with other options and with predicted latencies.
-        for name, extra in (("sequential", ["--schedule", "sequential"]),
-                            ("ios", ["--schedule", "ios", "--max-units-per-group", "1",
-                                     "--max-groups-per-stage", "1", "--timing-cache",
-                                     os.path.join(tmp, "cache.timings")]),
-                            ("greedy", ["--schedule", "greedy", "--max-streams", "2"])):
-            plans[name] = os.path.join(tmp, name + ".iosplan")
-            result = run([args.iosc, model, "--device", "cpu", "--progress", "off", *extra,
-                          "-o", plans[name]])
-            tally.check(f"iosc {name}", result.returncode == 0, result.stderr)
-        same = bench_cpu.runs_the_same_program(iosplan, plans["sequential"], plans["ios"], tmp)
-        tally.check("a one-unit-per-stage IOS plan runs the sequential program", same)
-        tally.check("a plan runs its own program",
-                    bench_cpu.runs_the_same_program(iosplan, plans["ios"], plans["ios"], tmp))
-        tally.check("the greedy plan's concurrent stages are another program",
-                    not bench_cpu.runs_the_same_program(iosplan, plans["sequential"],
-                                                        plans["greedy"], tmp))
 
+@pytest.fixture(scope="module")
+def iosplan(iosrun):
+    return os.path.join(os.path.dirname(iosrun), "iosplan")
+
+
+def test_a_one_unit_per_stage_ios_plan_runs_the_sequential_program(plans, iosplan, tmp_path):
+    assert bench_cpu.runs_the_same_program(iosplan, plans["sequential"], plans["ios"], tmp_path)
+
+
+def test_a_plan_runs_its_own_program(plans, iosplan, tmp_path):
+    assert bench_cpu.runs_the_same_program(iosplan, plans["ios"], plans["ios"], tmp_path)
+
+
+def test_the_greedy_plans_concurrent_stages_are_another_program(plans, iosplan, tmp_path):
+    assert not bench_cpu.runs_the_same_program(iosplan, plans["sequential"], plans["greedy"],
+                                               tmp_path)
+
+
+@pytest.fixture(scope="module")
+def targets():
+    """The lines bench_cpu.print_targets prints for three made-up rows."""
     rows = [{"model": "squeezenet", "batch": 1, "seq_over_ios": 0.9, "same_schedule": True},
             {"model": "randwire", "batch": 1, "seq_over_ios": 0.9, "same_schedule": False,
              "sequential": 125.0, "bound_ms": 100.0},
@@ -48,22 +63,31 @@ def main():
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         bench_cpu.print_targets(rows, ["sequential", "ios"])
-    lines = printed.getvalue().splitlines()
-    verdict = next((line for line in lines if "IOS plan <= sequential plan" in line), "")
-    tally.check("a different program slower than sequential is a miss",
-                verdict.startswith("MISS") and "randwire b1 1.11x" in verdict, verdict)
-    tally.check("the sequential program itself is not", "squeezenet" not in verdict, verdict)
-    tally.check("it is named as noise",
-                any("sequential schedule itself" in line and "squeezenet b1 1.11x" in line
-                    for line in lines), printed.getvalue())
-    tally.check("the 1.15x target still counts it",
-                any(line.startswith("MISS IOS plan >= 1.15x") and "randwire b1 0.90x" in line
-                    and "nasnet" not in line for line in lines), printed.getvalue())
-    tally.check("the ceiling is sequential / bound, for the rows that have a bound",
-                any("sequential / bound" in line and "randwire b1 1.25x" in line
-                    and "nasnet" not in line for line in lines), printed.getvalue())
-    tally.finish()
+    return printed.getvalue().splitlines()
 
 
-if __name__ == "__main__":
-    main()
+def verdict(lines):
+    return next((line for line in lines if "IOS plan <= sequential plan" in line), "")
+
+
+def test_a_different_program_slower_than_sequential_is_a_miss(targets):
+    assert verdict(targets).startswith("MISS") and "randwire b1 1.11x" in verdict(targets)
+
+
+def test_the_sequential_program_itself_is_not(targets):
+    assert "squeezenet" not in verdict(targets)
+
+
+def test_it_is_named_as_noise(targets):
+    assert any("sequential schedule itself" in line and "squeezenet b1 1.11x" in line
+               for line in targets), targets
+
+
+def test_the_115x_target_still_counts_it(targets):
+    assert any(line.startswith("MISS IOS plan >= 1.15x") and "randwire b1 0.90x" in line
+               and "nasnet" not in line for line in targets), targets
+
+
+def test_the_ceiling_is_sequential_over_bound_for_the_rows_that_have_a_bound(targets):
+    assert any("sequential / bound" in line and "randwire b1 1.25x" in line
+               and "nasnet" not in line for line in targets), targets

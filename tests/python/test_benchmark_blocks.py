@@ -4,13 +4,12 @@ reference sees it: every branch computes its own ReLUs and pools, which iosc's d
 canonicalisation merges (eliminate-common-subexpressions; checked here against a count made
 from the ONNX file)."""
 import json
-import os
 import re
-import tempfile
 
 import onnx
+import pytest
 
-from ios_test_util import Tally, ensure_models, parse_args, run
+from ios_tools.cli import check_run
 
 # Every canonicalisation pass but the merging of repeated ops: the reference's units.
 REFERENCE_PASSES = ["--passes", "fold-constants,eliminate-identity,fuse-gelu,fuse-layer-norm,"
@@ -34,14 +33,24 @@ NASNET_UNITS = 374 - 1
 NASNET_WIDEST_PART = 8 + 1
 
 
-def dump_blocks(args, model, extra=()):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "blocks.json")
-        result = run([args.iosc, model, "--dump-blocks", path, *extra])
-        if result.returncode != 0:
-            raise SystemExit(f"iosc failed on {model}: {result.stderr}")
-        with open(path) as f:
-            return json.load(f), result.stdout
+@pytest.fixture(scope="module")
+def nets(models):
+    return models(list(EXPECTED) + ["nasnet"])
+
+
+@pytest.fixture(scope="module")
+def dump_blocks(iosc, tmp_path_factory):
+    """(model, extra iosc flags) -> (iosc --dump-blocks's JSON, iosc's stdout), made once."""
+    made = {}
+
+    def dump(model, extra=()):
+        key = (model, tuple(extra))
+        if key not in made:
+            path = tmp_path_factory.mktemp("blocks") / "blocks.json"
+            result = check_run([iosc, model, "--dump-blocks", path, *extra], f"iosc {model}")
+            made[key] = json.loads(path.read_text()), result.stdout
+        return made[key]
+    return dump
 
 
 def repeated_ops(path):
@@ -69,54 +78,76 @@ def repeated_ops(path):
     return repeated
 
 
-def main():
-    args = parse_args()
-    tally = Tally()
-    models = ensure_models(args, list(EXPECTED) + ["nasnet"])
-    for name in ("nasnet", "randwire", "inception_v3"):
-        reference_dump, _ = dump_blocks(args, models[name], REFERENCE_PASSES)
-        dump, summary = dump_blocks(args, models[name])
-        merged = re.search(r"(\d+) repeated ops merged", summary)
-        want = repeated_ops(models[name])
-        tally.check(f"{name} repeated ops merged", merged and int(merged.group(1)) == want,
-                    f"got {merged and merged.group(0)}, want {want}")
-        ops = sum(len(u["nodes"]) for b in dump["blocks"] for u in b["unit_list"])
-        reference_ops = sum(len(u["nodes"]) for b in reference_dump["blocks"]
-                            for u in b["unit_list"])
-        # At least the repeats go; a merged ReLU whose conv now has no other reader fuses too.
-        tally.check(f"{name} ops without the repeats", ops <= reference_ops - want,
-                    f"{ops} against {reference_ops}")
-    for name, (units, (largest_units, largest_width)) in EXPECTED.items():
-        dump, summary = dump_blocks(args, models[name], REFERENCE_PASSES)
-        got = [b["units"] for b in dump["blocks"]]
-        tally.check(f"{name} units per block", got == units, f"got {got}, want {units}")
-        tally.check(f"{name} total units", dump["total_units"] == sum(units),
-                    f"got {dump['total_units']}")
-        largest = max(dump["blocks"], key=lambda b: (b["width"], b["units"]))
-        tally.check(f"{name} widest block", (largest["units"], largest["width"]) ==
-                    (largest_units, largest_width),
-                    f"got {(largest['units'], largest['width'])}")
-        tally.check(f"{name} summary printed", f"{len(units)} blocks, {sum(units)} units" in summary,
-                    summary)
-        for block in dump["blocks"]:
-            listed = sum(len(u["nodes"]) > 0 for u in block["unit_list"])
-            if not tally.check(f"{name} block lists its units", listed == block["units"]):
-                break
+@pytest.mark.parametrize("name", ["nasnet", "randwire", "inception_v3"])
+def test_repeated_ops_merged(name, nets, dump_blocks):
+    """iosc's default canonicalisation merges as many repeated ops as the ONNX file holds, and
+    at least those go from its units (a merged ReLU whose conv now has no other reader fuses
+    too)."""
+    reference_dump, _ = dump_blocks(nets[name], REFERENCE_PASSES)
+    dump, summary = dump_blocks(nets[name])
+    merged = re.search(r"(\d+) repeated ops merged", summary)
+    want = repeated_ops(nets[name])
+    assert merged and int(merged.group(1)) == want, \
+        f"got {merged and merged.group(0)}, want {want}"
+    ops = sum(len(u["nodes"]) for b in dump["blocks"] for u in b["unit_list"])
+    reference_ops = sum(len(u["nodes"]) for b in reference_dump["blocks"]
+                        for u in b["unit_list"])
+    assert ops <= reference_ops - want, f"{ops} against {reference_ops}"
 
-    dump, _ = dump_blocks(args, models["nasnet"], REFERENCE_PASSES)
-    tally.check("nasnet total units", dump["total_units"] == NASNET_UNITS,
-                f"got {dump['total_units']}")
+
+@pytest.fixture(scope="module", params=list(EXPECTED))
+def reference_blocks(request, nets, dump_blocks):
+    """(name, its expected figures, the dump and summary with the reference's passes)."""
+    name = request.param
+    return (name, EXPECTED[name]) + dump_blocks(nets[name], REFERENCE_PASSES)
+
+
+def test_units_per_block(reference_blocks):
+    _, (units, _), dump, _ = reference_blocks
+    assert [b["units"] for b in dump["blocks"]] == units
+
+
+def test_total_units(reference_blocks):
+    _, (units, _), dump, _ = reference_blocks
+    assert dump["total_units"] == sum(units)
+
+
+def test_widest_block(reference_blocks):
+    _, (_, widest), dump, _ = reference_blocks
+    largest = max(dump["blocks"], key=lambda b: (b["width"], b["units"]))
+    assert (largest["units"], largest["width"]) == widest
+
+
+def test_summary_printed(reference_blocks):
+    _, (units, _), _, summary = reference_blocks
+    assert f"{len(units)} blocks, {sum(units)} units" in summary, summary
+
+
+def test_each_block_lists_its_units(reference_blocks):
+    _, _, dump, _ = reference_blocks
+    for block in dump["blocks"]:
+        assert sum(len(u["nodes"]) > 0 for u in block["unit_list"]) == block["units"]
+
+
+@pytest.fixture(scope="module")
+def nasnet_parts(nets, dump_blocks):
+    dump, _ = dump_blocks(nets["nasnet"], REFERENCE_PASSES)
+    return dump, [p for b in dump["blocks"] for p in b["parts"]]
+
+
+def test_nasnet_total_units(nasnet_parts):
+    assert nasnet_parts[0]["total_units"] == NASNET_UNITS
+
+
+def test_nasnet_parts_within_the_default_limit(nasnet_parts):
+    assert all(p["units"] <= 50 for p in nasnet_parts[1]), [p["units"] for p in nasnet_parts[1]]
+
+
+def test_nasnet_widest_part(nasnet_parts):
+    assert max(p["width"] for p in nasnet_parts[1]) == NASNET_WIDEST_PART
+
+
+def test_nasnet_parts_within_part_limit_18(nets, dump_blocks):
+    dump, _ = dump_blocks(nets["nasnet"], ["--part-limit", "18"])  # the default passes
     parts = [p for b in dump["blocks"] for p in b["parts"]]
-    tally.check("nasnet parts within the default limit", all(p["units"] <= 50 for p in parts),
-                str([p["units"] for p in parts]))
-    tally.check("nasnet widest part", max(p["width"] for p in parts) == NASNET_WIDEST_PART,
-                str([(p["units"], p["width"]) for p in parts]))
-    dump, _ = dump_blocks(args, models["nasnet"], ["--part-limit", "18"])  # the default passes
-    parts = [p for b in dump["blocks"] for p in b["parts"]]
-    tally.check("nasnet parts within --part-limit 18", all(p["units"] <= 18 for p in parts),
-                str([p["units"] for p in parts]))
-    tally.finish()
-
-
-if __name__ == "__main__":
-    main()
+    assert all(p["units"] <= 18 for p in parts), [p["units"] for p in parts]

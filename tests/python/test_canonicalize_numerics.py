@@ -5,9 +5,10 @@ checks them on models that have.) In a sanitizer build, only iosc's runs (the co
 onnxruntime alone)."""
 import os
 import sys
-import tempfile
 
-from ios_test_util import Tally, ensure_models, parse_args, run
+import pytest
+
+from ios_tools.cli import run
 
 SMALL_MODELS = ["pytorch_style_opset14", "opset7_legacy", "opset11_tf2onnx_style",
                 "opset21_inputs_form", "residual_blocks_opset17"]
@@ -27,33 +28,24 @@ PASS_SETS = [
 ATOL, RTOL = "1e-5", "1e-4"
 
 
-def check(tally, args, model, batch, passes, tmp):
-    out = os.path.join(tmp, "canonical.onnx")
-    result = run([args.iosc, model, "--batch", batch, "--passes", passes, "--emit-onnx", out])
-    name = f"{os.path.basename(model)} batch {batch} passes {passes}"
-    if not tally.check(f"{name}: iosc", result.returncode == 0, result.stderr.strip()):
+CASES = ([(name, batch, passes) for name in SMALL_MODELS for passes in PASS_SETS
+          for batch in ("1", "2")]
+         + [(name, "1", PASS_SETS[-1]) for name in BENCHMARKS])
+
+
+@pytest.mark.parametrize("name, batch, passes", CASES,
+                         ids=[f"{n}-b{b}-{p}" for n, b, p in CASES])
+def test_emitted_onnx_matches_onnxruntime(name, batch, passes, source_dir, models, sanitized,
+                                          iosc, tmp_path):
+    if name in BENCHMARKS:
+        model = models([name])[name]
+    else:
+        model = os.path.join(source_dir, "testdata", "models", name + ".onnx")
+    out = tmp_path / "canonical.onnx"
+    result = run([iosc, model, "--batch", batch, "--passes", passes, "--emit-onnx", out])
+    assert result.returncode == 0, result.stderr.strip()
+    if sanitized:  # the comparison runs only onnxruntime: nothing of ios to sanitize
         return
-    if args.sanitized:  # the comparison runs only onnxruntime: nothing of ios to sanitize
-        return
-    compare = run([sys.executable, os.path.join(args.source_dir, "scripts", "compare_onnx_models.py"),
+    compare = run([sys.executable, os.path.join(source_dir, "scripts", "compare_onnx_models.py"),
                    model, out, "--batch", batch, "--atol", ATOL, "--rtol", RTOL])
-    tally.check(f"{name}: matches onnxruntime", compare.returncode == 0,
-                compare.stdout.strip() + compare.stderr.strip())
-
-
-def main():
-    args = parse_args()
-    tally = Tally()
-    with tempfile.TemporaryDirectory() as tmp:
-        for name in SMALL_MODELS:
-            model = os.path.join(args.source_dir, "testdata", "models", name + ".onnx")
-            for passes in PASS_SETS:
-                for batch in ("1", "2"):
-                    check(tally, args, model, batch, passes, tmp)
-        for name, model in ensure_models(args, BENCHMARKS).items():
-            check(tally, args, model, "1", PASS_SETS[-1], tmp)
-    tally.finish()
-
-
-if __name__ == "__main__":
-    main()
+    assert compare.returncode == 0, compare.stdout.strip() + compare.stderr.strip()

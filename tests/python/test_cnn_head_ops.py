@@ -9,55 +9,61 @@ are printed)."""
 import os
 import re
 import sys
-import tempfile
+from types import SimpleNamespace
 
-from ios_test_util import Tally, parse_args, plan_ops, run
+import pytest
+
+from ios_tools.cli import check_run, ort_reference, plan_ops, run
 
 ATOL, RTOL = "1e-5", "1e-4"
+KEPT = ["SpaceToDepth", "PRelu", "Selu", "GlobalMaxPool", "ReduceSum", "LogSoftmax", "ArgMax",
+        "DepthToSpace"]
 
 
-def main():
-    args = parse_args()
-    tally = Tally()
-    scripts = os.path.join(args.source_dir, "scripts")
-    with tempfile.TemporaryDirectory() as tmp:
-        made = run([sys.executable, os.path.join(scripts, "models", "cnn_head_ops.py"),
-                    "--out", tmp])
-        if not tally.check("cnn_head_ops.py writes the model", made.returncode == 0,
-                           made.stderr):
-            tally.finish()
-        model = os.path.join(tmp, "cnn_head_ops.onnx")
-        for batch in ("1", "2"):
-            ref = os.path.join(tmp, f"ref_b{batch}")
-            reference = run([sys.executable, os.path.join(scripts, "ort_reference.py"), model,
-                             "--out", ref, "--batch", batch])
-            if not tally.check(f"b{batch}: onnxruntime reference", reference.returncode == 0,
-                               reference.stderr):
-                continue
-            for schedule in ("greedy", "ios"):
-                label = f"b{batch} {schedule}"
-                plan = os.path.join(tmp, f"{batch}_{schedule}.iosplan")
-                compiled = run([args.iosc, model, "--batch", batch, "--schedule", schedule,
-                                "--device", "cpu", "-o", plan])
-                if not tally.check(f"{label}: iosc", compiled.returncode == 0, compiled.stderr):
-                    continue
-                ops = plan_ops(args, plan, tmp)
-                tally.check(f"{label}: Mish and Softplus fused into their convs",
-                            "Mish" not in ops and "Softplus" not in ops, str(sorted(ops)))
-                kept = ["SpaceToDepth", "PRelu", "Selu", "GlobalMaxPool", "ReduceSum",
-                        "LogSoftmax", "ArgMax", "DepthToSpace"]
-                tally.check(f"{label}: Selu, PRelu and the head ops stay",
-                            all(ops.count(op) == 1 for op in kept) and "ReduceMax" not in ops,
-                            str(sorted(ops)))
-                checked = run([args.iosrun, plan, "--check", ref, "--atol", ATOL, "--rtol", RTOL])
-                errors = re.findall(r"'(\w+)': abs error max (\S+)", checked.stdout)
-                print(f"  {label}: max abs error " +
-                      ", ".join(f"{name} {value}" for name, value in errors))
-                tally.check(f"{label}: matches onnxruntime on 3 outputs",
-                            checked.returncode == 0 and len(errors) == 3,
-                            checked.stdout + checked.stderr)
-    tally.finish()
+@pytest.fixture(scope="module")
+def model(source_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("model")
+    check_run([sys.executable, os.path.join(source_dir, "scripts", "models", "cnn_head_ops.py"),
+               "--out", out], "cnn_head_ops.py")
+    return str(out / "cnn_head_ops.onnx")
 
 
-if __name__ == "__main__":
-    main()
+@pytest.fixture(scope="module")
+def reference(model, tmp_path_factory):
+    """batch -> onnxruntime's reference folder for it (made once)."""
+    made = {}
+
+    def get(batch):
+        if batch not in made:
+            made[batch] = ort_reference(model, tmp_path_factory.mktemp(f"ref_b{batch}"),
+                                        "--batch", batch)
+        return made[batch]
+    return get
+
+
+@pytest.fixture(scope="module", params=[("1", "greedy"), ("1", "ios"), ("2", "greedy"),
+                                        ("2", "ios")], ids=lambda p: f"b{p[0]}-{p[1]}")
+def plan(request, model, reference, iosc, iosrun, tmp_path_factory):
+    batch, schedule = request.param
+    tmp = tmp_path_factory.mktemp(f"b{batch}_{schedule}")
+    path = str(tmp / "plan.iosplan")
+    check_run([iosc, model, "--batch", batch, "--schedule", schedule, "--device", "cpu",
+               "-o", path], "iosc")
+    return SimpleNamespace(path=path, ops=plan_ops(iosrun, path, tmp),
+                           ref=reference(batch))
+
+
+def test_mish_and_softplus_fused_into_their_convs(plan):
+    assert "Mish" not in plan.ops and "Softplus" not in plan.ops, sorted(plan.ops)
+
+
+def test_selu_prelu_and_the_head_ops_stay(plan):
+    assert all(plan.ops.count(op) == 1 for op in KEPT) and "ReduceMax" not in plan.ops, \
+        sorted(plan.ops)
+
+
+def test_matches_onnxruntime_on_3_outputs(plan, iosrun):
+    checked = run([iosrun, plan.path, "--check", plan.ref, "--atol", ATOL, "--rtol", RTOL])
+    errors = re.findall(r"'(\w+)': abs error max (\S+)", checked.stdout)
+    print("max abs error " + ", ".join(f"{name} {value}" for name, value in errors))
+    assert checked.returncode == 0 and len(errors) == 3, checked.stdout + checked.stderr

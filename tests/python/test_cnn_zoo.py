@@ -9,15 +9,13 @@ model, and iosrun runs that plan on this CPU (--force) and matches onnxruntime (
 default tolerances)."""
 import os
 import re
-import sys
-import tempfile
-import time
 
 import numpy as np
 import onnx
+import pytest
 from onnx import TensorProto, numpy_helper
 
-from ios_test_util import Tally, ensure_models, parse_args, run
+from ios_tools.cli import check_run, ort_reference, run
 
 # name: the parameter count its paper (or its reference implementation) gives, BatchNorm's gamma
 # and beta included.
@@ -45,49 +43,44 @@ def parameter_count(path):
     return sum(int(np.prod(t.dims)) for t in model.graph.initializer if t.data_type == TensorProto.FLOAT)
 
 
-def main():
-    args = parse_args()
-    tally = Tally()
-    start = time.perf_counter()
-    models = ensure_models(args, list(PUBLISHED))
-    print(f"  generated {len(models)} models in {time.perf_counter() - start:.1f} s")
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, published in PUBLISHED.items():
-            model = models[name]
-            count = parameter_count(model)
-            deviation = count / published - 1
-            print(f"  {name}: {count:,} parameters, published {published / 1e6:.2f}M ({deviation:+.2%})")
-            tally.check(f"{name}: parameter count within {PARAM_TOLERANCE:.0%} of the published one",
-                        abs(deviation) <= PARAM_TOLERANCE, f"{count:,} vs {published:,.0f}")
-
-            ref = os.path.join(tmp, name + "_ref")
-            reference = run([sys.executable, os.path.join(args.source_dir, "scripts", "ort_reference.py"),
-                             model, "--out", ref])
-            if not tally.check(f"{name}: onnxruntime runs it", reference.returncode == 0, reference.stderr):
-                continue
-            logits = numpy_helper.to_array(onnx.load_tensor(os.path.join(ref, "output_0.pb")))
-            tally.check(f"{name}: onnxruntime gives {CLASSES} finite logits with std > {MIN_STD}",
-                        logits.shape == (1, CLASSES) and bool(np.isfinite(logits).all())
-                        and float(logits.std()) > MIN_STD,
-                        f"shape {logits.shape}, std {float(np.nan_to_num(logits).std()):.3g}")
-
-            plan = os.path.join(tmp, name + ".iosplan")
-            compiled = run([args.iosc, model, "--device", "sim:V100", "-o", plan])
-            if not tally.check(f"{name}: iosc --device sim:V100", compiled.returncode == 0,
-                               compiled.stdout + compiled.stderr):
-                continue
-            predicted = re.search(r"predicted latency.*", compiled.stdout + compiled.stderr)
-            if predicted:
-                print("   ", predicted.group(0))
-            checked = run([args.iosrun, plan, "--device", "cpu", "--force", "--check", ref])
-            errors = re.search(r"'output': abs error max \S+", checked.stdout)
-            if errors:
-                print("   ", errors.group(0))
-            tally.check(f"{name}: iosrun --check matches onnxruntime", checked.returncode == 0,
-                        checked.stdout + checked.stderr)
-            os.remove(plan)
-    tally.finish()
+@pytest.fixture(scope="module")
+def nets(models):
+    return models(list(PUBLISHED))
 
 
-if __name__ == "__main__":
-    main()
+@pytest.fixture(scope="module", params=list(PUBLISHED))
+def net(request, nets, tmp_path_factory):
+    """(name, model, onnxruntime's reference folder, a scratch folder)."""
+    name = request.param
+    tmp = tmp_path_factory.mktemp(name)
+    return name, nets[name], ort_reference(nets[name], tmp / "ref"), tmp
+
+
+def test_parameter_count_within_2_percent_of_the_published_one(net):
+    name, model, _, _ = net
+    count = parameter_count(model)
+    deviation = count / PUBLISHED[name] - 1
+    print(f"{name}: {count:,} parameters, published {PUBLISHED[name] / 1e6:.2f}M "
+          f"({deviation:+.2%})")
+    assert abs(deviation) <= PARAM_TOLERANCE, f"{count:,} vs {PUBLISHED[name]:,.0f}"
+
+
+def test_onnxruntime_gives_1000_finite_logits_with_a_real_spread(net):
+    logits = numpy_helper.to_array(onnx.load_tensor(os.path.join(net[2], "output_0.pb")))
+    assert logits.shape == (1, CLASSES) and bool(np.isfinite(logits).all()) \
+        and float(logits.std()) > MIN_STD, \
+        f"shape {logits.shape}, std {float(np.nan_to_num(logits).std()):.3g}"
+
+
+def test_iosrun_check_of_the_v100_plan_matches_onnxruntime(net, iosc, iosrun):
+    """iosc compiles it with the IOS search on the analytic V100 model; iosrun runs that plan on
+    this CPU (--force) and matches onnxruntime (iosrun's default tolerances)."""
+    name, model, ref, tmp = net
+    plan = tmp / (name + ".iosplan")
+    compiled = check_run([iosc, model, "--device", "sim:V100", "-o", plan],
+                         "iosc --device sim:V100")
+    predicted = re.search(r"predicted latency.*", compiled.stdout + compiled.stderr)
+    if predicted:
+        print(predicted.group(0))
+    checked = run([iosrun, plan, "--device", "cpu", "--force", "--check", ref])
+    assert checked.returncode == 0, checked.stdout + checked.stderr

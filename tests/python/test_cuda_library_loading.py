@@ -6,11 +6,11 @@ there is nothing to check beyond the CPU run."""
 import os
 import re
 import subprocess
-import tempfile
 
-from ios_test_util import Tally, cuda_device_count, parse_args, run
+import pytest
 
-MODEL = os.path.join("testdata", "models", "residual_blocks_opset17.onnx")
+from ios_test_util import cuda_device_count
+from ios_tools.cli import run
 
 
 def loaded_libraries(cmd):
@@ -32,38 +32,51 @@ def needed(path):
     return re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", out)
 
 
-def main():
-    args = parse_args()
-    tally = Tally()
-    model = os.path.join(args.source_dir, MODEL)
-    with tempfile.TemporaryDirectory() as tmp:
-        plan = os.path.join(tmp, "cpu.iosplan")
-        rc, libs, err = loaded_libraries([args.iosc, model, "--device", "cpu", "-o", plan])
-        tally.check("iosc --device cpu compiles", rc == 0, err[-2000:])
-        # The positive control: the log is read right when it shows the CPU backend's library.
-        tally.check("iosc: the loader's log shows oneDNN loaded",
-                    any(n.startswith("libdnnl.so") for n in libs), sorted(libs))
-        tally.check("iosc --device cpu: no cuBLAS loaded", not any(map(is_cublas, libs)),
-                    sorted(libs))
-        rc, libs, err = loaded_libraries([args.iosrun, plan, "--bench", "--duration", "0.05",
-                                          "--warmup-ms", "10"])
-        tally.check("iosrun --bench of the CPU plan runs", rc == 0, err[-2000:])
-        tally.check("iosrun: the loader's log shows oneDNN loaded",
-                    any(n.startswith("libdnnl.so") for n in libs), sorted(libs))
-        tally.check("iosrun of a CPU plan: no cuBLAS loaded", not any(map(is_cublas, libs)),
-                    sorted(libs))
-        for tool in (args.iosc, args.iosrun):
-            deps = needed(tool)
-            tally.check(f"{os.path.basename(tool)}: readelf lists its needed libraries", deps)
-            tally.check(f"{os.path.basename(tool)}: cuBLAS is not a needed library",
-                        not any(map(is_cublas, deps)), deps)
-        if cuda_device_count() > 0:
-            gpu_plan = os.path.join(tmp, "gpu.iosplan")
-            rc, libs, err = loaded_libraries([args.iosc, model, "--device", "0", "-o", gpu_plan])
-            tally.check("iosc --device 0 compiles", rc == 0, err[-2000:])
-            tally.check("iosc --device 0 opens cuBLAS", any(map(is_cublas, libs)), sorted(libs))
-    tally.finish()
+@pytest.fixture(scope="module")
+def cpu_compile(iosc, residual_model, tmp_path_factory):
+    """(iosc's exit status, the libraries it loaded, stderr, the plan) for --device cpu."""
+    plan = str(tmp_path_factory.mktemp("cpu") / "cpu.iosplan")
+    return loaded_libraries([iosc, residual_model, "--device", "cpu", "-o", plan]) + (plan,)
 
 
-if __name__ == "__main__":
-    main()
+@pytest.fixture(scope="module")
+def cpu_bench(cpu_compile, iosrun):
+    assert cpu_compile[0] == 0, cpu_compile[2][-2000:]
+    return loaded_libraries([iosrun, cpu_compile[3], "--bench", "--duration", "0.05",
+                             "--warmup-ms", "10"])
+
+
+def test_iosc_device_cpu_compiles(cpu_compile):
+    assert cpu_compile[0] == 0, cpu_compile[2][-2000:]
+
+
+def test_iosrun_bench_of_the_cpu_plan_runs(cpu_bench):
+    assert cpu_bench[0] == 0, cpu_bench[2][-2000:]
+
+
+# The positive control: the log is read right when it shows the CPU backend's library.
+@pytest.mark.parametrize("run_of", ["cpu_compile", "cpu_bench"])
+def test_the_loaders_log_shows_onednn_loaded(run_of, request):
+    libs = request.getfixturevalue(run_of)[1]
+    assert any(n.startswith("libdnnl.so") for n in libs), sorted(libs)
+
+
+@pytest.mark.parametrize("run_of", ["cpu_compile", "cpu_bench"])
+def test_no_cublas_loaded(run_of, request):
+    libs = request.getfixturevalue(run_of)[1]
+    assert not any(map(is_cublas, libs)), sorted(libs)
+
+
+@pytest.mark.parametrize("tool", ["iosc", "iosrun"])
+def test_readelf_lists_its_needed_libraries_but_not_cublas(tool, request):
+    deps = needed(request.getfixturevalue(tool))
+    assert deps
+    assert not any(map(is_cublas, deps)), deps
+
+
+@pytest.mark.skipif(cuda_device_count() == 0, reason="no CUDA device")
+def test_iosc_device_0_opens_cublas(iosc, residual_model, tmp_path):
+    rc, libs, err = loaded_libraries([iosc, residual_model, "--device", "0", "-o",
+                                      tmp_path / "gpu.iosplan"])
+    assert rc == 0, err[-2000:]
+    assert any(map(is_cublas, libs)), sorted(libs)

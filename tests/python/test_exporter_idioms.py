@@ -9,66 +9,76 @@ Shape or ConstantOfShape, and exactly the two run-time Mod and ScatterND nodes),
 refused at compile time naming the node (exit 2, no plan)."""
 import os
 import sys
-import tempfile
+from types import SimpleNamespace
 
-from ios_test_util import Tally, parse_args, plan_ops, run
+import numpy as np
+import onnx
+import pytest
+from onnx import numpy_helper
+
+from ios_tools.cli import check_run, ort_reference, plan_ops, run
 
 ATOL, RTOL = "1e-5", "1e-4"
 
 
-def main():
-    args = parse_args()
-    tally = Tally()
-    scripts = os.path.join(args.source_dir, "scripts")
-    with tempfile.TemporaryDirectory() as tmp:
-        made = run([sys.executable, os.path.join(scripts, "models", "exporter_idioms.py"),
-                    "--out", tmp])
-        if not tally.check("exporter_idioms.py writes the model", made.returncode == 0,
-                           made.stderr):
-            tally.finish()
-        model = os.path.join(tmp, "exporter_idioms.onnx")
-        for batch in ("1", "2"):
-            ref = os.path.join(tmp, f"ref_b{batch}")
-            reference = run([sys.executable, os.path.join(scripts, "ort_reference.py"), model,
-                             "--out", ref, "--batch", batch])
-            if not tally.check(f"b{batch}: onnxruntime reference", reference.returncode == 0,
-                               reference.stderr):
-                continue
-            for schedule in ("greedy", "ios"):
-                label = f"b{batch} {schedule}"
-                plan = os.path.join(tmp, f"{batch}_{schedule}.iosplan")
-                compiled = run([args.iosc, model, "--batch", batch, "--schedule", schedule,
-                                "--device", "cpu", "-o", plan])
-                if not tally.check(f"{label}: iosc", compiled.returncode == 0, compiled.stderr):
-                    continue
-                ops = plan_ops(args, plan, tmp)
-                folded = not {"BatchNormalization", "Shape", "ConstantOfShape"} & set(ops)
-                tally.check(f"{label}: the constant idioms fold", folded, str(sorted(ops)))
-                tally.check(f"{label}: the run-time Mod and ScatterND remain",
-                            ops.count("Mod") == 1 and ops.count("ScatterND") == 1,
-                            str(sorted(ops)))
-                checked = run([args.iosrun, plan, "--check", ref, "--atol", ATOL, "--rtol", RTOL])
-                tally.check(f"{label}: matches onnxruntime", checked.returncode == 0,
-                            checked.stdout + checked.stderr)
-
-        import onnx
-        from onnx import numpy_helper
-        import numpy as np
-        bad = onnx.load(model)
-        for i, init in enumerate(bad.graph.initializer):
-            if init.name == "mask_rows":
-                bad.graph.initializer[i].CopyFrom(numpy_helper.from_array(
-                    np.array([[0, 0, 14], [0, 0, 99]], np.int64), "mask_rows"))
-        bad_path = os.path.join(tmp, "bad_scatter.onnx")
-        onnx.save(bad, bad_path)
-        bad_plan = os.path.join(tmp, "bad.iosplan")
-        refused = run([args.iosc, bad_path, "-o", bad_plan])
-        tally.check("an out-of-range ScatterND index: exit 2 naming the file, node and index",
-                    refused.returncode == 2 and "bad_scatter.onnx" in refused.stderr
-                    and "'mask'" in refused.stderr and "99" in refused.stderr, refused.stderr)
-        tally.check("... and no plan written", not os.path.exists(bad_plan))
-    tally.finish()
+@pytest.fixture(scope="module")
+def model(source_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("model")
+    check_run([sys.executable, os.path.join(source_dir, "scripts", "models",
+                                            "exporter_idioms.py"), "--out", out],
+              "exporter_idioms.py")
+    return str(out / "exporter_idioms.onnx")
 
 
-if __name__ == "__main__":
-    main()
+@pytest.fixture(scope="module")
+def reference(model, tmp_path_factory):
+    """batch -> onnxruntime's reference folder for it (made once)."""
+    made = {}
+
+    def get(batch):
+        if batch not in made:
+            made[batch] = ort_reference(model, tmp_path_factory.mktemp(f"ref_b{batch}"),
+                                        "--batch", batch)
+        return made[batch]
+    return get
+
+
+@pytest.fixture(scope="module", params=[("1", "greedy"), ("1", "ios"), ("2", "greedy"),
+                                        ("2", "ios")], ids=lambda p: f"b{p[0]}-{p[1]}")
+def plan(request, model, reference, iosc, iosrun, tmp_path_factory):
+    batch, schedule = request.param
+    tmp = tmp_path_factory.mktemp(f"b{batch}_{schedule}")
+    path = str(tmp / "plan.iosplan")
+    check_run([iosc, model, "--batch", batch, "--schedule", schedule, "--device", "cpu",
+               "-o", path], "iosc")
+    return SimpleNamespace(path=path, ops=plan_ops(iosrun, path, tmp), ref=reference(batch))
+
+
+def test_the_constant_idioms_fold(plan):
+    assert not {"BatchNormalization", "Shape", "ConstantOfShape"} & set(plan.ops), \
+        sorted(plan.ops)
+
+
+def test_the_run_time_mod_and_scatternd_remain(plan):
+    assert plan.ops.count("Mod") == 1 and plan.ops.count("ScatterND") == 1, sorted(plan.ops)
+
+
+def test_matches_onnxruntime(plan, iosrun):
+    checked = run([iosrun, plan.path, "--check", plan.ref, "--atol", ATOL, "--rtol", RTOL])
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_out_of_range_scatternd_index_refused(model, iosc, tmp_path):
+    """Exit status 2 naming the file, node and index, and no plan written."""
+    bad = onnx.load(model)
+    for i, init in enumerate(bad.graph.initializer):
+        if init.name == "mask_rows":
+            bad.graph.initializer[i].CopyFrom(numpy_helper.from_array(
+                np.array([[0, 0, 14], [0, 0, 99]], np.int64), "mask_rows"))
+    bad_path = str(tmp_path / "bad_scatter.onnx")
+    onnx.save(bad, bad_path)
+    bad_plan = tmp_path / "bad.iosplan"
+    refused = run([iosc, bad_path, "-o", bad_plan])
+    assert refused.returncode == 2 and "bad_scatter.onnx" in refused.stderr \
+        and "'mask'" in refused.stderr and "99" in refused.stderr, refused.stderr
+    assert not bad_plan.exists()

@@ -10,9 +10,11 @@ file."""
 import collections
 import os
 import sys
-import tempfile
 
-from ios_test_util import Tally, parse_args, plan_info, run
+import pytest
+
+from ios_tools.cli import check_run, ort_reference, plan_info, run
+from models.exporter_spellings import IDIOMS
 
 ATOL, RTOL = "1e-5", "1e-4"
 
@@ -30,10 +32,10 @@ REMOVED = {
 }
 
 
-def plan_ops(args, plan, tmp):
+def plan_ops(iosrun, plan, tmp):
     """The plan's ops as 'OpType' or 'OpType+Activation', in a multiset."""
     ops = collections.Counter()
-    for op in plan_info(args, plan, tmp)["ops"]:
+    for op in plan_info(iosrun, plan, tmp)["ops"]:
         label = op["op_type"]
         for attr in op.get("attributes", []):
             if attr["name"] == "ios.activation" and attr.get("s", "None") != "None":
@@ -42,48 +44,58 @@ def plan_ops(args, plan, tmp):
     return ops
 
 
-def main():
-    args = parse_args()
-    tally = Tally()
-    scripts = os.path.join(args.source_dir, "scripts")
-    sys.path.insert(0, scripts)
-    from models.exporter_spellings import IDIOMS  # noqa: E402
-    with tempfile.TemporaryDirectory() as tmp:
-        made = run([sys.executable, os.path.join(scripts, "models", "exporter_spellings.py"),
-                    "--out", tmp])
-        if not tally.check("exporter_spellings.py writes the models", made.returncode == 0,
-                           made.stderr):
-            tally.finish()
-        for idiom, (_, spellings) in IDIOMS.items():
-            first_ops = None
-            for spelling in spellings:
-                label = f"{idiom}.{spelling}"
-                model = os.path.join(tmp, label + ".onnx")
-                ref = os.path.join(tmp, "ref_" + label)
-                reference = run([sys.executable, os.path.join(scripts, "ort_reference.py"),
-                                 model, "--out", ref, "--batch", "1"])
-                if not tally.check(f"{label}: onnxruntime reference", reference.returncode == 0,
-                                   reference.stderr):
-                    continue
-                plan = os.path.join(tmp, label + ".iosplan")
-                compiled = run([args.iosc, model, "--device", "cpu", "--schedule", "sequential",
-                                "--batch", "1", "-o", plan])
-                if not tally.check(f"{label}: iosc", compiled.returncode == 0, compiled.stderr):
-                    continue
-                ops = plan_ops(args, plan, tmp)
-                left = REMOVED[idiom] & set(ops)
-                tally.check(f"{label}: no {sorted(REMOVED[idiom])} left", not left,
-                            str(sorted(ops.items())))
-                if first_ops is None:
-                    first_ops = ops
-                else:
-                    tally.check(f"{label}: the plan's ops are {spellings[0]}'s", ops == first_ops,
-                                f"{sorted(ops.items())} vs {sorted(first_ops.items())}")
-                checked = run([args.iosrun, plan, "--check", ref, "--atol", ATOL, "--rtol", RTOL])
-                tally.check(f"{label}: matches onnxruntime", checked.returncode == 0,
-                            checked.stdout + checked.stderr)
-    tally.finish()
+SPELLINGS = [(idiom, spelling) for idiom, (_, spellings) in IDIOMS.items()
+             for spelling in spellings]
+# Each spelling but the idiom's first, which the others are compared with.
+OTHER_SPELLINGS = [(idiom, spelling) for idiom, spelling in SPELLINGS
+                   if spelling != IDIOMS[idiom][1][0]]
 
 
-if __name__ == "__main__":
-    main()
+@pytest.fixture(scope="module")
+def models_dir(source_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("spellings")
+    check_run([sys.executable, os.path.join(source_dir, "scripts", "models",
+                                            "exporter_spellings.py"), "--out", out],
+              "exporter_spellings.py")
+    return out
+
+
+@pytest.fixture(scope="module")
+def compiled(models_dir, iosc, iosrun, tmp_path_factory):
+    """(idiom, spelling) -> (the plan, its ops), compiled once for the CPU (sequential, b1)."""
+    made = {}
+
+    def get(idiom, spelling):
+        if (idiom, spelling) not in made:
+            label = f"{idiom}.{spelling}"
+            tmp = tmp_path_factory.mktemp(label)
+            plan = str(tmp / "plan.iosplan")
+            check_run([iosc, models_dir / (label + ".onnx"), "--device", "cpu", "--schedule",
+                       "sequential", "--batch", "1", "-o", plan], "iosc")
+            made[(idiom, spelling)] = plan, plan_ops(iosrun, plan, tmp)
+        return made[(idiom, spelling)]
+    return get
+
+
+@pytest.mark.parametrize("idiom, spelling", SPELLINGS, ids=[f"{i}.{s}" for i, s in SPELLINGS])
+def test_no_removed_op_left(idiom, spelling, compiled):
+    _, ops = compiled(idiom, spelling)
+    assert not REMOVED[idiom] & set(ops), sorted(ops.items())
+
+
+@pytest.mark.parametrize("idiom, spelling", OTHER_SPELLINGS,
+                         ids=[f"{i}.{s}" for i, s in OTHER_SPELLINGS])
+def test_the_plans_ops_are_the_first_spellings(idiom, spelling, compiled):
+    first = IDIOMS[idiom][1][0]
+    _, ops = compiled(idiom, spelling)
+    _, first_ops = compiled(idiom, first)
+    assert ops == first_ops, f"{sorted(ops.items())} vs {first}'s {sorted(first_ops.items())}"
+
+
+@pytest.mark.parametrize("idiom, spelling", SPELLINGS, ids=[f"{i}.{s}" for i, s in SPELLINGS])
+def test_matches_onnxruntime(idiom, spelling, models_dir, compiled, iosrun, tmp_path):
+    label = f"{idiom}.{spelling}"
+    ref = ort_reference(str(models_dir / (label + ".onnx")), tmp_path / "ref", "--batch", "1")
+    plan, _ = compiled(idiom, spelling)
+    checked = run([iosrun, plan, "--check", ref, "--atol", ATOL, "--rtol", RTOL])
+    assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -5,13 +5,14 @@ same computation); iosrun --check passes against it with the default element-wis
 onnxruntime engine refuses a CNN it has no float64 Conv for, pointing at --engine ios."""
 import os
 import sys
-import tempfile
+from types import SimpleNamespace
 
 import numpy as np
 import onnx
+import pytest
 from onnx import numpy_helper
 
-from ios_test_util import Tally, parse_args, run
+from ios_tools.cli import check_run, ort_reference, run
 
 
 def outputs(folder):
@@ -28,69 +29,59 @@ def max_error(got, want):
                for g, w in zip(got, want))
 
 
-def check_model(tally, args, label, model, tmp, shape_flags=()):
-    script = os.path.join(args.source_dir, "scripts", "ort_reference.py")
-    f32 = os.path.join(tmp, label + "_f32")
-    f64 = os.path.join(tmp, label + "_f64")
-    result = run([sys.executable, script, model, "--out", f32] + list(shape_flags))
-    if not tally.check(f"{label}: onnxruntime float32 reference", result.returncode == 0,
-                       result.stderr):
-        return
-    result = run([sys.executable, script, model, "--out", f64, "--float64", "--iosc", args.iosc]
-                 + list(shape_flags))
-    if not tally.check(f"{label}: ios float64 reference", result.returncode == 0, result.stderr):
-        return
-    oracle = outputs(f64)
-    tally.check(f"{label}: the oracle is float64", oracle and all(o.dtype == np.float64
-                                                                   for o in oracle),
-                [o.dtype for o in oracle])
-    same_inputs = all(
-        np.array_equal(numpy_helper.to_array(onnx.load_tensor(os.path.join(f32, name))),
-                       numpy_helper.to_array(onnx.load_tensor(os.path.join(f64, name))))
-        for name in os.listdir(f32) if name.startswith("input_"))
-    tally.check(f"{label}: both references ran on the same inputs", same_inputs)
+def detection_fcn(source_dir, tmp):
+    check_run([sys.executable, os.path.join(source_dir, "scripts", "generate_models.py"),
+               "--out", tmp, "--models", "detection_fcn"], "generate_models.py")
+    return os.path.join(tmp, "detection_fcn.onnx")
 
-    plan = os.path.join(tmp, label + ".iosplan")
-    result = run([args.iosc, model, "-o", plan, "--schedule", "greedy"] + list(shape_flags))
-    if not tally.check(f"{label}: iosc", result.returncode == 0, result.stderr):
-        return
-    saved = os.path.join(tmp, label + "_ios")
+
+@pytest.fixture(scope="module", params=["residual", "detection"])
+def case(request, iosc, iosrun, residual_model, source_dir, tmp_path_factory):
+    """One model's float32 reference (onnxruntime), float64 oracle (ios), and the outputs of its
+    greedy CPU plan on the oracle's inputs."""
+    tmp = tmp_path_factory.mktemp(request.param)
+    if request.param == "residual":
+        model, shape_flags = residual_model, []
+    else:
+        model, shape_flags = detection_fcn(source_dir, tmp), ["--input-shape", "input:1x3x64x96"]
+    f32 = ort_reference(model, tmp / "f32", *shape_flags)
+    f64 = ort_reference(model, tmp / "f64", "--float64", "--iosc", iosc, *shape_flags)
+    plan = str(tmp / "plan.iosplan")
+    check_run([iosc, model, "-o", plan, "--schedule", "greedy"] + shape_flags, "iosc")
+    saved = tmp / "ios"
     os.makedirs(saved)
-    result = run([args.iosrun, plan, "--load-inputs", f64, "--save-outputs", saved])
-    if not tally.check(f"{label}: iosrun", result.returncode == 0, result.stderr):
-        return
-    ort_error = max_error(outputs(f32), oracle)
-    ios_error = max_error(outputs(saved), oracle)
-    print(f"{label}: max abs error against float64: onnxruntime {ort_error:.3g}, "
+    check_run([iosrun, plan, "--load-inputs", f64, "--save-outputs", saved], "iosrun")
+    return SimpleNamespace(label=request.param, f32=f32, f64=f64, plan=plan,
+                           oracle=outputs(f64), ort=outputs(f32), ios=outputs(saved))
+
+
+def test_the_oracle_is_float64(case):
+    assert case.oracle and all(o.dtype == np.float64 for o in case.oracle), \
+        [o.dtype for o in case.oracle]
+
+
+def test_both_references_ran_on_the_same_inputs(case):
+    assert all(
+        np.array_equal(numpy_helper.to_array(onnx.load_tensor(os.path.join(case.f32, name))),
+                       numpy_helper.to_array(onnx.load_tensor(os.path.join(case.f64, name))))
+        for name in os.listdir(case.f32) if name.startswith("input_"))
+
+
+def test_ios_error_is_float32_rounding_within_4x_onnxruntimes(case):
+    ort_error, ios_error = max_error(case.ort, case.oracle), max_error(case.ios, case.oracle)
+    print(f"{case.label}: max abs error against float64: onnxruntime {ort_error:.3g}, "
           f"ios {ios_error:.3g} ({ios_error / max(ort_error, 1e-30):.2f}x)")
-    tally.check(f"{label}: ios's error is float32 rounding, within 4x onnxruntime's",
-                ios_error <= 4 * ort_error + 1e-7, f"ios {ios_error}, onnxruntime {ort_error}")
-    result = run([args.iosrun, plan, "--check", f64])
-    tally.check(f"{label}: iosrun --check against the float64 oracle passes",
-                result.returncode == 0, result.stdout[-1500:])
+    assert ios_error <= 4 * ort_error + 1e-7, f"ios {ios_error}, onnxruntime {ort_error}"
 
 
-def main():
-    args = parse_args()
-    tally = Tally()
-    with tempfile.TemporaryDirectory() as tmp:
-        residual = os.path.join(args.source_dir, "testdata", "models",
-                                "residual_blocks_opset17.onnx")
-        check_model(tally, args, "residual", residual, tmp)
-        result = run([sys.executable, os.path.join(args.source_dir, "scripts",
-                                                   "generate_models.py"),
-                      "--out", tmp, "--models", "detection_fcn"])
-        if tally.check("detection_fcn generated", result.returncode == 0, result.stderr):
-            check_model(tally, args, "detection", os.path.join(tmp, "detection_fcn.onnx"), tmp,
-                        ["--input-shape", "input:1x3x64x96"])
-        result = run([sys.executable, os.path.join(args.source_dir, "scripts",
-                                                   "ort_reference.py"),
-                      residual, "--out", os.path.join(tmp, "ort64"), "--float64", "--engine",
-                      "onnxruntime"])
-        tally.check("onnxruntime float64 of a CNN: refused, pointing at --engine ios",
-                    result.returncode != 0 and "--engine ios" in result.stderr, result.stderr)
-    tally.finish()
+def test_iosrun_check_against_the_float64_oracle_passes(case, iosrun):
+    result = run([iosrun, case.plan, "--check", case.f64])
+    assert result.returncode == 0, result.stdout[-1500:]
 
 
-if __name__ == "__main__":
-    main()
+def test_onnxruntime_float64_of_a_cnn_is_refused_pointing_at_engine_ios(residual_model,
+                                                                        source_dir, tmp_path):
+    result = run([sys.executable, os.path.join(source_dir, "scripts", "ort_reference.py"),
+                  residual_model, "--out", tmp_path / "ort64", "--float64", "--engine",
+                  "onnxruntime"])
+    assert result.returncode != 0 and "--engine ios" in result.stderr, result.stderr

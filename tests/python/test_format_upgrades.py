@@ -2,12 +2,9 @@
 format (iosc --timing-cache) and a plan of a newer format (iosrun) give exit status 2 and a
 message naming both versions and what to do; the file is neither read nor changed, and no plan
 is written."""
-import os
-import tempfile
+import pytest
 
-from ios_test_util import Tally, parse_args, run
-
-MODEL = "residual_blocks_opset17.onnx"
+from ios_tools.cli import check_run, run
 
 
 def field(number, value):
@@ -30,52 +27,51 @@ def timing_cache(major, minor, ios_version):
             field(4, b"sim:V100") + field(7, ios_version))
 
 
-def main():
-    args = parse_args()
-    tally = Tally()
-    model = os.path.join(args.source_dir, "testdata", "models", MODEL)
-    with tempfile.TemporaryDirectory() as tmp:
-        plan = os.path.join(tmp, "model.iosplan")
-        for label, major, needles in (
-                ("newer", 2, ["timing cache format 2.3 (written by ios 9.9.9) is newer than this ios",
-                              "reads format 1.x", "upgrade ios"]),
-                ("older", 0, ["timing cache format 0.3 (written by ios 9.9.9) is older than this ios",
-                              "reads format 1.x", "delete it"])):
-            cache = os.path.join(tmp, f"{label}.cache")
-            contents = timing_cache(major, 3, b"9.9.9")
-            with open(cache, "wb") as f:
-                f.write(contents)
-            result = run([args.iosc, model, "--device", "sim:V100", "--timing-cache", cache,
-                          "-o", plan])
-            tally.check(f"{label} timing cache: exit status 2", result.returncode == 2,
-                        f"got {result.returncode}: {result.stderr}")
-            for needle in [cache] + needles:
-                tally.check(f"{label} timing cache: says {needle!r}", needle in result.stderr,
-                            result.stderr)
-            tally.check(f"{label} timing cache: no plan written", not os.path.exists(plan))
-            with open(cache, "rb") as f:
-                tally.check(f"{label} timing cache: the file is untouched", f.read() == contents)
-
-        # A plan whose body claims the next format major (field 1 of the plan message).
-        result = run([args.iosc, model, "--device", "sim:V100", "-o", plan])
-        if not tally.check("iosc writes a plan", result.returncode == 0, result.stderr):
-            tally.finish()
-        data = open(plan, "rb").read()
-        tally.check("its body starts with format major 7", data[56:58] == b"\x08\x07",
-                    data[56:60].hex())
-        newer = os.path.join(tmp, "v8.iosplan")
-        with open(newer, "wb") as f:
-            f.write(data[:56] + b"\x08\x08" + data[58:])
-        # --no-verify: the body's digest no longer matches, and the version must still be
-        # refused rather than the plan read as a format 7 one.
-        result = run([args.iosrun, newer, "--no-verify"])
-        tally.check("newer plan: exit status 2", result.returncode == 2,
-                    f"got {result.returncode}: {result.stderr}")
-        for needle in (newer, "plan format 8.", "is newer than this build of ios reads",
-                       "reads formats 1.x to 7.x", "upgrade ios"):
-            tally.check(f"newer plan: says {needle!r}", needle in result.stderr, result.stderr)
-    tally.finish()
+CACHES = {
+    "newer": (2, ["timing cache format 2.3 (written by ios 9.9.9) is newer than this ios",
+                  "reads format 1.x", "upgrade ios"]),
+    "older": (0, ["timing cache format 0.3 (written by ios 9.9.9) is older than this ios",
+                  "reads format 1.x", "delete it"]),
+}
 
 
-if __name__ == "__main__":
-    main()
+@pytest.mark.parametrize("label", list(CACHES))
+def test_timing_cache_of_another_format(label, iosc, residual_model, tmp_path):
+    """Exit status 2, a message naming the file and both versions, no plan, the file untouched."""
+    major, needles = CACHES[label]
+    cache, plan = tmp_path / f"{label}.cache", tmp_path / "model.iosplan"
+    contents = timing_cache(major, 3, b"9.9.9")
+    cache.write_bytes(contents)
+    result = run([iosc, residual_model, "--device", "sim:V100", "--timing-cache", cache,
+                  "-o", plan])
+    assert result.returncode == 2, result.stderr
+    missing = [n for n in [str(cache)] + needles if n not in result.stderr]
+    assert not missing, result.stderr
+    assert not plan.exists()
+    assert cache.read_bytes() == contents
+
+
+@pytest.fixture(scope="module")
+def plan_bytes(iosc, residual_model, tmp_path_factory):
+    plan = tmp_path_factory.mktemp("plan") / "model.iosplan"
+    check_run([iosc, residual_model, "--device", "sim:V100", "-o", plan], "iosc")
+    return plan.read_bytes()
+
+
+def test_plan_body_starts_with_format_major_7(plan_bytes):
+    assert plan_bytes[56:58] == b"\x08\x07", plan_bytes[56:60].hex()
+
+
+def test_newer_plan_refused(plan_bytes, iosrun, tmp_path):
+    """A plan whose body claims the next format major (field 1 of the plan message): exit status
+    2 and a message naming the file, both versions and what to do. With --no-verify the body's
+    digest no longer matches, and the version must still be refused rather than the plan read
+    as a format 7 one."""
+    newer = str(tmp_path / "v8.iosplan")
+    with open(newer, "wb") as f:
+        f.write(plan_bytes[:56] + b"\x08\x08" + plan_bytes[58:])
+    result = run([iosrun, newer, "--no-verify"])
+    assert result.returncode == 2, result.stderr
+    missing = [n for n in (newer, "plan format 8.", "is newer than this build of ios reads",
+                           "reads formats 1.x to 7.x", "upgrade ios") if n not in result.stderr]
+    assert not missing, result.stderr

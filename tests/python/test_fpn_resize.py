@@ -13,9 +13,15 @@ and no plan."""
 import os
 import re
 import sys
-import tempfile
 
-from ios_test_util import Tally, parse_args, plan_ops, run
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper
+
+from ios_tools.cli import check_run, ort_reference, plan_ops, run
+from models import fpn_neck
 
 ATOL, RTOL = "1e-5", "1e-4"
 FREE_HW_SHAPES = ("1x3x96x128", "2x3x64x160")
@@ -28,9 +34,6 @@ def max_abs_errors(stdout):
 def nearest_indices(coordinate, rounding, length, spec):
     """The input indices onnxruntime's nearest Resize reads along one axis of `length`, resized
     by scale `spec` (float) or to `spec` elements (int)."""
-    import numpy as np
-    import onnxruntime as ort
-    from onnx import TensorProto, helper
     attrs = dict(mode="nearest", coordinate_transformation_mode=coordinate, nearest_mode=rounding,
                  axes=[1])
     if isinstance(spec, int):
@@ -48,67 +51,8 @@ def nearest_indices(coordinate, rounding, length, spec):
     return tuple(int(v) for v in session.run(None, {"x": ramp})[0].ravel())
 
 
-def check_sensitivity(tally, fpn_neck):
-    told_apart = set()
-    for opset, op, configs, _ in fpn_neck.VARIANTS.values():
-        if op != "Resize" or opset < 11:
-            continue
-        for site, config in configs.items():
-            coordinate = config.get("coordinate_transformation_mode")
-            if config.get("mode") != "nearest" or coordinate not in fpn_neck.COORDINATE_MODES:
-                continue
-            length, spec = fpn_neck.SITE_AXES[site]
-            mine = nearest_indices(coordinate, config["nearest_mode"], length, spec)
-            if all(nearest_indices(coordinate, other, length, spec) != mine
-                   for other in fpn_neck.NEAREST_MODES if other != config["nearest_mode"]):
-                told_apart.add((coordinate, config["nearest_mode"]))
-    wanted = {(c, r) for c in fpn_neck.COORDINATE_MODES for r in fpn_neck.NEAREST_MODES}
-    tally.check(f"the variants tell every nearest_mode apart on every coordinate mode "
-                f"({len(wanted)} pairs)", told_apart == wanted, sorted(wanted - told_apart))
-
-
-def check_variant(tally, args, worst, tmp, variant, model, batch, schedules, shape=None):
-    shape_flags = ["--input-shape", f"input:{shape}"] if shape else []
-    label = f"{variant} {shape or 'b' + batch}"
-    ref = os.path.join(tmp, f"ref_{variant}_{shape or batch}")
-    made = run([sys.executable, os.path.join(args.source_dir, "scripts", "ort_reference.py"),
-                model, "--out", ref, "--batch", batch] + shape_flags)
-    if not tally.check(f"{label}: onnxruntime reference", made.returncode == 0, made.stderr):
-        return
-    for schedule in schedules:
-        plan = os.path.join(tmp, "model.iosplan")
-        compiled = run([args.iosc, model, "--batch", batch, "--schedule", schedule, "-o", plan] +
-                       shape_flags)
-        if not tally.check(f"{label} {schedule}: iosc", compiled.returncode == 0, compiled.stderr):
-            continue
-        ops = plan_ops(args, plan, tmp)
-        tally.check(f"{label} {schedule}: the plan runs 6 upsampling ops",
-                    ops.count("Resize") + ops.count("Upsample") == 6, str(sorted(set(ops))))
-        checked = run([args.iosrun, plan, "--check", ref, "--atol", ATOL, "--rtol", RTOL])
-        tally.check(f"{label} {schedule}: matches onnxruntime", checked.returncode == 0,
-                    checked.stdout + checked.stderr)
-        errors = max_abs_errors(checked.stdout)
-        key = f"{label} {schedule}"
-        worst[key] = max(errors) if errors else float("nan")
-
-
-def check_emitted(tally, args, tmp, variant, model):
-    """--emit-onnx writes the canonicalised graph (Resize and Upsample nodes with their folded
-    scales and sizes) back as ONNX; onnxruntime must get the original's outputs from it."""
-    emitted = os.path.join(tmp, f"canonical_{variant}.onnx")
-    result = run([args.iosc, model, "--batch", "2", "--emit-onnx", emitted])
-    if tally.check(f"{variant}: iosc --emit-onnx", result.returncode == 0, result.stderr):
-        compare = run([sys.executable,
-                       os.path.join(args.source_dir, "scripts", "compare_onnx_models.py"),
-                       model, emitted, "--batch", "2", "--atol", ATOL, "--rtol", RTOL])
-        tally.check(f"{variant}: the emitted graph matches onnxruntime", compare.returncode == 0,
-                    compare.stdout + compare.stderr)
-
-
 def bad_models(tmp):
     """(file, what the message must say) for Resize nodes iosc must refuse."""
-    import onnx
-    from onnx import TensorProto, helper
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8, 8])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
     scales = helper.make_tensor("scales", TensorProto.FLOAT, [4], [1, 1, 2, 2])
@@ -152,49 +96,109 @@ def bad_models(tmp):
     return cases
 
 
-def check_bad_inputs(tally, args, tmp):
-    for path, needles in bad_models(tmp):
-        name = os.path.basename(path)
-        plan = os.path.join(tmp, name + ".iosplan")
-        result = run([args.iosc, path, "-o", plan])
-        tally.check(f"bad {name}: exit status 2", result.returncode == 2,
-                    f"rc {result.returncode}: {result.stderr}")
-        for needle in needles:
-            tally.check(f"bad {name}: says {needle!r}", needle in result.stderr, result.stderr)
-        tally.check(f"bad {name}: no plan", not os.path.exists(plan))
-
-
-def main():
-    args = parse_args()
-    sys.path.insert(0, os.path.join(args.source_dir, "scripts"))
-    from models import fpn_neck  # noqa: E402 (scripts/ is not a package on the path)
-
-    tally = Tally()
-    worst = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        generated = run([sys.executable, os.path.join(args.source_dir, "scripts", "models",
-                                                      "fpn_neck.py"), "--out", tmp])
-        if not tally.check("fpn_neck.py writes the models", generated.returncode == 0,
-                           generated.stderr):
-            tally.finish()
-        check_sensitivity(tally, fpn_neck)
-        for variant, (_, _, _, free_hw) in fpn_neck.VARIANTS.items():
-            model = os.path.join(tmp, f"fpn_neck_{variant}.onnx")
-            if free_hw:
-                for shape in FREE_HW_SHAPES:
-                    schedules = ("greedy", "ios") if shape == FREE_HW_SHAPES[0] else ("greedy",)
-                    check_variant(tally, args, worst, tmp, variant, model, shape[0], schedules,
-                                  shape=shape)
+def test_the_variants_tell_every_nearest_mode_apart_on_every_coordinate_mode():
+    """The test has teeth: for each (coordinate mode, nearest_mode), some site of some variant
+    reads different pixels than the other three roundings would."""
+    told_apart = set()
+    for opset, op, configs, _ in fpn_neck.VARIANTS.values():
+        if op != "Resize" or opset < 11:
+            continue
+        for site, config in configs.items():
+            coordinate = config.get("coordinate_transformation_mode")
+            if config.get("mode") != "nearest" or coordinate not in fpn_neck.COORDINATE_MODES:
                 continue
-            check_variant(tally, args, worst, tmp, variant, model, "1", ("greedy", "ios"))
-            check_variant(tally, args, worst, tmp, variant, model, "2", ("greedy",))
-            check_emitted(tally, args, tmp, variant, model)
-        check_bad_inputs(tally, args, tmp)
-    print("max abs error against onnxruntime (over the three outputs):")
-    for label, error in worst.items():
-        print(f"    {label}: {error:.3g}")
-    tally.finish()
+            length, spec = fpn_neck.SITE_AXES[site]
+            mine = nearest_indices(coordinate, config["nearest_mode"], length, spec)
+            if all(nearest_indices(coordinate, other, length, spec) != mine
+                   for other in fpn_neck.NEAREST_MODES if other != config["nearest_mode"]):
+                told_apart.add((coordinate, config["nearest_mode"]))
+    wanted = {(c, r) for c in fpn_neck.COORDINATE_MODES for r in fpn_neck.NEAREST_MODES}
+    assert told_apart == wanted, sorted(wanted - told_apart)
 
 
-if __name__ == "__main__":
-    main()
+@pytest.fixture(scope="module")
+def models_dir(source_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("fpn")
+    check_run([sys.executable, os.path.join(source_dir, "scripts", "models", "fpn_neck.py"),
+               "--out", out], "fpn_neck.py")
+    return out
+
+
+def runs():
+    """(variant, batch, shape or None, schedule) for every plan checked."""
+    found = []
+    for variant, (_, _, _, free_hw) in fpn_neck.VARIANTS.items():
+        if free_hw:
+            found += [(variant, FREE_HW_SHAPES[0][0], FREE_HW_SHAPES[0], s)
+                      for s in ("greedy", "ios")]
+            found.append((variant, FREE_HW_SHAPES[1][0], FREE_HW_SHAPES[1], "greedy"))
+        else:
+            found += [(variant, "1", None, "greedy"), (variant, "1", None, "ios"),
+                      (variant, "2", None, "greedy")]
+    return found
+
+
+@pytest.fixture(scope="module")
+def reference(models_dir, tmp_path_factory):
+    """(variant, batch, shape) -> onnxruntime's reference folder (made once)."""
+    made = {}
+
+    def get(variant, batch, shape):
+        if (variant, batch, shape) not in made:
+            flags = ["--input-shape", f"input:{shape}"] if shape else []
+            made[(variant, batch, shape)] = ort_reference(
+                str(models_dir / f"fpn_neck_{variant}.onnx"),
+                tmp_path_factory.mktemp(f"ref_{variant}"), "--batch", batch, *flags)
+        return made[(variant, batch, shape)]
+    return get
+
+
+@pytest.mark.parametrize("variant, batch, shape, schedule", runs(),
+                         ids=[f"{v}-{s or 'b' + b}-{sc}" for v, b, s, sc in runs()])
+def test_plan_runs_6_upsampling_ops_and_matches_onnxruntime(variant, batch, shape, schedule,
+                                                             models_dir, reference, iosc,
+                                                             iosrun, tmp_path):
+    shape_flags = ["--input-shape", f"input:{shape}"] if shape else []
+    model = models_dir / f"fpn_neck_{variant}.onnx"
+    ref = reference(variant, batch, shape)
+    plan = tmp_path / "model.iosplan"
+    check_run([iosc, model, "--batch", batch, "--schedule", schedule, "-o", plan] + shape_flags,
+              "iosc")
+    ops = plan_ops(iosrun, plan, tmp_path)
+    assert ops.count("Resize") + ops.count("Upsample") == 6, sorted(set(ops))
+    checked = run([iosrun, plan, "--check", ref, "--atol", ATOL, "--rtol", RTOL])
+    errors = max_abs_errors(checked.stdout)
+    print(f"max abs error against onnxruntime: {max(errors) if errors else float('nan'):.3g}")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize("variant", [v for v, (_, _, _, free_hw) in fpn_neck.VARIANTS.items()
+                                     if not free_hw])
+def test_the_emitted_graph_matches_onnxruntime(variant, models_dir, source_dir, iosc, tmp_path):
+    """--emit-onnx writes the canonicalised graph (Resize and Upsample nodes with their folded
+    scales and sizes) back as ONNX; onnxruntime must get the original's outputs from it."""
+    model = str(models_dir / f"fpn_neck_{variant}.onnx")
+    emitted = tmp_path / "canonical.onnx"
+    check_run([iosc, model, "--batch", "2", "--emit-onnx", emitted], "iosc --emit-onnx")
+    compare = run([sys.executable, os.path.join(source_dir, "scripts", "compare_onnx_models.py"),
+                   model, emitted, "--batch", "2", "--atol", ATOL, "--rtol", RTOL])
+    assert compare.returncode == 0, compare.stdout + compare.stderr
+
+
+BAD = ["runtime_scales", "scales_from_values", "antialias", "tf_crop_and_resize",
+       "upsample_opset10"]
+
+
+@pytest.mark.parametrize("name", BAD)
+def test_bad_resize_refused(name, iosc, tmp_path):
+    """Exit status 2, a message naming the node and op and what is wrong, and no plan."""
+    cases = {os.path.basename(path)[:-len(".onnx")]: (path, needles)
+             for path, needles in bad_models(str(tmp_path))}
+    assert sorted(cases) == sorted(BAD)
+    path, needles = cases[name]
+    plan = tmp_path / (name + ".iosplan")
+    result = run([iosc, path, "-o", plan])
+    assert result.returncode == 2, f"rc {result.returncode}: {result.stderr}"
+    missing = [n for n in needles if n not in result.stderr]
+    assert not missing, result.stderr
+    assert not plan.exists()

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Checks the ONNX generators of the four benchmark networks (not ios itself).
 
 Generates inception_v3, squeezenet, randwire and nasnet into BUILD_DIR/models
@@ -11,14 +10,9 @@ Generates inception_v3, squeezenet, randwire and nasnet into BUILD_DIR/models
   * node counts by op type against counts derived from the reference README;
   * RandWire: node ops appear in the reference's LIFO worklist order;
   * one onnxruntime run at batch 1: finite output of shape (1, C, 1, 1).
-Exits non-zero on failure and prints a one-line summary.
 """
-
-import argparse
 import os
-import sys
 import time
-import traceback
 
 # One BLAS thread for the generators' numpy calibration pass (see generate_models.py);
 # must be set before numpy is imported.
@@ -27,14 +21,12 @@ for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 import onnx  # noqa: E402
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCE_DIR = os.path.normpath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(SOURCE_DIR, "scripts"))
+import pytest  # noqa: E402
 
 import generate_models  # noqa: E402
 
-RANDWIRE_DIR = os.path.join(SOURCE_DIR, "testdata", "randwire")
+RANDWIRE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "testdata", "randwire")
 RANDWIRE_FILES = ["ws-16-4-0.75-2.txt", "ws-32-4-0.75-3.txt", "ws-32-4-0.75-4.txt", "ws-32-4-0.75-5.txt"]
 
 
@@ -235,64 +227,48 @@ def run_ort(path, input_chw, threads=2):
     return y, time.perf_counter() - start
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build-dir", required=True, help="build tree; models go to BUILD_DIR/models")
-    parser.add_argument("--source-dir", help="ignored (the source tree is found from this file)")
-    parser.add_argument("--iosc", help="ignored")
-    parser.add_argument("--iosrun", help="ignored")
-    parser.add_argument("--sanitized", action="store_true", help="ignored")
-    parser.add_argument("--models", default=",".join(MODELS), help="comma-separated subset")
-    parser.add_argument("--force", action="store_true", help="regenerate even if up to date")
-    args = parser.parse_args(argv)
-
-    out_dir = os.path.join(args.build_dir, "models")
+@pytest.fixture(scope="module", params=list(MODELS))
+def generated(request, build_dir):
+    """(name, its path, the loaded model), generated into BUILD/models (reused when up to
+    date)."""
+    name = request.param
+    out_dir = os.path.join(build_dir, "models")
     os.makedirs(out_dir, exist_ok=True)
-    failures = []
-    summary = []
-    for name in [m.strip() for m in args.models.split(",") if m.strip()]:
-        input_chw, out_channels, expected_fn = MODELS[name]
-        errors = []
-        try:
-            info = generate_models.generate(name, out_dir, seed=0, force=args.force, graph_dir=RANDWIRE_DIR)
-            path = info["path"]
-            onnx.checker.check_model(path, full_check=True)
-            model = onnx.load(path)
-            errors += check_conventions(name, model, input_chw, out_channels)
-            counts = {}
-            for node in model.graph.node:
-                counts[node.op_type] = counts.get(node.op_type, 0) + 1
-            expected = expected_fn()
-            if counts != expected:
-                errors.append("op counts %s != expected %s" % (counts, expected))
-            if name == "randwire":
-                errors += check_randwire_order(model)
-            params = sum(int(np.prod(t.dims)) for t in model.graph.initializer)
-            del model
-            y, seconds = run_ort(path, input_chw)
-            if y.shape != (1, out_channels, 1, 1):
-                errors.append("ORT output shape %s" % (y.shape,))
-            if not np.isfinite(y).all():
-                errors.append("ORT output not finite")
-            elif not (0 < float(np.abs(y).max()) < 1e3):
-                errors.append("ORT output magnitude %g out of range" % float(np.abs(y).max()))
-            print("%-13s %3d nodes %6.1f MB %5.1f M params  %s" % (
-                name, sum(counts.values()), os.path.getsize(path) / 1e6, params / 1e6,
-                " ".join("%s:%d" % kv for kv in sorted(counts.items()))))
-            print("%-13s ORT batch 1 (%.2f s): shape %s mean %.4g std %.4g max %.4g" % (
-                "", seconds, y.shape, float(y.mean()), float(y.std()), float(y.max())))
-        except Exception as exc:  # noqa: BLE001
-            traceback.print_exc()
-            errors.append("%s: %s" % (type(exc).__name__, exc))
-        for e in errors:
-            print("FAIL %s: %s" % (name, e))
-        if errors:
-            failures.append(name)
-        summary.append("%s %s" % (name, "FAIL" if errors else "ok"))
-    status = "FAILED" if failures else "PASSED"
-    print("check_generated_models: %s (%s)" % (status, ", ".join(summary)))
-    return 1 if failures else 0
+    path = generate_models.generate(name, out_dir, seed=0, force=False,
+                                    graph_dir=RANDWIRE_DIR)["path"]
+    return name, path, onnx.load(path)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def test_onnx_checker_full_check(generated):
+    onnx.checker.check_model(generated[1], full_check=True)
+
+
+def test_the_conventions_the_importer_relies_on(generated):
+    name, _, model = generated
+    input_chw, out_channels, _ = MODELS[name]
+    assert not check_conventions(name, model, input_chw, out_channels)
+
+
+def test_node_counts_by_op_type(generated):
+    name, _, model = generated
+    counts = {}
+    for node in model.graph.node:
+        counts[node.op_type] = counts.get(node.op_type, 0) + 1
+    assert counts == MODELS[name][2]()
+
+
+def test_randwire_node_order_is_the_references_lifo_worklist(build_dir):
+    path = generate_models.generate("randwire", os.path.join(build_dir, "models"), seed=0,
+                                    force=False, graph_dir=RANDWIRE_DIR)["path"]
+    assert not check_randwire_order(onnx.load(path))
+
+
+def test_onnxruntime_batch_1_gives_a_finite_output_of_shape_1_c_1_1(generated):
+    name, path, _ = generated
+    input_chw, out_channels, _ = MODELS[name]
+    y, seconds = run_ort(path, input_chw)
+    print("%s ORT batch 1 (%.2f s): shape %s mean %.4g std %.4g max %.4g" % (
+        name, seconds, y.shape, float(y.mean()), float(y.std()), float(y.max())))
+    assert y.shape == (1, out_channels, 1, 1)
+    assert np.isfinite(y).all()
+    assert 0 < float(np.abs(y).max()) < 1e3

@@ -5,9 +5,11 @@ and bad --input-shape flags (an unknown input, a wrong rank, a contradicted stat
 resource limits (--max-nodes, sizes past 64 bits, protobuf's 2 GiB) and an output path that is
 the model itself."""
 import os
-import tempfile
+from types import SimpleNamespace
 
-from ios_test_util import Tally, parse_args, run
+import pytest
+
+from ios_tools.cli import run
 
 # file -> substrings the message must contain
 EXPECTED = {
@@ -82,114 +84,125 @@ def external_data_cases(source_dir, tmp):
     return cases
 
 
-def check_external_data(tally, args, tmp):
-    for path, tensor, needles in external_data_cases(args.source_dir, tmp):
-        label = os.path.basename(os.path.dirname(path))
-        plan = os.path.join(tmp, label + ".iosplan")
-        result = run([args.iosc, path, "-o", plan])
-        tally.check(f"external data, {label}: exit status 2", result.returncode == 2,
-                    f"got {result.returncode}: {result.stderr}")
-        tally.check(f"external data, {label}: names the file and the tensor",
-                    path in result.stderr and f"initializer '{tensor}'" in result.stderr,
-                    result.stderr)
-        for needle in needles:
-            tally.check(f"external data, {label}: says {needle!r}", needle in result.stderr,
-                        result.stderr)
-        tally.check(f"external data, {label}: no plan", not os.path.exists(plan))
+@pytest.fixture(scope="module", params=sorted(EXPECTED))
+def bad_file(request, iosc, source_dir, tmp_path_factory):
+    """iosc on a file of testdata/bad, asked for two outputs, one of which exists already."""
+    tmp = tmp_path_factory.mktemp("bad")
+    dump, emitted = tmp / "blocks.json", tmp / "out.onnx"
+    emitted.write_text("precious")
+    path = os.path.join(source_dir, "testdata", "bad", request.param)
+    result = run([iosc, path, "--dump-blocks", dump, "--emit-onnx", emitted])
+    return SimpleNamespace(name=request.param, path=path, result=result, dump=dump,
+                           emitted=emitted)
 
 
-def check_input_shapes(tally, args, tmp):
-    good = os.path.join(args.source_dir, "testdata", "models", "residual_blocks_opset17.onnx")
-    cases = {
-        "unknown input": (["--input-shape", "images:1x3x32x32"],
-                          ["'images', which is not an input of the model", "'input'"]),
-        "wrong rank": (["--input-shape", "input:1x3x32"],
-                       ["input 'input' has rank 4", "[1,3,32]"]),
-        "static dim contradicted": (["--input-shape", "input:1x4x32x32"],
-                                    ["contradicts the model's static dimension 1 (3)"]),
-        "not NAME:DIMS": (["--input-shape", "input:1x3x32xabc"], ["'abc' is not a positive"]),
-    }
-    for label, (flags, needles) in cases.items():
-        plan = os.path.join(tmp, "shape.iosplan")
-        result = run([args.iosc, good, "-o", plan] + flags)
-        tally.check(f"--input-shape, {label}: exit status 2", result.returncode == 2,
-                    f"got {result.returncode}: {result.stderr}")
-        for needle in needles:
-            tally.check(f"--input-shape, {label}: says {needle!r}", needle in result.stderr,
-                        result.stderr)
-        tally.check(f"--input-shape, {label}: no plan", not os.path.exists(plan))
+def test_bad_file_exit_status_2(bad_file):
+    assert bad_file.result.returncode == 2, bad_file.result.stderr
 
 
-def check_limits(tally, args, tmp):
-    """Resource limits and self-destruction: each refused with exit 2, a message naming the limit
-    and the flag (or fix), and no output."""
-    good = os.path.join(args.source_dir, "testdata", "models", "residual_blocks_opset17.onnx")
-    free_dims = os.path.join(args.source_dir, "testdata", "bad", "unknown_dim.onnx")
-    big = os.path.join(tmp, "big.onnx")
+def test_bad_file_names_the_file(bad_file):
+    assert bad_file.path in bad_file.result.stderr
+
+
+def test_bad_file_says_what_is_wrong(bad_file):
+    missing = [n for n in EXPECTED[bad_file.name] if n not in bad_file.result.stderr]
+    assert not missing, bad_file.result.stderr
+
+
+def test_bad_file_no_partial_output(bad_file):
+    assert not bad_file.dump.exists()
+
+
+def test_bad_file_existing_output_untouched(bad_file):
+    assert bad_file.emitted.read_text() == "precious"
+
+
+def test_unwritable_output(iosc, residual_model, tmp_path):
+    result = run([iosc, residual_model, "--dump-blocks", tmp_path / "no" / "such" / "dir.json"])
+    assert result.returncode == 2 and "cannot write" in result.stderr, result.stderr
+
+
+def test_batch_0_is_refused(iosc, residual_model):
+    result = run([iosc, residual_model, "--batch", "0"])
+    assert result.returncode == 2, result.stderr
+
+
+@pytest.fixture(scope="module")
+def external_data(source_dir, tmp_path_factory):
+    """label -> (model path, the tensor named, what the message must say)."""
+    cases = external_data_cases(source_dir, str(tmp_path_factory.mktemp("external")))
+    return {os.path.basename(os.path.dirname(path)): (path, tensor, needles)
+            for path, tensor, needles in cases}
+
+
+@pytest.mark.parametrize("label", ["escape", "absolute", "missing", "past_end"])
+def test_external_data(iosc, external_data, label, tmp_path):
+    path, tensor, needles = external_data[label]
+    plan = tmp_path / (label + ".iosplan")
+    result = run([iosc, path, "-o", plan])
+    assert result.returncode == 2, result.stderr
+    assert path in result.stderr and f"initializer '{tensor}'" in result.stderr, result.stderr
+    missing = [n for n in needles if n not in result.stderr]
+    assert not missing, result.stderr
+    assert not plan.exists()
+
+
+INPUT_SHAPES = {
+    "unknown input": (["--input-shape", "images:1x3x32x32"],
+                      ["'images', which is not an input of the model", "'input'"]),
+    "wrong rank": (["--input-shape", "input:1x3x32"], ["input 'input' has rank 4", "[1,3,32]"]),
+    "static dim contradicted": (["--input-shape", "input:1x4x32x32"],
+                                ["contradicts the model's static dimension 1 (3)"]),
+    "not NAME:DIMS": (["--input-shape", "input:1x3x32xabc"], ["'abc' is not a positive"]),
+}
+
+
+@pytest.mark.parametrize("label", list(INPUT_SHAPES))
+def test_input_shape_refused(iosc, residual_model, label, tmp_path):
+    """A bad --input-shape: exit status 2, a message saying what is wrong, no plan."""
+    flags, needles = INPUT_SHAPES[label]
+    plan = tmp_path / "shape.iosplan"
+    result = run([iosc, residual_model, "-o", plan] + flags)
+    assert result.returncode == 2, result.stderr
+    missing = [n for n in needles if n not in result.stderr]
+    assert not missing, result.stderr
+    assert not plan.exists()
+
+
+def limit_case(label, source_dir, residual_model, tmp):
+    """Resource limits: (argv, what the message must say: the limit and the flag or fix)."""
+    if label == "more nodes than --max-nodes":
+        return [residual_model, "--max-nodes", "3"], ["more than the limit of 3", "--max-nodes"]
+    if label == "dims whose size overflows 64 bits":
+        free_dims = os.path.join(source_dir, "testdata", "bad", "unknown_dim.onnx")
+        return ([free_dims, "--input-shape", "input:999999999999x3x999999999999x8"],
+                ["overflows 64 bits"])
+    big = tmp / "big.onnx"
     with open(big, "wb") as f:  # sparse: 2 GiB + 1 byte that take no disk
         f.truncate((2 << 30) + 1)
-    copy = os.path.join(tmp, "model_copy.onnx")
-    with open(good, "rb") as f:
+    return [big], ["past protobuf's 2 GiB limit", "save_as_external_data=True"]
+
+
+@pytest.mark.parametrize("label", ["more nodes than --max-nodes",
+                                   "dims whose size overflows 64 bits", "a model of 2 GiB or more"])
+def test_limit_refused(iosc, source_dir, residual_model, label, tmp_path):
+    """Each refused with exit status 2, a message naming the limit, and no output."""
+    argv, needles = limit_case(label, source_dir, residual_model, tmp_path)
+    plan = tmp_path / "limit.iosplan"
+    result = run([iosc] + argv + ["-o", plan])
+    assert result.returncode == 2, result.stderr
+    missing = [n for n in needles if n not in result.stderr]
+    assert not missing, result.stderr
+    assert not plan.exists()
+
+
+@pytest.mark.parametrize("flag", ["-o", "--emit-onnx", "--dump-blocks"])
+def test_output_naming_the_model_itself(iosc, residual_model, flag, tmp_path):
+    """Refused with exit status 2 and a message saying so; the model is untouched."""
+    copy = tmp_path / "model_copy.onnx"
+    with open(residual_model, "rb") as f:
         original = f.read()
-    with open(copy, "wb") as f:
-        f.write(original)
-    cases = {
-        "more nodes than --max-nodes": ([good, "--max-nodes", "3"],
-                                        ["more than the limit of 3", "--max-nodes"]),
-        "dims whose size overflows 64 bits": (
-            [free_dims, "--input-shape", "input:999999999999x3x999999999999x8"],
-            ["overflows 64 bits"]),
-        "a model of 2 GiB or more": ([big], ["past protobuf's 2 GiB limit",
-                                            "save_as_external_data=True"]),
-    }
-    for label, (argv, needles) in cases.items():
-        plan = os.path.join(tmp, "limit.iosplan")
-        result = run([args.iosc] + argv + ["-o", plan])
-        tally.check(f"{label}: exit status 2", result.returncode == 2,
-                    f"got {result.returncode}: {result.stderr}")
-        for needle in needles:
-            tally.check(f"{label}: says {needle!r}", needle in result.stderr, result.stderr)
-        tally.check(f"{label}: no plan", not os.path.exists(plan))
-    for flag in ("-o", "--emit-onnx", "--dump-blocks"):
-        result = run([args.iosc, copy, flag, os.path.join(tmp, ".", "model_copy.onnx")])
-        tally.check(f"{flag} naming the model itself: exit status 2 and says so",
-                    result.returncode == 2 and "names the input" in result.stderr, result.stderr)
-        with open(copy, "rb") as f:
-            tally.check(f"{flag} naming the model itself: the model is untouched",
-                        f.read() == original)
-
-
-def main():
-    args = parse_args()
-    tally = Tally()
-    bad_dir = os.path.join(args.source_dir, "testdata", "bad")
-    with tempfile.TemporaryDirectory() as tmp:
-        dump = os.path.join(tmp, "blocks.json")
-        emitted = os.path.join(tmp, "out.onnx")
-        with open(emitted, "w") as f:
-            f.write("precious")
-        for name, needles in EXPECTED.items():
-            path = os.path.join(bad_dir, name)
-            result = run([args.iosc, path, "--dump-blocks", dump, "--emit-onnx", emitted])
-            tally.check(f"{name}: exit status 2", result.returncode == 2,
-                        f"got {result.returncode}: {result.stderr}")
-            tally.check(f"{name}: names the file", path in result.stderr, result.stderr)
-            for needle in needles:
-                tally.check(f"{name}: says {needle!r}", needle in result.stderr, result.stderr)
-            tally.check(f"{name}: no partial output", not os.path.exists(dump))
-            with open(emitted) as f:
-                tally.check(f"{name}: existing output untouched", f.read() == "precious")
-        good = os.path.join(args.source_dir, "testdata", "models", "residual_blocks_opset17.onnx")
-        result = run([args.iosc, good, "--dump-blocks", os.path.join(tmp, "no", "such", "dir.json")])
-        tally.check("unwritable output: exit status 2", result.returncode == 2, result.stderr)
-        tally.check("unwritable output: says why", "cannot write" in result.stderr, result.stderr)
-        result = run([args.iosc, good, "--batch", "0"])
-        tally.check("--batch 0 is refused with status 2", result.returncode == 2, result.stderr)
-        check_external_data(tally, args, tmp)
-        check_input_shapes(tally, args, tmp)
-        check_limits(tally, args, tmp)
-    tally.finish()
-
-
-if __name__ == "__main__":
-    main()
+    copy.write_bytes(original)
+    result = run([iosc, copy, flag, os.path.join(tmp_path, ".", "model_copy.onnx")])
+    assert result.returncode == 2 and "names the input" in result.stderr, result.stderr
+    assert copy.read_bytes() == original

@@ -9,10 +9,10 @@ have them. In a sanitizer build, each network runs at one of the two batches (SA
 import concurrent.futures
 import os
 import re
-import sys
-import tempfile
 
-from ios_test_util import Tally, ensure_models, parse_args, run
+import pytest
+
+from ios_tools.cli import ort_reference, run
 
 NETWORKS = ["inception_v3", "squeezenet", "randwire", "nasnet"]
 # (label, schedule, extra iosc flags, extra iosrun flags, row-major): an IOS plan on the
@@ -35,60 +35,60 @@ SANITIZED_BATCH = {"inception_v3": "2", "nasnet": "2", "squeezenet": "1", "randw
 ATOL, RTOL = "1e-5", "1e-4"
 
 
-def check_network(args, model, name, batch, tmp):
+def check_network(iosc, iosrun, model, name, batch, tmp):
     """One network at one batch: the reference, then every schedule's plan against it. Returns
-    the checks as (label, passed, detail) and the lines to print, for the caller to tally."""
-    checks, lines = [], []
-    ref = os.path.join(tmp, f"{name}_b{batch}")
-    result = run([sys.executable, os.path.join(args.source_dir, "scripts", "ort_reference.py"),
-                  model, "--out", ref, "--batch", batch])
-    checks.append((f"{name} b{batch}: onnxruntime reference", result.returncode == 0,
-                   result.stderr))
-    if result.returncode != 0:
-        return checks, lines
+    {schedule label: {check: (passed, detail)}}."""
+    ref = ort_reference(model, os.path.join(tmp, f"{name}_b{batch}"), "--batch", batch)
+    found = {}
     for kind, schedule, iosc_flags, iosrun_flags, row_major in SCHEDULES:
+        checks = found[kind] = {}
         plan = os.path.join(tmp, f"{name}_b{batch}.iosplan")
-        label = f"{name} b{batch} {kind}"
-        result = run([args.iosc, model, "--batch", batch, "--schedule", schedule, "-o", plan]
+        result = run([iosc, model, "--batch", batch, "--schedule", schedule, "-o", plan]
                      + iosc_flags)
-        checks.append((f"{label}: iosc", result.returncode == 0, result.stderr))
+        checks["iosc"] = (result.returncode == 0, result.stderr)
         if result.returncode != 0:
             continue
         if row_major and batch != "1" and name in STRIDED_VIEWS_EXPECTED:
-            info = run([args.iosrun, plan, "--info"]).stdout
+            info = run([iosrun, plan, "--info"]).stdout
             strided = re.search(r"\((\d+) strided;", info)
-            checks.append((f"{label}: the plan has strided views",
-                           strided is not None and int(strided.group(1)) > 0, info))
-        result = run([args.iosrun, plan, "--check", ref, "--atol", ATOL, "--rtol", RTOL]
+            checks["strided views"] = (strided is not None and int(strided.group(1)) > 0, info)
+        result = run([iosrun, plan, "--check", ref, "--atol", ATOL, "--rtol", RTOL]
                      + iosrun_flags)
-        checks.append((f"{label}: matches onnxruntime", result.returncode == 0,
-                       result.stdout + result.stderr))
-        lines.append("    " + (result.stdout.strip().splitlines()[0] if result.stdout else ""))
+        checks["check"] = (result.returncode == 0, result.stdout + result.stderr)
         os.remove(plan)
-    return checks, lines
+    return found
 
 
-def main():
-    args = parse_args()
-    tally = Tally()
-    models = ensure_models(args, NETWORKS)
-    jobs = [(name, batch) for name in NETWORKS for batch in BATCHES
-            if not args.sanitized or batch == SANITIZED_BATCH[name]]
-    # The 40 compile-and-check runs are independent processes: two at a time halve the wall
-    # time of the longest CLI test (most of it is single-threaded compilation and reference
-    # evaluation), and the results are tallied in order.
-    with tempfile.TemporaryDirectory() as tmp, \
-            concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        futures = [pool.submit(check_network, args, models[name], name, batch, tmp)
-                   for name, batch in jobs]
-        for future in futures:
-            checks, lines = future.result()
-            for label, passed, detail in checks:
-                tally.check(label, passed, detail)
-            for line in lines:
-                print(line)
-    tally.finish()
+def jobs(sanitized):
+    return [(name, batch) for name in NETWORKS for batch in BATCHES
+            if not sanitized or batch == SANITIZED_BATCH[name]]
 
 
-if __name__ == "__main__":
-    main()
+def pytest_generate_tests(metafunc):
+    if "job" in metafunc.fixturenames:
+        cases = [(name, batch, kind) for name, batch in jobs(metafunc.config.getoption(
+            "--sanitized")) for kind, *_ in SCHEDULES]
+        metafunc.parametrize("job", cases, ids=[f"{n}-b{b}-{k}" for n, b, k in cases])
+
+
+@pytest.fixture(scope="module")
+def results(iosc, iosrun, models, sanitized, tmp_path_factory):
+    """(network, batch) -> check_network's results. The 40 compile-and-check runs are
+    independent processes: two at a time halve the wall time of the longest CLI test (most of
+    it is single-threaded compilation and reference evaluation)."""
+    paths = models(NETWORKS)
+    tmp = str(tmp_path_factory.mktemp("check"))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {(name, batch): pool.submit(check_network, iosc, iosrun, paths[name], name,
+                                              batch, tmp)
+                   for name, batch in jobs(sanitized)}
+        return {key: future.result() for key, future in futures.items()}
+
+
+def test_plan_matches_onnxruntime(job, results):
+    """iosc compiles it, iosrun --check passes, and a row-major plan at batch 2 has strided
+    views where the network's concats have conv inputs."""
+    name, batch, kind = job
+    checks = results[(name, batch)][kind]
+    for check, (passed, detail) in checks.items():
+        assert passed, f"{check}: {detail}"

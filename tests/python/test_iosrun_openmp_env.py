@@ -4,10 +4,10 @@ threads than asked (OMP_DYNAMIC=true, OMP_THREAD_LIMIT below --threads) used to 
 outputs uncomputed, silently. Inception V3's IOS plan (analytic V100 model, run on the CPU) is
 checked against onnxruntime at --threads 4 under each environment."""
 import os
-import sys
-import tempfile
 
-from ios_test_util import Tally, ensure_models, parse_args, run
+import pytest
+
+from ios_tools.cli import check_run, ort_reference, run
 
 ENVIRONMENTS = {
     "default": {},
@@ -18,26 +18,18 @@ ENVIRONMENTS = {
 }
 
 
-def main():
-    args = parse_args()
-    tally = Tally()
-    model = ensure_models(args, ["inception_v3"])["inception_v3"]
-    with tempfile.TemporaryDirectory() as tmp:
-        plan = os.path.join(tmp, "iv3.iosplan")
-        compiled = run([args.iosc, model, "--device", "sim:V100", "-o", plan])
-        tally.check("iosc", compiled.returncode == 0, compiled.stderr)
-        ref = os.path.join(tmp, "ref")
-        made = run([sys.executable, os.path.join(args.source_dir, "scripts", "ort_reference.py"),
-                    model, "--out", ref])
-        tally.check("onnxruntime reference", made.returncode == 0, made.stderr)
-        for label, extra in ENVIRONMENTS.items():
-            env = dict(os.environ, **extra)
-            result = run([args.iosrun, plan, "--device", "cpu", "--force", "--threads", "4",
-                          "--check", ref], env=env)
-            tally.check(f"{label}: matches onnxruntime", result.returncode == 0,
-                        result.stdout[-600:] + result.stderr[-300:])
-    tally.finish()
+@pytest.fixture(scope="module")
+def plan_and_reference(iosc, models, tmp_path_factory):
+    model = models(["inception_v3"])["inception_v3"]
+    tmp = tmp_path_factory.mktemp("iv3")
+    plan = str(tmp / "iv3.iosplan")
+    check_run([iosc, model, "--device", "sim:V100", "-o", plan], "iosc")
+    return plan, ort_reference(model, tmp / "ref")
 
 
-if __name__ == "__main__":
-    main()
+@pytest.mark.parametrize("label", list(ENVIRONMENTS))
+def test_matches_onnxruntime(label, plan_and_reference, iosrun):
+    plan, ref = plan_and_reference
+    result = run([iosrun, plan, "--device", "cpu", "--force", "--threads", "4", "--check", ref],
+                 env=dict(os.environ, **ENVIRONMENTS[label]))
+    assert result.returncode == 0, result.stdout[-600:] + result.stderr[-300:]

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """docs/operators.md is `iosc --list-ops`'s table with the CPU speed column of
 docs/cpu-op-speed.json (scripts/op_table.py writes it): the page must stay true. With a build
 without the CUDA backend, only the op list and the reference/CPU columns are compared. Every op
@@ -6,9 +5,11 @@ the CPU runs on a kernel of its own must have a measured speed, and the ops on t
 kernel must be the ones compiling folds."""
 import json
 import os
-import sys
 
-from ios_test_util import Tally, parse_args, run
+import pytest
+
+from ios_tools.cli import check_run
+from op_table import render
 
 FOLDED = {"Shape", "Constant", "ConstantOfShape", "Range"}
 
@@ -23,44 +24,57 @@ def rows(text):
     return table
 
 
-def main():
-    args = parse_args()
-    tally = Tally()
-    result = run([args.iosc, "--list-ops"])
-    tally.check("iosc --list-ops exits 0", result.returncode == 0, result.stderr)
-    with open(os.path.join(args.source_dir, "docs", "operators.md")) as f:
-        page = f.read()
-    listed = rows(result.stdout)
-    tally.check("the table lists the ops", len(listed) >= 50, str(len(listed)))
-    tally.check("Conv runs on the CPU's own kernel", listed.get("Conv", [""] * 4)[2] == "own kernel",
-                str(listed.get("Conv")))
+@pytest.fixture(scope="module")
+def list_ops(iosc):
+    """iosc --list-ops's page."""
+    return check_run([iosc, "--list-ops"], "iosc --list-ops").stdout
+
+
+@pytest.fixture(scope="module")
+def listed(list_ops):
+    return rows(list_ops)
+
+
+@pytest.fixture(scope="module")
+def speed(source_dir):
+    with open(os.path.join(source_dir, "docs", "cpu-op-speed.json")) as f:
+        return json.load(f)
+
+
+@pytest.fixture(scope="module")
+def page(source_dir):
+    with open(os.path.join(source_dir, "docs", "operators.md")) as f:
+        return f.read()
+
+
+def test_the_table_lists_the_ops(listed):
+    assert len(listed) >= 50, len(listed)
+
+
+def test_conv_runs_on_the_cpus_own_kernel(listed):
+    assert listed.get("Conv", [""] * 4)[2] == "own kernel", listed.get("Conv")
+
+
+def test_only_the_ops_compiling_folds_run_the_cpus_reference_kernel(listed):
     on_reference = {op for op, cells in listed.items() if cells[2] == "reference"}
-    tally.check("only the ops compiling folds run the CPU's reference kernel",
-                on_reference <= FOLDED, str(sorted(on_reference - FOLDED)))
-    with open(os.path.join(args.source_dir, "docs", "cpu-op-speed.json")) as f:
-        speed = json.load(f)
+    assert on_reference <= FOLDED, sorted(on_reference - FOLDED)
+
+
+def test_every_op_with_a_cpu_kernel_of_its_own_has_a_measured_speed(listed, speed):
+    """(scripts/bench_ops.py --write-speed docs/cpu-op-speed.json)"""
     measured = speed["ios_over_onnxruntime"]
     unmeasured = sorted(op for op, cells in listed.items()
                         if cells[2] == "own kernel" and not isinstance(measured.get(op), float))
-    tally.check("every op with a CPU kernel of its own has a measured speed "
-                "(scripts/bench_ops.py --write-speed docs/cpu-op-speed.json)",
-                not unmeasured, str(unmeasured))
-    sys.path.insert(0, os.path.join(args.source_dir, "scripts"))
-    from op_table import render  # noqa: E402 (scripts/op_table.py)
-    expected = render(result.stdout, speed)
-    if "(not built)" in result.stdout:
-        documented = rows(page)
-        generated = rows(expected)
-        tally.check("docs/operators.md lists the same ops", sorted(documented) == sorted(listed),
-                    str(set(documented) ^ set(listed)))
-        tally.check("docs/operators.md has the same reference, CPU and speed columns",
-                    all(documented[op][:4] == generated[op][:4] for op in listed
-                        if op in documented))
+    assert not unmeasured
+
+
+def test_operators_md_is_what_op_table_writes(list_ops, listed, speed, page):
+    """Regenerate it with `python3 scripts/op_table.py --out docs/operators.md`. A build without
+    the CUDA backend compares the op list and the reference, CPU and speed columns only."""
+    expected = render(list_ops, speed)
+    if "(not built)" in list_ops:
+        documented, generated = rows(page), rows(expected)
+        assert sorted(documented) == sorted(listed), set(documented) ^ set(listed)
+        assert all(documented[op][:4] == generated[op][:4] for op in listed if op in documented)
     else:
-        tally.check("docs/operators.md is what scripts/op_table.py writes (regenerate it with "
-                    "`python3 scripts/op_table.py --out docs/operators.md`)", page == expected)
-    tally.finish()
-
-
-if __name__ == "__main__":
-    main()
+        assert page == expected

@@ -4,11 +4,14 @@ maximum, has the same inputs, outputs and attributes as the version before 22, e
 additions reviewed below, whose effect on ios is stated. A new onnx version that changes a
 supported op, or a raised maximum, fails here until someone reviews the change. Also: a model
 at the maximum opset compiles, and one past it is refused naming the range."""
-import os
 import re
-import tempfile
 
-from ios_test_util import Tally, parse_args, run
+import onnx
+import onnx.defs as defs
+import pytest
+from onnx import helper
+
+from ios_tools.cli import check_run, run
 
 # (op, attribute) -> why ios may ignore it, or how it honours it. Reviewed against onnx 1.23's
 # schemas.
@@ -40,62 +43,72 @@ def versions(defs, op, last):
     return sorted(found)
 
 
-def main():
-    args = parse_args()
-    tally = Tally()
-    import onnx
-    import onnx.defs as defs
-    from onnx import helper
+@pytest.fixture(scope="module")
+def listing(iosc):
+    """iosc --list-ops's page."""
+    return check_run([iosc, "--list-ops"], "iosc --list-ops").stdout
 
-    listing = run([args.iosc, "--list-ops"])
-    tally.check("iosc --list-ops", listing.returncode == 0, listing.stderr)
-    m = re.search(r"default domain.s opsets (\d+) to (\d+)", listing.stdout)
-    if not tally.check("--list-ops states the opset range", m is not None, listing.stdout[:600]):
-        tally.finish()
-    low, high = int(m.group(1)), int(m.group(2))
-    tally.check(f"the range reaches onnx {onnx.__version__}'s own opset or 22 at least",
-                high >= min(22, defs.onnx_opset_version()), f"{low}..{high}")
-    ops = re.findall(r"^\| ([A-Z][A-Za-z]*) \|", listing.stdout, re.M)
-    tally.check("ops listed", len(ops) >= 50, str(len(ops)))
-    for op in ops:
+
+@pytest.fixture(scope="module")
+def opset_range(listing):
+    m = re.search(r"default domain.s opsets (\d+) to (\d+)", listing)
+    assert m is not None, f"--list-ops states no opset range: {listing[:600]}"
+    return int(m.group(1)), int(m.group(2))
+
+
+def test_the_range_reaches_onnxs_own_opset_or_22_at_least(opset_range):
+    assert opset_range[1] >= min(22, defs.onnx_opset_version()), opset_range
+
+
+def test_ops_listed(listing):
+    assert len(re.findall(r"^\| ([A-Z][A-Za-z]*) \|", listing, re.M)) >= 50
+
+
+def later_versions(listing, high):
+    """(op, the last version up to 21, a version past 21) for each listed op."""
+    for op in re.findall(r"^\| ([A-Z][A-Za-z]*) \|", listing, re.M):
         known = versions(defs, op, high)
         base = [v for v in known if v <= 21]
-        if not base:
-            continue  # an op introduced after 21 is checked against its own first version
-        reference = signature(defs.get_schema(op, base[-1]))
-        for version in (v for v in known if v > 21):
-            later = signature(defs.get_schema(op, version))
-            added = set(later[0]) - set(reference[0])
-            unreviewed = sorted(a for a in added if (op, a) not in REVIEWED_ADDITIONS)
-            same_io = later[1:] == reference[1:]
-            same_attributes = all(later[0][a] == reference[0][a] for a in reference[0]
-                                  if a in later[0]) and set(reference[0]) <= set(later[0])
-            tally.check(f"{op} opset {version} (since {base[-1]}): inputs, outputs and "
-                        f"attributes as before, additions reviewed",
-                        same_io and same_attributes and not unreviewed,
-                        f"unreviewed attributes {unreviewed}, same io {same_io}, "
-                        f"same attributes {same_attributes}")
-
-    with tempfile.TemporaryDirectory() as tmp:
-        for opset, accepted in ((high, True), (high + 1, False)):
-            node = helper.make_node("Relu", ["x"], ["y"], name="relu")
-            graph = helper.make_graph(
-                [node], "g", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 4])],
-                [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 4])])
-            model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-            model.ir_version = 10
-            path = os.path.join(tmp, f"relu_{opset}.onnx")
-            with open(path, "wb") as f:
-                f.write(model.SerializeToString())
-            result = run([args.iosc, path, "-o", os.path.join(tmp, f"{opset}.iosplan")])
-            if accepted:
-                tally.check(f"opset {opset} compiles", result.returncode == 0, result.stderr)
-            else:
-                tally.check(f"opset {opset} is refused naming the range",
-                            result.returncode == 2 and f"{low}..{high}" in result.stderr,
-                            result.stderr)
-    tally.finish()
+        if base:  # an op introduced after 21 is checked against its own first version
+            yield from ((op, base[-1], v) for v in known if v > 21)
 
 
-if __name__ == "__main__":
-    main()
+def test_ops_past_opset_21_have_the_same_signature_or_reviewed_additions(listing, opset_range):
+    """Each such schema version: inputs, outputs and attributes as before, additions reviewed."""
+    changed = []
+    for op, base, version in later_versions(listing, opset_range[1]):
+        reference = signature(defs.get_schema(op, base))
+        later = signature(defs.get_schema(op, version))
+        added = set(later[0]) - set(reference[0])
+        unreviewed = sorted(a for a in added if (op, a) not in REVIEWED_ADDITIONS)
+        same_io = later[1:] == reference[1:]
+        same_attributes = all(later[0][a] == reference[0][a] for a in reference[0]
+                              if a in later[0]) and set(reference[0]) <= set(later[0])
+        if not (same_io and same_attributes and not unreviewed):
+            changed.append(f"{op} opset {version} (since {base}): unreviewed attributes "
+                           f"{unreviewed}, same io {same_io}, same attributes {same_attributes}")
+    assert not changed
+
+
+def relu_model(path, opset):
+    node = helper.make_node("Relu", ["x"], ["y"], name="relu")
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 4])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 10
+    with open(path, "wb") as f:
+        f.write(model.SerializeToString())
+
+
+def test_the_maximum_opset_compiles(iosc, opset_range, tmp_path):
+    relu_model(tmp_path / "relu.onnx", opset_range[1])
+    result = run([iosc, tmp_path / "relu.onnx", "-o", tmp_path / "relu.iosplan"])
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_opset_past_it_is_refused_naming_the_range(iosc, opset_range, tmp_path):
+    low, high = opset_range
+    relu_model(tmp_path / "relu.onnx", high + 1)
+    result = run([iosc, tmp_path / "relu.onnx", "-o", tmp_path / "relu.iosplan"])
+    assert result.returncode == 2 and f"{low}..{high}" in result.stderr, result.stderr

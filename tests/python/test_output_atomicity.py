@@ -9,12 +9,11 @@ import os
 import resource
 import signal
 import subprocess
-import tempfile
 import time
 
-from ios_test_util import Tally, ensure_models, parse_args, run
+import pytest
 
-MODEL = "residual_blocks_opset17.onnx"
+from ios_tools.cli import check_run, run
 
 
 def limited(limit_bytes):
@@ -28,71 +27,61 @@ def leftovers(folder, name):
     return [f for f in os.listdir(folder) if f.startswith(name) and f != name]
 
 
-def main():
-    args = parse_args()
-    tally = Tally()
-    model = os.path.join(args.source_dir, "testdata", "models", MODEL)
-    with tempfile.TemporaryDirectory() as tmp:
-        for flag, name in (("-o", "out.iosplan"), ("--emit-onnx", "out.onnx"),
-                           ("--dump-blocks", "blocks.json")):
-            target = os.path.join(tmp, name)
-            with open(target, "w") as f:
-                f.write("precious")
-            # 2 KB: less than each output (the block dump of this model is 3.9 KB).
-            result = subprocess.run([args.iosc, model, flag, target], capture_output=True,
-                                    text=True, preexec_fn=limited(2048))
-            tally.check(f"{flag} on a full disk: exit 2 naming the file",
-                        result.returncode == 2 and target in result.stderr,
-                        f"{result.returncode}: {result.stderr}")
-            tally.check(f"{flag} on a full disk: the old file is untouched",
-                        open(target).read() == "precious")
-            tally.check(f"{flag} on a full disk: no temporary file left",
-                        not leftovers(tmp, name), str(leftovers(tmp, name)))
+@pytest.mark.parametrize("flag, name", [("-o", "out.iosplan"), ("--emit-onnx", "out.onnx"),
+                                        ("--dump-blocks", "blocks.json")])
+def test_iosc_output_on_a_full_disk(flag, name, iosc, residual_model, tmp_path):
+    """Exit status 2 naming the file; the old file untouched; no temporary file left."""
+    target = tmp_path / name
+    target.write_text("precious")
+    # 2 KB: less than each output (the block dump of this model is 3.9 KB).
+    result = subprocess.run([iosc, residual_model, flag, target], capture_output=True,
+                            text=True, preexec_fn=limited(2048))
+    assert result.returncode == 2 and str(target) in result.stderr, result.stderr
+    assert target.read_text() == "precious"
+    assert not leftovers(tmp_path, name)
 
-        # SqueezeNet's output at batch 8 is 32 KB; 8 KB lets the OpenMP runtime's own small
-        # files through (clang's libomp registers itself in /dev/shm).
-        bigger = ensure_models(args, ["squeezenet"])["squeezenet"]
-        plan = os.path.join(tmp, "good.iosplan")
-        made = run([args.iosc, bigger, "--device", "sim:V100", "--batch", "8", "-o", plan])
-        tally.check("a plan to run", made.returncode == 0, made.stderr)
-        outputs = os.path.join(tmp, "outputs")
-        os.makedirs(outputs)
-        saved = os.path.join(outputs, "output_0.pb")
-        with open(saved, "w") as f:
+
+@pytest.fixture(scope="module")
+def squeezenet(models):
+    # SqueezeNet's output at batch 8 is 32 KB; 8 KB lets the OpenMP runtime's own small files
+    # through (clang's libomp registers itself in /dev/shm).
+    return models(["squeezenet"])["squeezenet"]
+
+
+def test_save_outputs_on_a_full_disk(squeezenet, iosc, iosrun, tmp_path):
+    """Exit status 2 naming the file; the old file untouched."""
+    plan = tmp_path / "good.iosplan"
+    check_run([iosc, squeezenet, "--device", "sim:V100", "--batch", "8", "-o", plan], "iosc")
+    outputs = tmp_path / "outputs"
+    outputs.mkdir()
+    saved = outputs / "output_0.pb"
+    saved.write_text("precious")
+    result = subprocess.run([iosrun, plan, "--device", "cpu", "--force", "--save-outputs",
+                             outputs], capture_output=True, text=True, preexec_fn=limited(8192))
+    assert result.returncode == 2 and "output_0.pb" in result.stderr, result.stderr
+    assert saved.read_bytes() == b"precious"
+
+
+def test_killed_iosc_leaves_the_old_bytes_or_a_loadable_plan(squeezenet, iosc, iosrun,
+                                                             tmp_path):
+    """Kills at spread times: the plan path is either the old bytes or a whole plan."""
+    target = str(tmp_path / "killed.iosplan")
+    start = time.time()
+    check_run([iosc, squeezenet, "--device", "sim:V100", "-o", target], "iosc")
+    duration = time.time() - start
+    whole, old = 0, 0
+    for i in range(12):
+        with open(target, "w") as f:
             f.write("precious")
-        result = subprocess.run([args.iosrun, plan, "--device", "cpu", "--force",
-                                 "--save-outputs", outputs],
-                                capture_output=True, text=True, preexec_fn=limited(8192))
-        tally.check("--save-outputs on a full disk: exit 2 naming the file",
-                    result.returncode == 2 and "output_0.pb" in result.stderr,
-                    f"{result.returncode}: {result.stderr}")
-        tally.check("--save-outputs on a full disk: the old file is untouched",
-                    open(saved, "rb").read() == b"precious")
-
-        # Kills at spread times: the plan path is either the old bytes or a whole plan.
-        target = os.path.join(tmp, "killed.iosplan")
-        start = time.time()
-        full = run([args.iosc, bigger, "--device", "sim:V100", "-o", target])
-        duration = time.time() - start
-        tally.check("iosc compiles SqueezeNet", full.returncode == 0, full.stderr)
-        whole, old = 0, 0
-        for i in range(12):
-            with open(target, "w") as f:
-                f.write("precious")
-            process = subprocess.Popen([args.iosc, bigger, "--device", "sim:V100", "-o", target],
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            time.sleep(duration * (0.3 + 0.7 * i / 11))
-            process.send_signal(signal.SIGKILL)
-            process.wait()
-            if open(target, "rb").read() == b"precious":
+        process = subprocess.Popen([iosc, squeezenet, "--device", "sim:V100", "-o", target],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(duration * (0.3 + 0.7 * i / 11))
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        with open(target, "rb") as f:
+            if f.read() == b"precious":
                 old += 1
             else:
-                whole += run([args.iosrun, target, "--info"]).returncode == 0
-        tally.check("killed iosc: the plan path always holds the old bytes or a loadable plan",
-                    old + whole == 12, f"{old} old, {whole} whole plans of 12")
-        print(f"kills: {old} left the old file, {whole} came after the plan was complete")
-    tally.finish()
-
-
-if __name__ == "__main__":
-    main()
+                whole += run([iosrun, target, "--info"]).returncode == 0
+    print(f"kills: {old} left the old file, {whole} came after the plan was complete")
+    assert old + whole == 12, f"{old} old, {whole} whole plans of 12"

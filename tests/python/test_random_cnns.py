@@ -11,14 +11,16 @@ the run, some plans must store tensors channels-last (on CPUs with AVX2 or AVX-5
 layout pays) and fuse a residual Add into a conv, so that the sweep cannot pass by exercising
 neither (checked on the fixed seeds).
 
-    test_random_cnns.py ... [--seeds FIRST:LAST]   # a wider sweep by hand
+    python3 -m pytest tests/python/test_random_cnns.py --seeds FIRST:LAST   # a wider sweep
 """
 import os
 import re
-import sys
-import tempfile
 
-from ios_test_util import Tally, parse_args, run
+import onnx
+import pytest
+
+from ios_tools.cli import ort_reference, run
+from models import random_cnn
 
 SEEDS = range(0, 48)
 SANITIZED_SEEDS = range(0, 6)
@@ -26,6 +28,9 @@ SANITIZED_SEEDS = range(0, 6)
 SCHEDULES = [("sequential", ["--max-streams", "2"]), ("ios", ["--max-streams", "2"]),
              ("greedy", ["--layout", "row-major", "--max-streams", "4"])]
 SANITIZED_SCHEDULES = SCHEDULES[:2]
+
+# What the plans of the whole sweep did, for the checks after it.
+SWEEP = {"channels_last_plans": 0, "residual_fusions": 0, "plans": 0}
 
 
 def cpu_has_avx2():
@@ -36,63 +41,72 @@ def cpu_has_avx2():
         return False
 
 
-def main():
-    args = parse_args(lambda parser: parser.add_argument("--seeds", help="FIRST:LAST, inclusive"))
-    sys.path.insert(0, os.path.join(args.source_dir, "scripts", "models"))
-    import onnx
-    import random_cnn
-
-    seeds = SANITIZED_SEEDS if args.sanitized else SEEDS
-    if args.seeds:
-        first, last = (int(s) for s in args.seeds.split(":"))
+def pytest_generate_tests(metafunc):
+    if "seed" not in metafunc.fixturenames:
+        return
+    sanitized = metafunc.config.getoption("--sanitized")
+    seeds = SANITIZED_SEEDS if sanitized else SEEDS
+    if metafunc.config.getoption("--seeds"):
+        first, last = (int(s) for s in metafunc.config.getoption("--seeds").split(":"))
         seeds = range(first, last + 1)
-    schedules = SANITIZED_SCHEDULES if args.sanitized else SCHEDULES
-    reference_script = os.path.join(args.source_dir, "scripts", "ort_reference.py")
-    tally = Tally()
-    channels_last_plans = 0
-    residual_fusions = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        for seed in seeds:
-            model_path = os.path.join(tmp, f"random_{seed}.onnx")
-            model, _ = random_cnn.generate(seed)
-            onnx.save(model, model_path)
-            batch_dim = model.graph.input[0].type.tensor_type.shape.dim[0]
-            batches = ["1", "3"] if batch_dim.dim_param else [str(batch_dim.dim_value)]
-            repro = (f"python3 scripts/models/random_cnn.py {seed} random_{seed}.onnx")
-            for batch in batches:
-                ref = os.path.join(tmp, f"ref_{seed}_b{batch}")
-                made = run([sys.executable, reference_script, model_path, "--out", ref,
-                            "--batch", batch])
-                if not tally.check(f"seed {seed} b{batch}: onnxruntime reference",
-                                   made.returncode == 0, made.stderr):
-                    continue
-                for schedule, flags in schedules:
-                    label = f"seed {seed} b{batch} {schedule} {' '.join(flags)}".rstrip()
-                    plan = os.path.join(tmp, f"p_{seed}_{batch}_{schedule}.iosplan")
-                    command = ["--device", "cpu", "--batch", batch, "--schedule", schedule] + flags
-                    compiled = run([args.iosc, model_path, "-o", plan] + command)
-                    if not tally.check(f"{label}: iosc", compiled.returncode == 0,
-                                       f"{compiled.stderr}\nrepro: {repro}; iosc "
-                                       f"random_{seed}.onnx {' '.join(command)}"):
-                        continue
-                    log = compiled.stdout + compiled.stderr
-                    layout = re.search(r"layout: (\d+) tensors channels-last", log)
-                    channels_last_plans += bool(layout and int(layout.group(1)) > 0)
-                    fused = re.search(r"cpu: (\d+) residual Adds", log)
-                    residual_fusions += int(fused.group(1)) if fused else 0
-                    checked = run([args.iosrun, plan, "--check", ref])
-                    tally.check(f"{label}: matches onnxruntime", checked.returncode == 0,
-                                f"{checked.stdout}{checked.stderr}\nrepro: {repro}; iosc "
-                                f"random_{seed}.onnx {' '.join(command)}; ort_reference.py "
-                                f"--batch {batch}; iosrun --check")
-    print(f"{channels_last_plans} plans with channels-last tensors, {residual_fusions} residual "
-          "Adds fused into convs")
-    if not args.seeds:  # a hand-picked range may hold neither
-        if cpu_has_avx2():
-            tally.check("some plans store tensors channels-last", channels_last_plans > 0)
-        tally.check("some residual Adds fused into convs", residual_fusions > 0)
-    tally.finish()
+    schedules = SANITIZED_SCHEDULES if sanitized else SCHEDULES
+    metafunc.parametrize("seed", list(seeds), scope="module")
+    metafunc.parametrize("schedule", schedules, ids=[s for s, _ in schedules])
 
 
-if __name__ == "__main__":
-    main()
+@pytest.fixture(scope="module")
+def generated(seed, tmp_path_factory):
+    """(model path, its batches, references: batch -> onnxruntime's folder) of one seed."""
+    tmp = tmp_path_factory.mktemp(f"seed{seed}")
+    model_path = str(tmp / f"random_{seed}.onnx")
+    model, _ = random_cnn.generate(seed)
+    onnx.save(model, model_path)
+    batch_dim = model.graph.input[0].type.tensor_type.shape.dim[0]
+    batches = ["1", "3"] if batch_dim.dim_param else [str(batch_dim.dim_value)]
+    return model_path, {b: ort_reference(model_path, tmp / f"ref_b{b}", "--batch", b)
+                        for b in batches}
+
+
+def test_matches_onnxruntime(seed, schedule, generated, iosc, iosrun, tmp_path):
+    """At each batch of the seed, the plan's outputs match onnxruntime (iosrun --check)."""
+    model_path, references = generated
+    name, flags = schedule
+    repro = f"python3 scripts/models/random_cnn.py {seed} random_{seed}.onnx"
+    for batch, ref in references.items():
+        plan = tmp_path / f"b{batch}.iosplan"
+        command = ["--device", "cpu", "--batch", batch, "--schedule", name] + flags
+        compiled = run([iosc, model_path, "-o", plan] + command)
+        assert compiled.returncode == 0, \
+            f"{compiled.stderr}\nrepro: {repro}; iosc random_{seed}.onnx {' '.join(command)}"
+        log = compiled.stdout + compiled.stderr
+        layout = re.search(r"layout: (\d+) tensors channels-last", log)
+        SWEEP["channels_last_plans"] += bool(layout and int(layout.group(1)) > 0)
+        fused = re.search(r"cpu: (\d+) residual Adds", log)
+        SWEEP["residual_fusions"] += int(fused.group(1)) if fused else 0
+        SWEEP["plans"] += 1
+        checked = run([iosrun, plan, "--check", ref])
+        assert checked.returncode == 0, (
+            f"{checked.stdout}{checked.stderr}\nrepro: {repro}; iosc random_{seed}.onnx "
+            f"{' '.join(command)}; ort_reference.py --batch {batch}; iosrun --check")
+
+
+# The fixed seeds must exercise the layouts and the fusions (a hand-picked --seeds range may
+# hold neither); these run after the sweep, from what its plans did.
+def sweep_done(request):
+    if request.config.getoption("--seeds"):
+        pytest.skip("a hand-picked --seeds range")
+    if SWEEP["plans"] == 0:
+        pytest.skip("the sweep did not run (deselected)")
+    print(f"{SWEEP['channels_last_plans']} plans with channels-last tensors, "
+          f"{SWEEP['residual_fusions']} residual Adds fused into convs")
+
+
+@pytest.mark.skipif(not cpu_has_avx2(), reason="channels-last pays only with AVX2 or AVX-512")
+def test_some_plans_store_tensors_channels_last(request):
+    sweep_done(request)
+    assert SWEEP["channels_last_plans"] > 0
+
+
+def test_some_residual_adds_fused_into_convs(request):
+    sweep_done(request)
+    assert SWEEP["residual_fusions"] > 0

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """iosc and iosrun say when a node will be slow (issue 50): a CPU plan's nodes that run the
 reference kernel or behind a layout reorder are listed in `iosc --stats-json` (slow_nodes, with
 their stage's share of the predicted latency) and marked in `iosrun --export-profile` ("kernel"),
@@ -7,14 +6,14 @@ none. The model: a conv whose channels-last output feeds a Softmax over the chan
 that takes row-major tensors only: behind a reorder), and an int64 Div (Div's kernel is float32:
 the reference kernel)."""
 import json
-import os
-import tempfile
+from types import SimpleNamespace
 
 import numpy as np
 import onnx
+import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from ios_test_util import Tally, parse_args, plan_info, run
+from ios_tools.cli import check_run, plan_info
 
 
 def slow_model(path):
@@ -44,60 +43,58 @@ def fast_model(path):
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 
-def main():
-    args = parse_args()
-    tally = Tally()
-    with tempfile.TemporaryDirectory() as tmp:
-        model = os.path.join(tmp, "slow.onnx")
-        slow_model(model)
-        for schedule in ("ios", "sequential"):
-            plan = os.path.join(tmp, f"{schedule}.iosplan")
-            stats_path = os.path.join(tmp, f"{schedule}.json")
-            compiled = run([args.iosc, model, "--device", "cpu", "--schedule", schedule, "-o",
-                            plan, "--stats-json", stats_path])
-            if not tally.check(f"{schedule}: iosc compiles", compiled.returncode == 0,
-                               compiled.stderr):
-                continue
-            with open(stats_path) as f:
-                stats = json.load(f)
-            slow = {node["name"]: node for node in stats.get("slow_nodes", [])}
-            tally.check(f"{schedule}: --stats-json lists the two slow nodes",
-                        sorted(slow) == ["int_div", "softmax"], str(stats.get("slow_nodes")))
-            tally.check(f"{schedule}: the int64 Div runs the reference kernel",
-                        slow.get("int_div", {}).get("kernel") == "reference", str(slow))
-            # Where oneDNN has no NHWC convs the conv's output stays row-major: no reorder.
-            layouts = {t["name"]: t.get("layout") for t in plan_info(args, plan, tmp)["tensors"]}
-            if layouts.get("c") == "CHANNELS_LAST":
-                tally.check(f"{schedule}: the Softmax runs behind a reorder",
-                            slow.get("softmax", {}).get("kernel") == "behind a reorder", str(slow))
-            if schedule == "ios":  # profiled: each slow node's stage has a share of the latency
-                shares = [node.get("share", -1) for node in slow.values()]
-                tally.check("ios: each slow node has its stage's share of the prediction",
-                            all(0 < s <= 1 for s in shares), str(shares))
-            else:  # no cost source, no share
-                tally.check("sequential: no share without a prediction",
-                            all(node.get("share", -1) == -1 for node in slow.values()), str(slow))
-            profile = os.path.join(tmp, f"{schedule}.profile.json")
-            ran = run([args.iosrun, plan, "--export-profile", profile, "--trace-runs", "2"])
-            if not tally.check(f"{schedule}: iosrun profiles", ran.returncode == 0, ran.stderr):
-                continue
-            with open(profile) as f:
-                kernels = {op["name"]: op["kernel"] for op in json.load(f)["ops"]}
-            tally.check(f"{schedule}: the profile marks the Div and the conv's kernel",
-                        kernels.get("int_div") == "reference" and
-                        kernels.get("conv") == "own kernel", str(kernels))
-        fast = os.path.join(tmp, "fast.onnx")
-        fast_model(fast)
-        stats_path = os.path.join(tmp, "fast.json")
-        compiled = run([args.iosc, fast, "--device", "cpu", "--schedule", "sequential", "-o",
-                        os.path.join(tmp, "fast.iosplan"), "--stats-json", stats_path])
-        if tally.check("own kernels only: iosc compiles", compiled.returncode == 0,
-                       compiled.stderr):
-            with open(stats_path) as f:
-                stats = json.load(f)
-            tally.check("own kernels only: no slow node", not stats.get("slow_nodes"), str(stats))
-    tally.finish()
+@pytest.fixture(scope="module", params=["ios", "sequential"])
+def compiled(request, iosc, iosrun, tmp_path_factory):
+    """The slow model's plan for one schedule: its --stats-json slow nodes (name -> node), the
+    layouts of its tensors and the kernels iosrun --export-profile names (name -> kernel)."""
+    schedule = request.param
+    tmp = tmp_path_factory.mktemp(schedule)
+    model, plan, stats_path = tmp / "slow.onnx", str(tmp / "plan.iosplan"), tmp / "stats.json"
+    slow_model(str(model))
+    check_run([iosc, model, "--device", "cpu", "--schedule", schedule, "-o", plan,
+               "--stats-json", stats_path], "iosc")
+    stats = json.loads(stats_path.read_text())
+    profile = tmp / "profile.json"
+    check_run([iosrun, plan, "--export-profile", profile, "--trace-runs", "2"], "iosrun")
+    return SimpleNamespace(
+        schedule=schedule, slow_list=stats.get("slow_nodes"),
+        slow={node["name"]: node for node in stats.get("slow_nodes", [])},
+        layouts={t["name"]: t.get("layout") for t in plan_info(iosrun, plan, tmp)["tensors"]},
+        kernels={op["name"]: op["kernel"] for op in json.loads(profile.read_text())["ops"]})
 
 
-if __name__ == "__main__":
-    main()
+def test_stats_json_lists_the_two_slow_nodes(compiled):
+    assert sorted(compiled.slow) == ["int_div", "softmax"], compiled.slow_list
+
+
+def test_the_int64_div_runs_the_reference_kernel(compiled):
+    assert compiled.slow.get("int_div", {}).get("kernel") == "reference", compiled.slow
+
+
+def test_the_softmax_runs_behind_a_reorder(compiled):
+    if compiled.layouts.get("c") != "CHANNELS_LAST":
+        pytest.skip("oneDNN has no NHWC convs here: the conv's output stays row-major")
+    assert compiled.slow.get("softmax", {}).get("kernel") == "behind a reorder", compiled.slow
+
+
+def test_each_slow_node_has_its_stages_share_of_the_prediction(compiled):
+    """Profiled (ios): a share of the predicted latency; no cost source (sequential): none."""
+    shares = [node.get("share", -1) for node in compiled.slow.values()]
+    if compiled.schedule == "ios":
+        assert all(0 < s <= 1 for s in shares), shares
+    else:
+        assert all(s == -1 for s in shares), shares
+
+
+def test_the_profile_marks_the_div_and_the_convs_kernel(compiled):
+    assert compiled.kernels.get("int_div") == "reference" and \
+        compiled.kernels.get("conv") == "own kernel", compiled.kernels
+
+
+def test_own_kernels_only_no_slow_node(iosc, tmp_path):
+    fast, stats_path = tmp_path / "fast.onnx", tmp_path / "fast.json"
+    fast_model(str(fast))
+    check_run([iosc, fast, "--device", "cpu", "--schedule", "sequential", "-o",
+               tmp_path / "fast.iosplan", "--stats-json", stats_path], "iosc")
+    stats = json.loads(stats_path.read_text())
+    assert not stats.get("slow_nodes"), stats

@@ -11,83 +11,19 @@ plan, its stage times add up to the run's latency within the same margin plus 0.
 Graphviz's dot and names every op of the plan exactly once; the SVG is written."""
 import collections
 import json
-import os
 import re
 import subprocess
-import tempfile
+from types import SimpleNamespace
 
-from ios_test_util import Tally, ensure_models, parse_args, plan_info, run
+import pytest
+
+from ios_tools.cli import check_run, plan_info, run
 
 MARGIN_FRACTION, MARGIN_MS = 0.10, 0.5
 # Stage spans also leave out the dispatch from one stage to the next, which a loaded machine
 # stretches (a CI run under ctest --parallel 2 saw 0.21 ms per stage on Inception V3's 77).
 STAGE_GAP_MS = 0.3
-
-
-def check_trace(tally, label, trace_path, info, runs, threads):
-    with open(trace_path) as f:
-        trace = json.load(f)
-    events = trace.get("traceEvents", [])
-    tally.check(f"{label}: the trace is a trace-event file", events and all(
-        "ph" in e and "pid" in e for e in events), str(events[:2]))
-    spans = [e for e in events if e["ph"] == "X"]
-    tally.check(f"{label}: spans carry ts, dur and tid",
-                all({"ts", "dur", "tid", "name"} <= e.keys() for e in spans))
-    streams = {e["tid"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"
-               and e["args"]["name"].startswith("stream ")}
-    max_groups = max(len(stage["groups"]) for block in info["schedule"]["blocks"]
-                     for stage in block["stages"])
-    tally.check(f"{label}: one track per stream of the plan ({min(max_groups, threads)})",
-                len(streams) == min(max_groups, threads), f"{sorted(streams)}, {max_groups} groups")
-    ops = [e for e in spans if e.get("cat") not in ("wait", "event", "run", "stage")]
-    tally.check(f"{label}: op spans only on stream tracks",
-                {e["tid"] for e in ops} <= streams, str({e["tid"] for e in ops}))
-    per_run = collections.Counter((e["args"]["iteration"], e["args"]["op"]) for e in ops)
-    tally.check(f"{label}: every op of the plan once per traced run",
-                len(per_run) == runs * len(info["ops"]) and set(per_run.values()) == {1},
-                f"{len(per_run)} (run, op) pairs for {runs} runs of {len(info['ops'])} ops")
-    overlaps = 0
-    for tid in streams:
-        track = sorted((e["ts"], e["ts"] + e["dur"]) for e in spans
-                       if e["tid"] == tid and e.get("cat") != "event")
-        overlaps += sum(1 for a, b in zip(track, track[1:]) if b[0] < a[1] - 1e-3)
-    tally.check(f"{label}: spans on one stream never overlap", overlaps == 0, f"{overlaps}")
-    starts = {e["id"]: e["ts"] for e in events if e["ph"] == "s"}
-    finishes = [(e["id"], e["ts"]) for e in events if e["ph"] == "f"]
-    early = [i for i, ts in finishes if i not in starts or ts < starts[i] - 1e-3]
-    tally.check(f"{label}: every wait ends after its record ({len(finishes)} waits)",
-                not early and (len(finishes) > 0) == (len(streams) > 1), str(early[:5]))
-    tally.check(f"{label}: the stages track marks stage boundaries",
-                any(e["ph"] == "i" and e.get("cat") == "stage" for e in events))
-
-
-def check_profile(tally, label, profile_path, sums_what):
-    with open(profile_path) as f:
-        profile = json.load(f)
-    total = profile["op_ms_sum"] if sums_what == "ops" else profile["stage_ms_sum"]
-    run_ms = profile["run_ms"]
-    margin = MARGIN_FRACTION * run_ms + MARGIN_MS
-    if sums_what == "stages":
-        margin += STAGE_GAP_MS * len(profile["stages"])
-    tally.check(f"{label}: the {sums_what}' times add up to the run's latency within "
-                f"{margin:.2f} ms ({total:.2f} of {run_ms:.2f} ms)",
-                abs(total - run_ms) <= margin)
-    ops = profile["ops"]
-    tally.check(f"{label}: per-op rows with time, share, FLOPs, GFLOP/s and bytes",
-                ops and all({"ms", "share", "flops", "gflops_per_s", "bytes"} <= o.keys()
-                            for o in ops))
-    tally.check(f"{label}: sorted slowest first",
-                all(a["ms"] >= b["ms"] for a, b in zip(ops, ops[1:])))
-    # The ops name their values, so the graph can be rebuilt: every op after the first reads a
-    # value that another op writes, and no value is written twice.
-    produced = [v for o in ops for v in o.get("outputs", [])]
-    consumed = {v for o in ops for v in o.get("inputs", [])}
-    tally.check(f"{label}: each op names its input and output values",
-                all(o.get("outputs") and o.get("inputs") for o in ops)
-                and len(produced) == len(set(produced))
-                and sum(1 for o in ops if not set(o["inputs"]) & set(produced)) <= 1
-                and bool(consumed & set(produced)))
-    return profile
+RUNS, THREADS = 5, 2
 
 
 def names_in_dot(dot_text):
@@ -106,71 +42,166 @@ def names_in_dot(dot_text):
     return names
 
 
-def main():
-    args = parse_args()
-    tally = Tally()
-    model = ensure_models(args, ["inception_v3"])["inception_v3"]
-    with tempfile.TemporaryDirectory() as tmp:
-        plans = {}
-        for schedule in ("ios", "sequential"):
-            plans[schedule] = os.path.join(tmp, f"{schedule}.iosplan")
-            dot = os.path.join(tmp, f"{schedule}.dot")
-            svg = os.path.join(tmp, f"{schedule}.svg")
-            made = run([args.iosc, model, "--device", "sim:V100", "--schedule", schedule,
-                        "-o", plans[schedule], "--schedule-dot", dot, "--schedule-svg", svg,
-                        "--progress", "on"])
-            if not tally.check(f"iosc {schedule} with pictures", made.returncode == 0,
-                               made.stderr):
-                tally.finish()
-            info = plan_info(args, plans[schedule], tmp)
-            with open(dot) as f:
-                dot_text = f.read()
-            rendered = subprocess.run(["dot", "-Tsvg", dot], capture_output=True, text=True)
-            tally.check(f"{schedule}: the DOT renders with Graphviz",
-                        rendered.returncode == 0 and "<svg" in rendered.stdout, rendered.stderr)
-            tally.check(f"{schedule}: --schedule-svg wrote an SVG",
-                        os.path.exists(svg) and "<svg" in open(svg).read())
-            shown = collections.Counter(names_in_dot(dot_text))
-            plan_names = collections.Counter(op["name"] for op in info["ops"])
-            tally.check(f"{schedule}: the picture names every op of the plan exactly once",
-                        shown == plan_names,
-                        f"missing {list((plan_names - shown).items())[:5]}, extra "
-                        f"{list((shown - plan_names).items())[:5]}")
-            if schedule == "ios":
-                tally.check("iosc --progress draws its line to the end",
-                            re.search(r"\] (\d+)/\1 parts", made.stderr) is not None,
-                            made.stderr[-300:])
-                again = os.path.join(tmp, "from_plan.dot")
-                from_plan = run([args.iosrun, plans[schedule], "--schedule-dot", again,
-                                 "--schedule-svg", os.path.join(tmp, "from_plan.svg")])
-                tally.check("iosrun PLAN --schedule-dot draws the plan as iosc did",
-                            from_plan.returncode == 0 and collections.Counter(
-                                names_in_dot(open(again).read())) == plan_names,
-                            from_plan.stderr)
-                block = run([args.iosrun, plans[schedule], "--schedule-dot", again,
-                             "--schedule-block", "12"])
-                tally.check("--schedule-block draws one block",
-                            block.returncode == 0 and "cluster_b12 " in open(again).read()
-                            and "cluster_b0 " not in open(again).read(), block.stderr)
-
-        runs = 5
-        for schedule, sums_what in (("sequential", "ops"), ("ios", "stages")):
-            trace = os.path.join(tmp, f"{schedule}.trace.json")
-            profile = os.path.join(tmp, f"{schedule}.profile.json")
-            result = run([args.iosrun, plans[schedule], "--device", "cpu", "--force",
-                          "--threads", "2", "--bench", "--duration", "0.5", "--trace", trace,
-                          "--trace-runs", str(runs), "--profile", "--export-profile", profile])
-            if not tally.check(f"iosrun {schedule} --bench --trace --profile",
-                               result.returncode == 0, result.stderr):
-                continue
-            tally.check(f"{schedule}: --profile prints the op and stage tables",
-                        "slowest ops" in result.stdout and "stages (median ms" in result.stdout,
-                        result.stdout[-500:])
-            info = plan_info(args, plans[schedule], tmp)
-            check_trace(tally, schedule, trace, info, runs, threads=2)
-            check_profile(tally, schedule, profile, sums_what)
-    tally.finish()
+@pytest.fixture(scope="module")
+def model(models):
+    return models(["inception_v3"])["inception_v3"]
 
 
-if __name__ == "__main__":
-    main()
+@pytest.fixture(scope="module", params=["ios", "sequential"])
+def compiled(request, model, iosc, iosrun, tmp_path_factory):
+    """The plan of one schedule with its pictures (analytic V100 model)."""
+    schedule = request.param
+    tmp = tmp_path_factory.mktemp(schedule)
+    plan, dot, svg = str(tmp / "plan.iosplan"), tmp / "plan.dot", tmp / "plan.svg"
+    made = check_run([iosc, model, "--device", "sim:V100", "--schedule", schedule, "-o", plan,
+                      "--schedule-dot", dot, "--schedule-svg", svg, "--progress", "on"],
+                     f"iosc {schedule} with pictures")
+    info = plan_info(iosrun, plan, tmp)
+    return SimpleNamespace(schedule=schedule, plan=plan, dot=dot, svg=svg, made=made, info=info,
+                           tmp=tmp, plan_names=collections.Counter(op["name"]
+                                                                   for op in info["ops"]))
+
+
+def test_the_dot_renders_with_graphviz(compiled):
+    rendered = subprocess.run(["dot", "-Tsvg", compiled.dot], capture_output=True, text=True)
+    assert rendered.returncode == 0 and "<svg" in rendered.stdout, rendered.stderr
+
+
+def test_schedule_svg_wrote_an_svg(compiled):
+    assert compiled.svg.exists() and "<svg" in compiled.svg.read_text()
+
+
+def test_the_picture_names_every_op_of_the_plan_exactly_once(compiled):
+    shown = collections.Counter(names_in_dot(compiled.dot.read_text()))
+    assert shown == compiled.plan_names, (
+        f"missing {list((compiled.plan_names - shown).items())[:5]}, extra "
+        f"{list((shown - compiled.plan_names).items())[:5]}")
+
+
+def test_iosc_progress_draws_its_line_to_the_end(compiled):
+    if compiled.schedule != "ios":
+        pytest.skip("no search, no progress line")
+    assert re.search(r"\] (\d+)/\1 parts", compiled.made.stderr), compiled.made.stderr[-300:]
+
+
+def test_iosrun_schedule_dot_draws_the_plan_as_iosc_did(compiled, iosrun, tmp_path):
+    again = tmp_path / "from_plan.dot"
+    from_plan = run([iosrun, compiled.plan, "--schedule-dot", again, "--schedule-svg",
+                     tmp_path / "from_plan.svg"])
+    assert from_plan.returncode == 0, from_plan.stderr
+    assert collections.Counter(names_in_dot(again.read_text())) == compiled.plan_names
+
+
+def test_schedule_block_draws_one_block(compiled, iosrun, tmp_path):
+    if compiled.schedule != "ios":
+        pytest.skip("checked on the IOS plan")
+    again = tmp_path / "block.dot"
+    block = run([iosrun, compiled.plan, "--schedule-dot", again, "--schedule-block", "12"])
+    assert block.returncode == 0, block.stderr
+    assert "cluster_b12 " in again.read_text() and "cluster_b0 " not in again.read_text()
+
+
+@pytest.fixture(scope="module")
+def traced(compiled, iosrun):
+    """iosrun --bench --trace --profile of the plan on this CPU (2 threads)."""
+    trace = compiled.tmp / "trace.json"
+    profile = compiled.tmp / "profile.json"
+    result = check_run([iosrun, compiled.plan, "--device", "cpu", "--force", "--threads",
+                        str(THREADS), "--bench", "--duration", "0.5", "--trace", trace,
+                        "--trace-runs", str(RUNS), "--profile", "--export-profile", profile],
+                       "iosrun --bench --trace --profile")
+    events = json.loads(trace.read_text()).get("traceEvents", [])
+    spans = [e for e in events if e["ph"] == "X"]
+    streams = {e["tid"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"
+               and e["args"]["name"].startswith("stream ")}
+    return SimpleNamespace(stdout=result.stdout, events=events, spans=spans, streams=streams,
+                           ops=[e for e in spans
+                                if e.get("cat") not in ("wait", "event", "run", "stage")],
+                           profile=json.loads(profile.read_text()))
+
+
+def test_profile_prints_the_op_and_stage_tables(traced):
+    assert "slowest ops" in traced.stdout and "stages (median ms" in traced.stdout, \
+        traced.stdout[-500:]
+
+
+def test_the_trace_is_a_trace_event_file(traced):
+    assert traced.events and all("ph" in e and "pid" in e for e in traced.events), \
+        traced.events[:2]
+
+
+def test_spans_carry_ts_dur_and_tid(traced):
+    assert all({"ts", "dur", "tid", "name"} <= e.keys() for e in traced.spans)
+
+
+def test_one_track_per_stream_of_the_plan(compiled, traced):
+    max_groups = max(len(stage["groups"]) for block in compiled.info["schedule"]["blocks"]
+                     for stage in block["stages"])
+    assert len(traced.streams) == min(max_groups, THREADS), \
+        f"{sorted(traced.streams)}, {max_groups} groups"
+
+
+def test_op_spans_only_on_stream_tracks(traced):
+    assert {e["tid"] for e in traced.ops} <= traced.streams
+
+
+def test_every_op_of_the_plan_once_per_traced_run(compiled, traced):
+    per_run = collections.Counter((e["args"]["iteration"], e["args"]["op"]) for e in traced.ops)
+    assert len(per_run) == RUNS * len(compiled.info["ops"]) and set(per_run.values()) == {1}, \
+        f"{len(per_run)} (run, op) pairs for {RUNS} runs of {len(compiled.info['ops'])} ops"
+
+
+def test_spans_on_one_stream_never_overlap(traced):
+    overlaps = 0
+    for tid in traced.streams:
+        track = sorted((e["ts"], e["ts"] + e["dur"]) for e in traced.spans
+                       if e["tid"] == tid and e.get("cat") != "event")
+        overlaps += sum(1 for a, b in zip(track, track[1:]) if b[0] < a[1] - 1e-3)
+    assert overlaps == 0
+
+
+def test_every_wait_ends_after_its_record(traced):
+    starts = {e["id"]: e["ts"] for e in traced.events if e["ph"] == "s"}
+    finishes = [(e["id"], e["ts"]) for e in traced.events if e["ph"] == "f"]
+    early = [i for i, ts in finishes if i not in starts or ts < starts[i] - 1e-3]
+    assert not early, early[:5]
+    assert (len(finishes) > 0) == (len(traced.streams) > 1), f"{len(finishes)} waits"
+
+
+def test_the_stages_track_marks_stage_boundaries(traced):
+    assert any(e["ph"] == "i" and e.get("cat") == "stage" for e in traced.events)
+
+
+def test_the_profiles_times_add_up_to_the_runs_latency(compiled, traced):
+    """On the sequential plan (one stream) the ops' times, on the IOS plan the stages'."""
+    profile = traced.profile
+    sums_what = "ops" if compiled.schedule == "sequential" else "stages"
+    total = profile["op_ms_sum"] if sums_what == "ops" else profile["stage_ms_sum"]
+    margin = MARGIN_FRACTION * profile["run_ms"] + MARGIN_MS
+    if sums_what == "stages":
+        margin += STAGE_GAP_MS * len(profile["stages"])
+    assert abs(total - profile["run_ms"]) <= margin, \
+        f"the {sums_what}' {total:.2f} ms of {profile['run_ms']:.2f} ms, margin {margin:.2f}"
+
+
+def test_per_op_rows_with_time_share_flops_gflops_and_bytes(traced):
+    ops = traced.profile["ops"]
+    assert ops and all({"ms", "share", "flops", "gflops_per_s", "bytes"} <= o.keys()
+                       for o in ops)
+
+
+def test_profile_sorted_slowest_first(traced):
+    ops = traced.profile["ops"]
+    assert all(a["ms"] >= b["ms"] for a, b in zip(ops, ops[1:]))
+
+
+def test_each_op_names_its_input_and_output_values(traced):
+    """So the graph can be rebuilt: every op after the first reads a value that another op
+    writes, and no value is written twice."""
+    ops = traced.profile["ops"]
+    produced = [v for o in ops for v in o.get("outputs", [])]
+    consumed = {v for o in ops for v in o.get("inputs", [])}
+    assert all(o.get("outputs") and o.get("inputs") for o in ops)
+    assert len(produced) == len(set(produced))
+    assert sum(1 for o in ops if not set(o["inputs"]) & set(produced)) <= 1
+    assert consumed & set(produced)

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/help_json.h"
 #include "iosc/op_support_table.h"
 #include "passes/canonicalize.h"
 #include "util/device_name.h"
@@ -17,6 +18,7 @@ namespace ios {
 int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   CLI::App app{"iosc: compile an ONNX CNN into an inter-operator schedule for ios"};
   app.set_version_flag("--version", std::string("iosc ") + IOS_VERSION);
+  AddHelpJsonFlag(&app);
   app.add_flag_callback(
       "--list-ops",
       [] {

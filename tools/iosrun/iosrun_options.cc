@@ -2,11 +2,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/help_json.h"
+
 namespace ios {
 
 int ParseIosrunOptions(int argc, char** argv, IosrunOptions* options) {
   CLI::App app{"iosrun: run an ios plan, check it, or benchmark it"};
   app.set_version_flag("--version", std::string("iosrun ") + IOS_VERSION);
+  AddHelpJsonFlag(&app);
   app.get_formatter()->column_width(34);
   app.add_option("plan", options->plan_path,
                  "Plan written by iosc -o, or a folder of plans (one per device type, as in "
