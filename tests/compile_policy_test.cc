@@ -384,7 +384,7 @@ proto::SearchStats BudgetStoppedSearch() {
 TEST(SearchReportTest, TheReportSaysWhatTheStatisticsHold) {
   const std::string report = FormatSearchReport(BudgetStoppedSearch());
   EXPECT_NE(report.find("IOS search (cpu-profiler, r=3, s=2, paper endings): 3 parts, 30 states, "
-                        "60 transitions, 7 distinct stages measured (9 requests; 4 one-group "
+                        "60 transitions, 7 distinct stages measured (9 requests, 4 one-group "
                         "stages summed from their units)"),
             std::string::npos)
       << report;

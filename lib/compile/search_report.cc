@@ -33,10 +33,9 @@ double Percent(const proto::SearchStats& stats) { return 100 * stats.min_concurr
 
 void SearchLines(const proto::SearchStats& s, const PartTotals& t, std::string* out) {
   std::string composed;
-  // "; " rather than ", ": scripts/gpu/run_gpu_checks.py reads up to the next comma.
   if (s.stages_composed() > 0)
     composed =
-        "; " + std::to_string(s.stages_composed()) + " one-group stages summed from their units";
+        ", " + std::to_string(s.stages_composed()) + " one-group stages summed from their units";
   *out += StringPrintf(
       "IOS search (%s, r=%d, s=%d, %s endings): %d parts, %lld states, %lld transitions, "
       "%lld distinct stages measured (%lld requests%s), %.3f s\n",
