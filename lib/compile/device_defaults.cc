@@ -4,19 +4,14 @@
 #include <thread>
 
 namespace ios {
-namespace {
-
-constexpr int kGroupsPerStage = 8;  // the paper's s, and a GPU's streams
-constexpr int kCpuProfileWarmup = 2;
-
-}  // namespace
 
 int MachineCores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 void ResolveDeviceDefaults(PipelineOptions& options, int cores) {
   const bool cpu = options.device == "cpu";
   if (options.max_groups_per_stage == kDeviceDefault)
-    options.max_groups_per_stage = cpu ? std::min(kGroupsPerStage, cores) : kGroupsPerStage;
+    options.max_groups_per_stage =
+        cpu ? std::min(kDefaultGroupsPerStage, cores) : kDefaultGroupsPerStage;
   if (options.profile_warmup == kDeviceDefault && !IsCudaDevice(options.device))
     options.profile_warmup = kCpuProfileWarmup;
 }
@@ -28,7 +23,7 @@ bool DeviceDefaultsResolved(const PipelineOptions& options) {
 
 int GreedyStreams(const PipelineOptions& options, int cores) {
   if (options.max_streams > 0) return options.max_streams;
-  return options.device == "cpu" ? cores : kGroupsPerStage;
+  return options.device == "cpu" ? cores : kDefaultGroupsPerStage;
 }
 
 }  // namespace ios

@@ -6,6 +6,9 @@
 
 namespace ios {
 
+inline constexpr int kDefaultGroupsPerStage = 8;  // the paper's s, and a GPU's streams
+inline constexpr int kCpuProfileWarmup = 2;
+
 // This machine's hardware threads (at least 1).
 int MachineCores();
 

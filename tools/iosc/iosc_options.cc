@@ -76,6 +76,7 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   app.add_option("--max-groups-per-stage", options->max_groups_per_stage,
                  "IOS pruning s: most groups in one stage (0 = unlimited; default 8, on "
                  "--device cpu at most the core count)")
+      ->default_str(std::to_string(kDefaultGroupsPerStage))
       ->check(CLI::NonNegativeNumber);
   AddNamedOption(app, "--endings", options->endings, EndingsNames(),
                  "IOS endings: paper (groups are the connected components of the ending) or "
@@ -97,6 +98,7 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   app.add_option("--profile-warmup", options->profile_warmup,
                  "Stage profiler: warm-up runs per stage (CPU default 2; CUDA default 3 graph "
                  "launches)")
+      ->default_str(std::to_string(kCpuProfileWarmup))
       ->check(CLI::NonNegativeNumber);
   app.add_option("--profile-repeats", options->profile_repeats,
                  "Stage profiler: timed repeats per stage (the median is kept, outliers "
