@@ -1,11 +1,10 @@
 // ios::Plan (include/ios/compiler.h): the public face of the compile pipeline (lib/compile).
-#include <algorithm>
-#include <thread>
 #include <utility>
 
 #include "api/api_plan.h"
 #include "compile/compile_pipeline.h"
 #include "compile/compile_schedule.h"
+#include "compile/device_defaults.h"
 #include "ios/compiler.h"
 #include "plan/plan_io.h"
 #include "util/file_util.h"
@@ -14,19 +13,18 @@
 namespace ios {
 namespace {
 
-PipelineOptions ToPipeline(const CompileOptions& options) {
+// The public options, whose spellings are the API's, as the pipeline's typed ones; the
+// device's defaults as iosc has them.
+StatusOr<PipelineOptions> ToPipeline(const CompileOptions& options) {
   PipelineOptions pipeline;
   pipeline.batch = options.batch;
   pipeline.input_shapes = options.input_shapes;
   pipeline.device = options.device;
-  pipeline.schedule = options.schedule;
+  IOS_ASSIGN_OR_RETURN(pipeline.schedule, ParseScheduleName(options.schedule));
   pipeline.max_units_per_group = options.max_units_per_group;
-  // As iosc: on the CPU, stages wider than the cores only time-slice their groups.
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  pipeline.max_groups_per_stage =
-      options.max_groups_per_stage >= 0 ? options.max_groups_per_stage
-                                        : (options.device == "cpu" ? std::min(8, cores) : 8);
-  if (IsCudaDevice(options.device)) pipeline.profile_warmup = -1;  // the CUDA profiler's own
+  if (options.max_groups_per_stage >= 0)  // any negative: the device's default
+    pipeline.max_groups_per_stage = options.max_groups_per_stage;
+  ResolveDeviceDefaults(pipeline);
   pipeline.search_budget_s = options.search_budget_s;
   pipeline.profile_budget_s = options.profile_budget_s;
   pipeline.timing_cache_path = options.timing_cache_path;
@@ -44,16 +42,6 @@ PipelineOptions ToPipeline(const CompileOptions& options) {
     };
   }
   return pipeline;
-}
-
-// iosc's CLI checks --schedule against this list; the API checks it here, since the pipeline
-// treats any name it does not know as the IOS search.
-Status CheckSchedule(const std::string& schedule) {
-  for (const char* known : {"ios", "ios-parallel", "ios-merge", "greedy", "sequential"})
-    if (schedule == known) return Status::Ok();
-  return InvalidInput(
-      "schedule must be 'ios', 'ios-parallel', 'ios-merge', 'greedy' or 'sequential', got '" +
-      schedule + "'");
 }
 
 StatusOr<Plan> Finish(StatusOr<PipelineResult> result, bool strip_weights) {
@@ -83,8 +71,7 @@ StatusOr<Plan> Finish(StatusOr<PipelineResult> result, bool strip_weights) {
 }  // namespace
 
 StatusOr<Plan> Plan::Compile(const std::string& model_path, const CompileOptions& options) {
-  IOS_RETURN_IF_ERROR(CheckSchedule(options.schedule));
-  PipelineOptions pipeline = ToPipeline(options);
+  IOS_ASSIGN_OR_RETURN(PipelineOptions pipeline, ToPipeline(options));
   pipeline.model_path = model_path;
   return Finish(RunPipeline(pipeline), options.strip_weights);
 }
@@ -92,8 +79,7 @@ StatusOr<Plan> Plan::Compile(const std::string& model_path, const CompileOptions
 StatusOr<Plan> Plan::CompileBytes(const std::string& model_bytes, const std::string& name,
                                   const CompileOptions& options) {
   if (model_bytes.empty()) return InvalidInput(name + ": no model bytes");
-  IOS_RETURN_IF_ERROR(CheckSchedule(options.schedule));
-  PipelineOptions pipeline = ToPipeline(options);
+  IOS_ASSIGN_OR_RETURN(PipelineOptions pipeline, ToPipeline(options));
   pipeline.model_path = name;
   pipeline.model_bytes = model_bytes;
   return Finish(RunPipeline(pipeline), options.strip_weights);

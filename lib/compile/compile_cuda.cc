@@ -28,7 +28,7 @@ StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const PipelineOpti
   // --profile-repeats below the profiler's minimum lowers the minimum with it.
   profiler.min_repeats = std::max(1, std::min(profiler.min_repeats, profiler.repeats));
   if (options.max_streams > 0) profiler.max_streams = options.max_streams;
-  profiler.allow_tf32 = options.tf32 == "on";
+  profiler.allow_tf32 = options.tf32;
   IOS_ASSIGN_OR_RETURN(std::unique_ptr<CudaStageProfiler> source,
                        CudaStageProfiler::Create(profiler));
   IOS_RETURN_IF_ERROR(source->PrepareGraph(graph));
@@ -37,17 +37,14 @@ StatusOr<std::unique_ptr<StageCostSource>> MakeCudaCostSource(const PipelineOpti
 
 StatusOr<plan::CudaOptions> SelectCudaConvAlgorithms(const PipelineOptions& options, const Graph& graph,
                                                      const MemoryPlan& memory) {
-  if (options.conv_algorithms != "measure" && options.conv_algorithms != "heuristic")
-    return InvalidInput("conv_algorithms must be measure or heuristic, not '" +
-                        options.conv_algorithms + "'");
-  if (options.conv_algorithms == "heuristic") {
+  if (options.conv_algorithms == ConvAlgorithms::kHeuristic) {
     plan::CudaOptions cuda;
-    cuda.set_allow_tf32(options.tf32 == "on");
+    cuda.set_allow_tf32(options.tf32);
     return cuda;  // no recorded algorithm: the runtime asks cuDNN's heuristic for each conv
   }
   ConvAlgorithmSelectionOptions selection;
   selection.device = CudaOrdinalOf(options.device);
-  selection.allow_tf32 = options.tf32 == "on";
+  selection.allow_tf32 = options.tf32;
   return SelectConvAlgorithms(graph, memory, selection);
 }
 

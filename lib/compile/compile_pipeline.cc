@@ -9,6 +9,8 @@
 #include <utility>
 
 #include "compile/compile_schedule.h"
+#include "compile/device_defaults.h"
+#include "compile/search_statistics.h"
 #include "compile/slow_nodes.h"
 #include "compile/weight_rebuild.h"
 #include "kernels/reference/reference_graph.h"
@@ -95,8 +97,8 @@ Status DrawSchedule(const PipelineOptions& options, const Graph& graph, const Sc
 // with the slow nodes given their stages' predicted latencies: reported, kept in `result` and
 // written to --stats-json.
 Status FinishStats(const PipelineOptions& options, const Graph& graph,
-                   const ScheduleOutcome& outcome, std::vector<proto::SlowNode> slow_nodes,
-                   PipelineResult* result) {
+                   const ScheduleOutcome& outcome, const CanonicalizeStats& canonicalized,
+                   std::vector<proto::SlowNode> slow_nodes, PipelineResult* result) {
   proto::SearchStats stats;
   if (outcome.search_stats) {
     stats = *outcome.search_stats;
@@ -117,6 +119,7 @@ Status FinishStats(const PipelineOptions& options, const Graph& graph,
   AttachStageLatencies(graph, outcome.schedule, stage_ms, total, &slow_nodes);
   Report(options, "%s", FormatSlowNodes(slow_nodes).c_str());
   for (proto::SlowNode& node : slow_nodes) *stats.add_slow_nodes() = std::move(node);
+  *stats.mutable_canonicalize() = CanonicalizeStatistics(canonicalized);
   if (!options.stats_json_path.empty()) {
     IOS_ASSIGN_OR_RETURN(std::string text, MessageToJson(stats));
     IOS_RETURN_IF_ERROR(WriteFileAtomically(options.stats_json_path, text));
@@ -128,28 +131,30 @@ Status FinishStats(const PipelineOptions& options, const Graph& graph,
 Status WritePlan(const PipelineOptions& options, Graph& graph, const BlockStructure& blocks,
                  const std::string& model_sha256, const plan::DeviceFingerprint& device,
                  const std::map<std::string, std::string>& model_constants,
-                 std::vector<proto::SlowNode> slow_nodes, PipelineResult* result) {
+                 const CanonicalizeStats& canonicalized, std::vector<proto::SlowNode> slow_nodes,
+                 PipelineResult* result) {
   IOS_ASSIGN_OR_RETURN(ScheduleOutcome outcome, BuildSchedule(options, graph, blocks));
-  IOS_RETURN_IF_ERROR(FinishStats(options, graph, outcome, std::move(slow_nodes), result));
+  IOS_RETURN_IF_ERROR(
+      FinishStats(options, graph, outcome, canonicalized, std::move(slow_nodes), result));
   const Schedule& schedule = outcome.schedule;
   IOS_RETURN_IF_ERROR(ValidateSchedule(graph, schedule));
   // In-place elementwise ops on the CPU only, for now: the CUDA kernels allow it too
   // (plan/in_place.h), but no GPU has run such a plan yet.
-  const bool in_place = options.device == "cpu" && options.in_place == "on";
+  const bool in_place = options.device == "cpu" && options.in_place;
   const KernelCapsTable& kernels = KernelsOfDevice(options.device);
   IOS_ASSIGN_OR_RETURN(MemoryPlan memory, PlanMemory(graph, schedule, kernels, /*alignment=*/256,
-                                                     options.slice_views == "on", in_place));
+                                                     options.slice_views, in_place));
   IOS_RETURN_IF_ERROR(CheckMemoryPlan(graph, schedule, memory, kernels));
   // The plan records every option that shapes it, and not the command line: its paths would make
   // the same compilation give different bytes (plans/ keeps plans byte-reproducible).
   PlanMetadata meta;
-  meta.options = {{"schedule", options.schedule},
+  meta.options = {{"schedule", ScheduleName(options.schedule)},
                   {"max_streams", std::to_string(options.max_streams)},
                   {"max_units_per_group", std::to_string(options.max_units_per_group)},
                   {"max_groups_per_stage", std::to_string(options.max_groups_per_stage)},
-                  {"endings", options.endings},
+                  {"endings", EndingsName(options.endings)},
                   {"part_limit", std::to_string(options.part_limit)},
-                  {"slice_views", options.slice_views},
+                  {"slice_views", OnOff(options.slice_views)},
                   {"device", options.device},
                   {"batch", std::to_string(options.batch)},
                   {"passes", Joined(options.passes, ",")},
@@ -162,12 +167,12 @@ Status WritePlan(const PipelineOptions& options, Graph& graph, const BlockStruct
     meta.options["input_shapes"] = Joined(shapes, ";");
   }
   if (IsCudaDevice(options.device)) {
-    meta.options["tf32"] = options.tf32;
-    meta.options["conv_algorithms"] = options.conv_algorithms;
+    meta.options["tf32"] = OnOff(options.tf32);
+    meta.options["conv_algorithms"] = ConvAlgorithmsName(options.conv_algorithms);
   }
   if (options.device == "cpu") {
-    meta.options["layout"] = options.layout;
-    meta.options["in_place"] = options.in_place;
+    meta.options["layout"] = LayoutName(options.layout);
+    meta.options["in_place"] = OnOff(options.in_place);
   }
   meta.stage_latencies = outcome.stage_latencies;
   meta.model_sha256 = model_sha256;
@@ -181,12 +186,12 @@ Status WritePlan(const PipelineOptions& options, Graph& graph, const BlockStruct
   if (IsCudaDevice(options.device)) {
     // After the merges: the final graph's convs, merged ones included (op i = node i).
     IOS_ASSIGN_OR_RETURN(*plan.mutable_cuda(), SelectCudaConvAlgorithms(options, graph, memory));
-    if (options.conv_algorithms == "measure")
+    if (options.conv_algorithms == ConvAlgorithms::kMeasure)
       Report(options, "conv algorithms: %d convs measured on the device (TF32 %s)\n",
-             plan.cuda().conv_algorithms_size(), options.tf32.c_str());
+             plan.cuda().conv_algorithms_size(), OnOff(options.tf32).c_str());
     else
       Report(options, "conv algorithms: cuDNN's heuristic, chosen as the plan loads (TF32 %s)\n",
-             options.tf32.c_str());
+             OnOff(options.tf32).c_str());
   }
 #endif
   if (options.strip_weights)
@@ -233,6 +238,9 @@ Status WriteFloat64Reference(const PipelineOptions& options, const Graph& graph)
 }  // namespace
 
 StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
+  if (!DeviceDefaultsResolved(options))
+    return Internal("the compile options' device defaults are not resolved "
+                    "(ResolveDeviceDefaults, compile/device_defaults.h)");
   PipelineResult result;
   IOS_ASSIGN_OR_RETURN(plan::DeviceFingerprint device, TargetDevice(options.device));
   for (const auto& [path, flag] : {std::pair<std::string, std::string>{options.output_path, "-o"},
@@ -327,9 +335,11 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
     if (lowered.residual_adds > 0)
       Report(options, "cpu: %d residual Adds and %d activations after them fused into convs\n",
              lowered.residual_adds, lowered.activations_after_adds);
-    const bool channels_last = options.layout != "row-major" && CpuPrefersChannelsLast();
-    const int stored = AssignCpuLayouts(graph, CpuKernelCaps(), channels_last,
-                                        options.layout == "auto" && CpuBlocksSpatialConvs());
+    const bool channels_last =
+        options.layout != TensorLayouts::kRowMajor && CpuPrefersChannelsLast();
+    const int stored =
+        AssignCpuLayouts(graph, CpuKernelCaps(), channels_last,
+                         options.layout == TensorLayouts::kAuto && CpuBlocksSpatialConvs());
     const auto blocked =
         std::count_if(graph.values.begin(), graph.values.end(),
                       [](const Value& v) { return v.layout == Layout::kChannelsBlocked8; });
@@ -353,14 +363,15 @@ StatusOr<PipelineResult> RunPipeline(const PipelineOptions& options) {
   }
   if (!options.output_path.empty() || options.keep_plan) {
     IOS_RETURN_IF_ERROR(WritePlan(options, graph, blocks, model_sha256, device, model_constants,
-                                  std::move(slow_nodes), &result));
+                                  stats, std::move(slow_nodes), &result));
   } else if (!options.stats_json_path.empty() || WantsSchedulePicture(options)) {
     // The search (and the picture) alone.
     IOS_ASSIGN_OR_RETURN(ScheduleOutcome outcome, BuildSchedule(options, graph, blocks));
     const google::protobuf::RepeatedPtrField<plan::StageLatency> latencies(
         outcome.stage_latencies.begin(), outcome.stage_latencies.end());
     IOS_RETURN_IF_ERROR(DrawSchedule(options, graph, outcome.schedule, latencies));
-    IOS_RETURN_IF_ERROR(FinishStats(options, graph, outcome, std::move(slow_nodes), &result));
+    IOS_RETURN_IF_ERROR(
+        FinishStats(options, graph, outcome, stats, std::move(slow_nodes), &result));
   }
   return result;
 }

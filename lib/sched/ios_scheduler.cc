@@ -104,160 +104,241 @@ Status CheckOptions(const IosOptions& options) {
   return Status::Ok();
 }
 
-}  // namespace
+// The units whose nodes a schedule's group runs, in order; an error for a group that is empty,
+// names a node in no unit or splits a unit.
+StatusOr<std::vector<UnitId>> GroupUnits(const Graph& graph, const UnitGraph& unit_graph,
+                                         const ScheduleGroup& group) {
+  if (group.nodes.empty()) return InvalidInput("schedule has an empty group");
+  std::vector<UnitId> units;
+  for (size_t i = 0; i < group.nodes.size();) {
+    NodeId n = group.nodes[i];
+    UnitId u = n >= 0 && n < static_cast<NodeId>(unit_graph.unit_of_node.size())
+                   ? unit_graph.unit_of_node[n]
+                   : -1;
+    if (u < 0 || u >= static_cast<UnitId>(unit_graph.units.size()))
+      return InvalidInput("schedule names node " + std::to_string(n) + ", in no unit");
+    const std::vector<NodeId>& nodes = unit_graph.units[u].nodes;
+    if (nodes.empty()) return Internal("unit " + std::to_string(u) + " has no nodes");
+    if (i + nodes.size() > group.nodes.size() ||
+        !std::equal(nodes.begin(), nodes.end(), group.nodes.begin() + i)) {
+      return InvalidInput("a schedule group splits the unit of " + graph.Describe(n) +
+                          "; stages must be made of whole units");
+    }
+    units.push_back(u);
+    i += nodes.size();
+  }
+  return units;
+}
 
-StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& blocks,
-                                      StageCostSource& cost, const IosOptions& options) {
-  IOS_RETURN_IF_ERROR(CheckOptions(options));
-  const auto start = std::chrono::steady_clock::now();
-  const Deadline deadline(options.time_budget_s);
-  const UnitGraph& unit_graph = blocks.unit_graph;
-  StageMemo memo(graph, unit_graph);  // stage latencies by key, shared by all parts
+// One search over every block's parts, piece by piece: the state that the parts share (the
+// stage memo, the parts searched so far, the time budget, the progress) and the result.
+class IosSearch {
+ public:
+  IosSearch(const Graph& graph, const BlockStructure& blocks, StageCostSource& cost,
+            const IosOptions& options)
+      : graph_(graph),
+        blocks_(blocks),
+        unit_graph_(blocks.unit_graph),
+        cost_(cost),
+        options_(options),
+        start_(std::chrono::steady_clock::now()),
+        deadline_(options.time_budget_s),
+        memo_(graph, unit_graph_) {
+    result_.schedule.kind = "ios";
+    for (const Block& block : blocks.blocks)
+      for (const BlockPart& part : block.parts)
+        progress_.parts_total += static_cast<int>(SplitIntoPieces(part.units).size());
+  }
+
+  StatusOr<IosSearchResult> Run() {
+    for (size_t b = 0; b < blocks_.blocks.size(); ++b) {
+      ScheduleBlock scheduled;
+      for (size_t p = 0; p < blocks_.blocks[b].parts.size(); ++p)
+        IOS_RETURN_IF_ERROR(SearchPart(b, p, &scheduled));
+      result_.schedule.blocks.push_back(std::move(scheduled));
+    }
+    result_.predicted_latency_ms = 0;
+    for (double ms : result_.stage_latency_ms) result_.predicted_latency_ms += ms;
+    result_.profile_estimate_s = ProfileEstimateS(memo_);
+    result_.search_seconds = SecondsSince(start_);
+    return std::move(result_);
+  }
+
+ private:
   // Parts searched so far by PartKey: the index of their stats and their stages.
   struct Searched {
     size_t stats_index;
     std::vector<uint64_t> stages;
   };
-  std::map<std::vector<int64_t>, Searched> searched;
 
-  IosSearchResult result;
-  result.schedule.kind = "ios";
-  bool out_of_time = false;
-  SearchProgress progress;
-  for (const Block& block : blocks.blocks)
-    for (const BlockPart& part : block.parts)
-      progress.parts_total += static_cast<int>(SplitIntoPieces(part.units).size());
-  for (size_t b = 0; b < blocks.blocks.size(); ++b) {
-    const Block& block = blocks.blocks[b];
-    ScheduleBlock scheduled;
-    for (size_t p = 0; p < block.parts.size(); ++p) {
-      const BlockPart& part = block.parts[p];
-      std::vector<std::vector<UnitId>> pieces = SplitIntoPieces(part.units);
-      if (pieces.size() > 1) {
-        spdlog::warn("IOS: block {} part {} has {} units; searching it as {} pieces of at most {}",
-                     b, p, part.units.size(), pieces.size(), kMaxPartUnits);
-      }
-      for (const std::vector<UnitId>& piece : pieces) {
-        const auto part_start = std::chrono::steady_clock::now();
-        IOS_ASSIGN_OR_RETURN(PartDag dag, BuildPartDag(unit_graph, piece));
-        PartSearchStats stats;
-        stats.block = static_cast<int>(b);
-        stats.part = static_cast<int>(p);
-        stats.units = dag.n;
-        stats.width = pieces.size() > 1 ? PieceWidth(dag) : part.width;
-
-        StageTable table(graph, unit_graph, dag, cost, options.strategies, memo);
-        std::vector<uint64_t> stage_masks;
-        if (!out_of_time && deadline.Passed()) out_of_time = true;
-        if (!result.stopped_by_check && options.profile_budget_s > 0 &&
-            ProfileEstimateS(memo) > options.profile_budget_s)
-          result.stopped_by_budget = true;  // stays so: the estimate only grows
-        const bool stopped = result.stopped_by_check || result.stopped_by_budget;
-        bool searched_here = false;  // the DP ran for this part
-        if (out_of_time) {
-          stats.fallback = kTimeBudgetFallback;
-        } else if (stopped) {
-          stats.unsearched_after_check = true;
-          stage_masks = GreedyPartStages(dag, 1);  // one unit per stage, in order
-        } else {
-          std::vector<int64_t> key = PartKey(graph, unit_graph, dag, memo.keyer);
-          auto same = searched.find(key);
-          if (same != searched.end()) {  // an identical part: its optimum is this one's
-            const PartSearchStats& original = result.parts[same->second.stats_index];
-            stats.states = original.states;
-            stats.transitions = original.transitions;
-            stats.ceiling_ms = original.ceiling_ms;
-            stats.no_room = original.no_room;
-            stats.reused_part = static_cast<int>(same->second.stats_index);
-            stage_masks = same->second.stages;
-          } else {
-            if (options.min_part_gain > 0 && table.bounded() && stats.width > 1) {
-              const int widths = options.max_groups > 0 ? std::min(options.max_groups, stats.width)
-                                                        : stats.width;
-              IOS_ASSIGN_OR_RETURN(PartCeiling ceiling, MeasurePartCeiling(dag, table, widths));
-              stats.ceiling_ms = ceiling.GainMs();
-              stats.no_room = ceiling.GainMs() < options.min_part_gain * ceiling.sequential_ms;
-            }
-            if (stats.no_room) {
-              stage_masks = GreedyPartStages(dag, 1);  // one unit per stage, in order
-            } else {
-              IOS_ASSIGN_OR_RETURN(PartDpResult dp, RunPartDp(dag, options, table, deadline));
-              stats.states = dp.states;
-              stats.transitions = dp.transitions;
-              stats.transitions_bounded = dp.transitions_bounded;
-              stats.bounds_checked = dp.bounds_checked;
-              stats.bounds_broken = dp.bounds_broken;
-              stats.fallback = dp.fallback;
-              if (dp.fallback == kTimeBudgetFallback) out_of_time = true;
-              searched_here = dp.fallback.empty();
-              stage_masks = std::move(dp.stages);
-            }
-            if (stats.fallback.empty())
-              searched.emplace(std::move(key), Searched{result.parts.size(), stage_masks});
-          }
-        }
-        if (!stats.fallback.empty()) {
-          spdlog::warn("IOS: block {} part {} ({} units) scheduled greedily: {}", b, p, dag.n,
-                       stats.fallback);
-          stage_masks = GreedyPartStages(dag, options.max_groups);
-        }
-
-        const size_t first_stage = scheduled.stages.size();
-        double part_ms = 0;
-        for (uint64_t mask : stage_masks) {
-          StatusOr<StageTable::Entry> entry =
-              stats.fallback.empty() ? table.Get(mask) : table.GetAllowingConcurrent(mask);
-          if (!entry.ok()) return entry.status();
-          if (!entry->allowed) return Internal("IOS: chose a stage its strategies rule out");
-          scheduled.stages.push_back(MakeStage(unit_graph, table, mask, entry->strategy));
-          result.stage_latency_ms.push_back(entry->latency_ms);
-          part_ms += entry->latency_ms;
-        }
-        stats.latency_ms = part_ms;
-        if (options.check_part && searched_here) {
-          ScheduleBlock searched_stages;
-          bool concurrent = false;
-          for (size_t i = first_stage; i < scheduled.stages.size(); ++i) {
-            const ScheduleStage& stage = scheduled.stages[i];
-            concurrent =
-                concurrent || stage.groups.size() > 1 || stage.strategy == StageStrategy::kMerge;
-            searched_stages.stages.push_back(stage);
-          }
-          if (concurrent) {
-            ScheduleBlock sequential_stages;
-            double sequential_ms = 0;
-            for (uint64_t mask : GreedyPartStages(dag, 1)) {
-              IOS_ASSIGN_OR_RETURN(StageTable::Entry entry, table.GetAllowingConcurrent(mask));
-              sequential_stages.stages.push_back(
-                  MakeStage(unit_graph, table, mask, entry.strategy));
-              sequential_ms += entry.latency_ms;
-            }
-            ++result.parts_checked;
-            IOS_ASSIGN_OR_RETURN(bool search_on,
-                                 options.check_part(PartCheck{searched_stages, sequential_stages,
-                                                              part_ms, sequential_ms}));
-            memo.asked_ms += 2 * (part_ms + sequential_ms);
-            if (!search_on) result.stopped_by_check = true;
-          }
-        }
-        stats.stages_measured = table.measured();
-        stats.search_seconds = SecondsSince(part_start);
-        progress.parts_done += 1;
-        progress.stages_measured += stats.stages_measured;
-        result.parts.push_back(std::move(stats));
-        if (options.progress) {
-          progress.seconds = SecondsSince(start);
-          options.progress(progress);
-        }
-      }
+  Status SearchPart(size_t b, size_t p, ScheduleBlock* scheduled) {
+    const BlockPart& part = blocks_.blocks[b].parts[p];
+    std::vector<std::vector<UnitId>> pieces = SplitIntoPieces(part.units);
+    if (pieces.size() > 1) {
+      spdlog::warn("IOS: block {} part {} has {} units; searching it as {} pieces of at most {}", b,
+                   p, part.units.size(), pieces.size(), kMaxPartUnits);
     }
-    result.schedule.blocks.push_back(std::move(scheduled));
+    for (const std::vector<UnitId>& piece : pieces) {
+      const auto piece_start = std::chrono::steady_clock::now();
+      IOS_ASSIGN_OR_RETURN(PartDag dag, BuildPartDag(unit_graph_, piece));
+      PartSearchStats stats;
+      stats.block = static_cast<int>(b);
+      stats.part = static_cast<int>(p);
+      stats.units = dag.n;
+      stats.width = pieces.size() > 1 ? PieceWidth(dag) : part.width;
+      StageTable table(graph_, unit_graph_, dag, cost_, options_.strategies, memo_);
+      bool searched_here = false;  // the DP ran for this piece
+      IOS_ASSIGN_OR_RETURN(std::vector<uint64_t> stage_masks,
+                           ChooseStages(dag, table, &stats, &searched_here));
+      if (!stats.fallback.empty()) {
+        spdlog::warn("IOS: block {} part {} ({} units) scheduled greedily: {}", b, p, dag.n,
+                     stats.fallback);
+        stage_masks = GreedyPartStages(dag, options_.max_groups);
+      }
+      const size_t first_stage = scheduled->stages.size();
+      IOS_ASSIGN_OR_RETURN(stats.latency_ms,
+                           AppendStages(table, stage_masks, !stats.fallback.empty(), scheduled));
+      if (options_.check_part && searched_here)
+        IOS_RETURN_IF_ERROR(CheckPart(dag, table, *scheduled, first_stage, stats.latency_ms));
+      stats.stages_measured = table.measured();
+      stats.search_seconds = SecondsSince(piece_start);
+      FinishPiece(std::move(stats));
+    }
+    return Status::Ok();
   }
-  result.predicted_latency_ms = 0;
-  for (double ms : result.stage_latency_ms) result.predicted_latency_ms += ms;
-  result.profile_estimate_s = ProfileEstimateS(memo);
-  result.search_seconds = SecondsSince(start);
-  return result;
+
+  // The piece's stages: none searched once out of time (a fallback), one unit per stage in
+  // order once the search has stopped, an identical earlier part's, or the search's own.
+  StatusOr<std::vector<uint64_t>> ChooseStages(const PartDag& dag, StageTable& table,
+                                               PartSearchStats* stats, bool* searched_here) {
+    if (!out_of_time_ && deadline_.Passed()) out_of_time_ = true;
+    if (!result_.stopped_by_check && options_.profile_budget_s > 0 &&
+        ProfileEstimateS(memo_) > options_.profile_budget_s)
+      result_.stopped_by_budget = true;  // stays so: the estimate only grows
+    if (out_of_time_) {
+      stats->fallback = kTimeBudgetFallback;
+      return std::vector<uint64_t>{};
+    }
+    if (result_.stopped_by_check || result_.stopped_by_budget) {
+      stats->unsearched_after_check = true;
+      return GreedyPartStages(dag, 1);  // one unit per stage, in order
+    }
+    std::vector<int64_t> key = PartKey(graph_, unit_graph_, dag, memo_.keyer);
+    auto same = searched_.find(key);
+    if (same != searched_.end()) {  // an identical part: its optimum is this one's
+      const PartSearchStats& original = result_.parts[same->second.stats_index];
+      stats->states = original.states;
+      stats->transitions = original.transitions;
+      stats->ceiling_ms = original.ceiling_ms;
+      stats->no_room = original.no_room;
+      stats->reused_part = static_cast<int>(same->second.stats_index);
+      return same->second.stages;
+    }
+    IOS_ASSIGN_OR_RETURN(std::vector<uint64_t> stages,
+                         SearchNewPart(dag, table, stats, searched_here));
+    if (stats->fallback.empty())
+      searched_.emplace(std::move(key), Searched{result_.parts.size(), stages});
+    return stages;
+  }
+
+  // A part not seen before: one unit per stage when its ceiling leaves no room, else the DP.
+  StatusOr<std::vector<uint64_t>> SearchNewPart(const PartDag& dag, StageTable& table,
+                                                PartSearchStats* stats, bool* searched_here) {
+    if (options_.min_part_gain > 0 && table.bounded() && stats->width > 1) {
+      const int widths =
+          options_.max_groups > 0 ? std::min(options_.max_groups, stats->width) : stats->width;
+      IOS_ASSIGN_OR_RETURN(PartCeiling ceiling, MeasurePartCeiling(dag, table, widths));
+      stats->ceiling_ms = ceiling.GainMs();
+      stats->no_room = ceiling.GainMs() < options_.min_part_gain * ceiling.sequential_ms;
+    }
+    if (stats->no_room) return GreedyPartStages(dag, 1);  // one unit per stage, in order
+    IOS_ASSIGN_OR_RETURN(PartDpResult dp, RunPartDp(dag, options_, table, deadline_));
+    stats->states = dp.states;
+    stats->transitions = dp.transitions;
+    stats->transitions_bounded = dp.transitions_bounded;
+    stats->bounds_checked = dp.bounds_checked;
+    stats->bounds_broken = dp.bounds_broken;
+    stats->fallback = dp.fallback;
+    if (dp.fallback == kTimeBudgetFallback) out_of_time_ = true;
+    *searched_here = dp.fallback.empty();
+    return std::move(dp.stages);
+  }
+
+  // Appends the stages of `masks` to `scheduled` and their latencies to the result; returns
+  // their sum.
+  StatusOr<double> AppendStages(StageTable& table, const std::vector<uint64_t>& masks,
+                                bool fallback, ScheduleBlock* scheduled) {
+    double total_ms = 0;
+    for (uint64_t mask : masks) {
+      StatusOr<StageTable::Entry> entry =
+          fallback ? table.GetAllowingConcurrent(mask) : table.Get(mask);
+      if (!entry.ok()) return entry.status();
+      if (!entry->allowed) return Internal("IOS: chose a stage its strategies rule out");
+      scheduled->stages.push_back(MakeStage(unit_graph_, table, mask, entry->strategy));
+      result_.stage_latency_ms.push_back(entry->latency_ms);
+      total_ms += entry->latency_ms;
+    }
+    return total_ms;
+  }
+
+  // IosOptions::check_part on a searched piece that has a concurrent or merge stage (its stages
+  // from `first_stage` on), against its units one per stage.
+  Status CheckPart(const PartDag& dag, StageTable& table, const ScheduleBlock& scheduled,
+                   size_t first_stage, double part_ms) {
+    ScheduleBlock searched_stages;
+    bool concurrent = false;
+    for (size_t i = first_stage; i < scheduled.stages.size(); ++i) {
+      const ScheduleStage& stage = scheduled.stages[i];
+      concurrent = concurrent || stage.groups.size() > 1 || stage.strategy == StageStrategy::kMerge;
+      searched_stages.stages.push_back(stage);
+    }
+    if (!concurrent) return Status::Ok();
+    ScheduleBlock sequential_stages;
+    double sequential_ms = 0;
+    for (uint64_t mask : GreedyPartStages(dag, 1)) {
+      IOS_ASSIGN_OR_RETURN(StageTable::Entry entry, table.GetAllowingConcurrent(mask));
+      sequential_stages.stages.push_back(MakeStage(unit_graph_, table, mask, entry.strategy));
+      sequential_ms += entry.latency_ms;
+    }
+    ++result_.parts_checked;
+    IOS_ASSIGN_OR_RETURN(
+        bool search_on,
+        options_.check_part(PartCheck{searched_stages, sequential_stages, part_ms, sequential_ms}));
+    memo_.asked_ms += 2 * (part_ms + sequential_ms);
+    if (!search_on) result_.stopped_by_check = true;
+    return Status::Ok();
+  }
+
+  void FinishPiece(PartSearchStats stats) {
+    progress_.parts_done += 1;
+    progress_.stages_measured += stats.stages_measured;
+    result_.parts.push_back(std::move(stats));
+    if (options_.progress) {
+      progress_.seconds = SecondsSince(start_);
+      options_.progress(progress_);
+    }
+  }
+
+  const Graph& graph_;
+  const BlockStructure& blocks_;
+  const UnitGraph& unit_graph_;
+  StageCostSource& cost_;
+  const IosOptions& options_;
+  const std::chrono::steady_clock::time_point start_;
+  const Deadline deadline_;
+  StageMemo memo_;  // stage latencies by key, shared by all parts
+  std::map<std::vector<int64_t>, Searched> searched_;
+  IosSearchResult result_;
+  bool out_of_time_ = false;
+  SearchProgress progress_;
+};
+
+}  // namespace
+
+StatusOr<IosSearchResult> IosSchedule(const Graph& graph, const BlockStructure& blocks,
+                                      StageCostSource& cost, const IosOptions& options) {
+  IOS_RETURN_IF_ERROR(CheckOptions(options));
+  return IosSearch(graph, blocks, cost, options).Run();
 }
 
 StatusOr<double> PredictScheduleLatency(const Graph& graph, const BlockStructure& blocks,
@@ -272,25 +353,7 @@ StatusOr<double> PredictScheduleLatency(const Graph& graph, const BlockStructure
       candidate.strategy = stage.strategy;
       if (stage.groups.empty()) return InvalidInput("schedule has a stage without groups");
       for (const ScheduleGroup& group : stage.groups) {
-        if (group.nodes.empty()) return InvalidInput("schedule has an empty group");
-        std::vector<UnitId> units;
-        for (size_t i = 0; i < group.nodes.size();) {
-          NodeId n = group.nodes[i];
-          UnitId u = n >= 0 && n < static_cast<NodeId>(unit_graph.unit_of_node.size())
-                         ? unit_graph.unit_of_node[n]
-                         : -1;
-          if (u < 0 || u >= static_cast<UnitId>(unit_graph.units.size()))
-            return InvalidInput("schedule names node " + std::to_string(n) + ", in no unit");
-          const std::vector<NodeId>& nodes = unit_graph.units[u].nodes;
-          if (nodes.empty()) return Internal("unit " + std::to_string(u) + " has no nodes");
-          if (i + nodes.size() > group.nodes.size() ||
-              !std::equal(nodes.begin(), nodes.end(), group.nodes.begin() + i)) {
-            return InvalidInput("a schedule group splits the unit of " + graph.Describe(n) +
-                                "; stages must be made of whole units");
-          }
-          units.push_back(u);
-          i += nodes.size();
-        }
+        IOS_ASSIGN_OR_RETURN(std::vector<UnitId> units, GroupUnits(graph, unit_graph, group));
         candidate.groups.push_back(std::move(units));
       }
       if (stage.strategy == StageStrategy::kMerge && !CanMergeStage(graph, unit_graph, candidate))

@@ -148,44 +148,45 @@ def parse_check(stdout):
     return errors, (verdict.group(1) == "PASSED") if verdict else None
 
 
-PREDICTED = re.compile(r"predicted latency \(([^)]*)\): ios ([\d.]+) ms, greedy ([\d.]+) ms, "
-                       r"sequential ([\d.]+) ms")
-SEARCH = re.compile(r"IOS search \(([^)]*)\): (\d+) parts, (\d+) states, (\d+) transitions, "
-                    r"(\d+) distinct stages measured[^,]*, ([\d.]+) s")
-
-GREEDY_NOTE = re.compile(r"note: (\d+) part\(s\) were scheduled greedily")
-GREEDY_WARNING = re.compile(r"IOS: block \d+ part \d+ .* scheduled greedily")
-# The profiler's counters (iosc --log-level info).
-PROFILER = re.compile(r"cuda-profiler: (\d+) stages measured .*?(\d+) launches, (\d+) samples")
+# The CUDA profiler's counters, in its words (search_stats.proto's cost_counters).
+PROFILER = re.compile(r"(\d+) stages measured .*?(\d+) launches, (\d+) samples")
 
 
-def parse_iosc(result):
-    """What iosc printed about the IOS search: predicted latencies, search size, fallbacks."""
-    text = (result.stdout or "") + "\n" + (result.stderr or "")
+def iosc_facts(stats):
+    """What iosc --stats-json says of the IOS search (a dict of search_stats.proto): predicted
+    latencies, search size, fallbacks and the profiler's counters."""
     info = {}
-    m = PREDICTED.search(text)
-    if m:
-        ios, greedy, seq = (float(m.group(i)) for i in (2, 3, 4))
-        info["predicted_ms"] = {"source": m.group(1), "ios": ios, "greedy": greedy,
-                                "sequential": seq}
+    if "sequential_latency_ms" in stats and stats.get("parts"):
+        ios, greedy, seq = (stats["predicted_latency_ms"], stats["greedy_latency_ms"],
+                            stats["sequential_latency_ms"])
+        info["predicted_ms"] = {"source": stats.get("cost_source", ""), "ios": ios,
+                                "greedy": greedy, "sequential": seq}
         if ios > 0:
             info["predicted_speedup_over_sequential"] = seq / ios
             info["predicted_speedup_over_greedy"] = greedy / ios
-    m = SEARCH.search(text)
-    if m:
-        info["search"] = {"parts": int(m.group(2)), "states": int(m.group(3)),
-                          "transitions": int(m.group(4)), "stages_measured": int(m.group(5)),
-                          "seconds": float(m.group(6))}
-    # iosc's closing note counts them; a warning names each (without the note: older iosc).
-    note = GREEDY_NOTE.search(text)
-    fallbacks = int(note.group(1)) if note else len(GREEDY_WARNING.findall(text))
-    if fallbacks:
-        info["parts_scheduled_greedily"] = fallbacks
-    m = PROFILER.search(text)
+        parts = stats["parts"]
+        info["search"] = {"parts": len(parts),
+                          "states": sum(int(p["states"]) for p in parts),
+                          "transitions": sum(int(p["transitions"]) for p in parts),
+                          "stages_measured": int(stats["distinct_stages_measured"]),
+                          "seconds": stats["search_seconds"]}
+        fallbacks = sum(1 for p in parts if p.get("fallback"))
+        if fallbacks:
+            info["parts_scheduled_greedily"] = fallbacks
+    m = PROFILER.search(stats.get("cost_counters", ""))
     if m:
         info["profiler"] = {"stages": int(m.group(1)), "launches": int(m.group(2)),
                             "samples": int(m.group(3))}
     return info
+
+
+def read_stats(path):
+    """iosc --stats-json's file as a dict; {} when iosc wrote none."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
 
 
 def greedy_parts_note(info):
@@ -604,16 +605,19 @@ class Runner:
         extra = [] if tf32 == "on" else ["--tf32", "off"]
         if conv != "heuristic":
             extra += ["--conv-algorithms", conv]
+        stats_path = os.path.join(plans_dir, f"{name}_b{batch}_{schedule}{suffix}.stats.json")
+        if os.path.exists(stats_path):
+            os.remove(stats_path)
+        extra += ["--stats-json", stats_path]
         if schedule == "ios":
-            extra += ["--log-level", "info"]  # the profiler's counters
             budget = self.search_budget(name, batch)
             if budget > 0:
                 extra += ["--search-budget", f"{budget:.0f}"]
                 sub["details"]["search_budget_s"] = round(budget)
-        plan, result = bench_gpu.compile_plan(self.bin["iosc"], self.args.device, model, name,
+        plan, _ = bench_gpu.compile_plan(self.bin["iosc"], self.args.device, model, name,
                                               batch, schedule, plans_dir, extra_args=extra,
                                               suffix=suffix, run=self.run_ios)
-        info = parse_iosc(result)
+        info = iosc_facts(read_stats(stats_path))
         sub["details"].update(info)
         self.facts["plans"][f"{name} b{batch} {schedule}{suffix}"] = dict(info, plan=plan)
         if "plan fingerprint" not in self.versions:

@@ -3,6 +3,7 @@ defaults to the build folder `build` of this checkout), and the benchmark networ
 that names paths passes them as --iosc=PATH (or with -c tests/python/pytest.ini): pytest takes a
 separate path argument for a place to look for its configuration."""
 import os
+import types
 
 import pytest
 
@@ -48,6 +49,13 @@ def iosrun(request, build_dir):
 @pytest.fixture(scope="session")
 def sanitized(request):
     return request.config.getoption("--sanitized")
+
+
+@pytest.fixture(scope="session")
+def args(iosc, iosrun, build_dir, source_dir, sanitized):
+    """The CLIs and folders as one namespace, as ios_test_util's helpers take them."""
+    return types.SimpleNamespace(iosc=os.path.abspath(iosc), iosrun=os.path.abspath(iosrun),
+                                 build_dir=build_dir, source_dir=source_dir, sanitized=sanitized)
 
 
 @pytest.fixture(scope="session")

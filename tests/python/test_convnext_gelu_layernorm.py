@@ -1,98 +1,136 @@
 """Gelu and LayerNormalization end to end, against onnxruntime: a small ConvNeXt-style network
 (scripts/models/convnext_block.py) written three ways (the Gelu and LayerNormalization ops at
 opset 20, GELU as the Erf subgraph at opset 17, everything decomposed at opset 13). For each, at
-batch 1 and 2: iosc compiles it (greedy, and the IOS search profiled on this CPU), the
-canonicalised: line reports the fusions the variant should get, the plan holds the fused ops,
-and iosrun --check matches onnxruntime on the original file; the same with the two fusions
+batch 1 and 2: iosc compiles it (greedy, and the IOS search profiled on this CPU), its
+statistics (--stats-json) count the fusions the variant should get, the plan holds the fused
+ops, and iosrun --check matches onnxruntime on the original file; the same with the two fusions
 turned off (the Erf, Tanh, Pow and ReduceMean kernels run instead); and --emit-onnx (the fused
 nodes written back for the model's opset) matches onnxruntime too."""
+import json
 import os
-import re
 import sys
-import tempfile
 
-from ios_test_util import Tally, parse_args, plan_ops, run
+import pytest
+
+from ios_test_util import plan_ops, run
 
 ATOL, RTOL = "1e-5", "1e-4"
 UNFUSED = "fold-constants,eliminate-identity,fold-batchnorm,fuse-activation"
+FLAVOURS = {"greedy": ["--schedule", "greedy"], "ios": ["--schedule", "ios"],
+            "unfused": ["--schedule", "greedy", "--passes", UNFUSED]}
+BATCHES = ("1", "2")
 
 
-def fusions(stdout):
-    match = re.search(r"(\d+) GELUs fused, (\d+) LayerNorms fused", stdout)
-    return (int(match.group(1)), int(match.group(2))) if match else None
+def expected_fusions():
+    """convnext_block.EXPECTED_FUSIONS, read before the tests are collected."""
+    from models import convnext_block  # scripts/ is on the path (pytest.ini)
+    return convnext_block.EXPECTED_FUSIONS
 
 
-def max_abs_errors(stdout):
-    return [float(e) for e in re.findall(r"max abs error ([0-9.e+-]+)", stdout)]
+EXPECTED = expected_fusions()
+VARIANTS = sorted(EXPECTED)
 
 
-def check_plan(tally, args, label, model, ref, batch, flags, tmp, worst):
-    plan = os.path.join(tmp, "model.iosplan")
-    compiled = run([args.iosc, model, "--batch", batch, "-o", plan] + flags)
-    if not tally.check(f"{label}: iosc", compiled.returncode == 0, compiled.stderr):
-        return None, None
-    checked = run([args.iosrun, plan, "--check", ref, "--atol", ATOL, "--rtol", RTOL])
-    tally.check(f"{label}: matches onnxruntime", checked.returncode == 0,
-                checked.stdout + checked.stderr)
-    errors = max_abs_errors(checked.stdout)
-    worst[label] = max(errors) if errors else float("nan")
-    return compiled.stdout, plan_ops(args, plan, tmp)
+@pytest.fixture(scope="module")
+def work(args, tmp_path_factory):
+    """The three variants written by convnext_block.py."""
+    tmp = tmp_path_factory.mktemp("convnext")
+    generated = run([sys.executable, os.path.join(args.source_dir, "scripts", "models",
+                                                  "convnext_block.py"), "--out", tmp])
+    assert generated.returncode == 0, generated.stderr
+    return tmp
 
 
-def main():
-    args = parse_args()
-    sys.path.insert(0, os.path.join(args.source_dir, "scripts"))
-    from models import convnext_block  # noqa: E402 (scripts/ is not a package on the path)
+@pytest.fixture(scope="module")
+def reference(args, work):
+    """onnxruntime's outputs for a variant at a batch (a folder), made once each."""
+    made = {}
 
-    tally = Tally()
-    worst = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        generated = run([sys.executable, os.path.join(args.source_dir, "scripts", "models",
-                                                      "convnext_block.py"), "--out", tmp])
-        if not tally.check("convnext_block.py writes the models", generated.returncode == 0,
-                           generated.stderr):
-            tally.finish()
-        for variant, (gelus, norms) in convnext_block.EXPECTED_FUSIONS.items():
-            model = os.path.join(tmp, f"convnext_{variant}.onnx")
-            for batch in ("1", "2"):
-                ref = os.path.join(tmp, f"ref_{variant}_b{batch}")
-                made = run([sys.executable, os.path.join(args.source_dir, "scripts", "ort_reference.py"),
-                            model, "--out", ref, "--batch", batch])
-                if not tally.check(f"{variant} b{batch}: onnxruntime reference", made.returncode == 0,
-                                   made.stderr):
-                    continue
-                for schedule in ("greedy", "ios"):
-                    label = f"{variant} b{batch} {schedule}"
-                    stdout, ops = check_plan(tally, args, label, model, ref, batch,
-                                             ["--schedule", schedule], tmp, worst)
-                    if stdout is None:
-                        continue
-                    tally.check(f"{label}: {gelus} GELUs and {norms} LayerNorms fused",
-                                fusions(stdout) == (gelus, norms), stdout)
-                    tally.check(f"{label}: the plan runs 2 Gelu and 2 LayerNormalization ops",
-                                ops.count("Gelu") == 2 and ops.count("LayerNormalization") == 2,
-                                str(sorted(set(ops))))
-                label = f"{variant} b{batch} unfused"
-                stdout, ops = check_plan(tally, args, label, model, ref, batch,
-                                         ["--schedule", "greedy", "--passes", UNFUSED], tmp, worst)
-                if stdout is not None:
-                    tally.check(f"{label}: no fusion", fusions(stdout) == (0, 0), stdout)
-                    if variant != "opset20_ops":
-                        tally.check(f"{label}: the plan runs the Erf subgraph", "Erf" in ops,
-                                    str(sorted(set(ops))))
-            emitted = os.path.join(tmp, f"canonical_{variant}.onnx")
-            result = run([args.iosc, model, "--batch", "2", "--emit-onnx", emitted])
-            if tally.check(f"{variant}: iosc --emit-onnx", result.returncode == 0, result.stderr):
-                compare = run([sys.executable,
-                               os.path.join(args.source_dir, "scripts", "compare_onnx_models.py"),
-                               model, emitted, "--batch", "2", "--atol", ATOL, "--rtol", RTOL])
-                tally.check(f"{variant}: the emitted graph matches onnxruntime", compare.returncode == 0,
-                            compare.stdout + compare.stderr)
-    print("max abs error against onnxruntime (over both outputs):")
-    for label, error in worst.items():
-        print(f"    {label}: {error:.3g}")
-    tally.finish()
+    def folder(variant, batch):
+        if (variant, batch) not in made:
+            ref = work / f"ref_{variant}_b{batch}"
+            result = run([sys.executable,
+                          os.path.join(args.source_dir, "scripts", "ort_reference.py"),
+                          work / f"convnext_{variant}.onnx", "--out", ref, "--batch", batch])
+            assert result.returncode == 0, result.stderr
+            made[(variant, batch)] = ref
+        return made[(variant, batch)]
+    return folder
 
 
-if __name__ == "__main__":
-    main()
+@pytest.fixture(scope="module")
+def compiled(args, work):
+    """iosc on a variant at a batch, one flavour: (plan, stats, the plan's op types), once."""
+    done = {}
+
+    def plan(variant, batch, flavour):
+        key = (variant, batch, flavour)
+        if key not in done:
+            path = work / f"{variant}_b{batch}_{flavour}.iosplan"
+            stats_path = work / f"{variant}_b{batch}_{flavour}.json"
+            result = run([args.iosc, work / f"convnext_{variant}.onnx", "--batch", batch, "-o",
+                          path, "--stats-json", stats_path] + FLAVOURS[flavour])
+            assert result.returncode == 0, result.stderr
+            with open(stats_path) as f:
+                stats = json.load(f)
+            done[key] = (path, stats, plan_ops(args, path, str(work)))
+        return done[key]
+    return plan
+
+
+def fusions(stats):
+    canonicalize = stats["canonicalize"]
+    return canonicalize["gelus_fused"], canonicalize["layer_norms_fused"]
+
+
+@pytest.mark.parametrize("flavour", sorted(FLAVOURS))
+@pytest.mark.parametrize("batch", BATCHES)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_plan_matches_onnxruntime(args, compiled, reference, variant, batch, flavour):
+    plan, _, _ = compiled(variant, batch, flavour)
+    checked = run([args.iosrun, plan, "--check", reference(variant, batch), "--atol", ATOL,
+                   "--rtol", RTOL])
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize("schedule", ["greedy", "ios"])
+@pytest.mark.parametrize("batch", BATCHES)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_variants_fusions(compiled, variant, batch, schedule):
+    _, stats, _ = compiled(variant, batch, schedule)
+    assert fusions(stats) == EXPECTED[variant], stats["canonicalize"]
+
+
+@pytest.mark.parametrize("schedule", ["greedy", "ios"])
+@pytest.mark.parametrize("batch", BATCHES)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_plan_runs_two_gelu_and_two_layernorm_ops(compiled, variant, batch, schedule):
+    _, _, ops = compiled(variant, batch, schedule)
+    assert ops.count("Gelu") == 2 and ops.count("LayerNormalization") == 2, sorted(set(ops))
+
+
+@pytest.mark.parametrize("batch", BATCHES)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_without_the_fusion_passes_nothing_is_fused(compiled, variant, batch):
+    _, stats, _ = compiled(variant, batch, "unfused")
+    assert fusions(stats) == (0, 0), stats["canonicalize"]
+
+
+@pytest.mark.parametrize("batch", BATCHES)
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if v != "opset20_ops"])
+def test_without_the_fusion_passes_the_plan_runs_the_erf_subgraph(compiled, variant, batch):
+    _, _, ops = compiled(variant, batch, "unfused")
+    assert "Erf" in ops, sorted(set(ops))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_emitted_graph_matches_onnxruntime(args, work, variant):
+    model = work / f"convnext_{variant}.onnx"
+    emitted = work / f"canonical_{variant}.onnx"
+    result = run([args.iosc, model, "--batch", "2", "--emit-onnx", emitted])
+    assert result.returncode == 0, result.stderr
+    compare = run([sys.executable,
+                   os.path.join(args.source_dir, "scripts", "compare_onnx_models.py"), model,
+                   emitted, "--batch", "2", "--atol", ATOL, "--rtol", RTOL])
+    assert compare.returncode == 0, compare.stdout + compare.stderr
+

@@ -1,39 +1,33 @@
-"""The GPU runner's reading of iosc (scripts/gpu/run_gpu_checks.py, parse_iosc) on the lines an
-H100 printed on 2026-11-26 for NasNet, whose IOS search ran out of its time budget: the report
-must say how many parts fell back to greedy, since such a plan's greedy/IOS ratio is then near 1
-by construction. Also the batch-1 comparison of --conv-algorithms measure with the default
-(conv_ab), with a stand-in for iosrun --bench. Needs no GPU."""
+"""The GPU runner's reading of iosc --stats-json (scripts/gpu/run_gpu_checks.py, iosc_facts) on
+the figures an H100 gave on 2026-11-26 for NasNet, whose IOS search ran out of its time budget:
+the report must say how many parts fell back to greedy, since such a plan's greedy/IOS ratio is
+then near 1 by construction. Also the batch-1 comparison of --conv-algorithms measure with the
+default (conv_ab), with a stand-in for iosrun --bench. Needs no GPU."""
 import os
-import subprocess
 import sys
 import tempfile
 
 from ios_test_util import Tally, parse_args
 
-NASNET = """\
-[2026-11-26 10:44:58.324] [warning] IOS: block 1 part 4 (16 units) scheduled greedily: time budget
-[2026-11-26 10:44:58.662] [warning] IOS: block 2 part 0 (2 units) scheduled greedily: time budget
-IOS search (cuda-profiler, r=3, s=8, paper endings): 28 parts, 6440 states, 271369 transitions, \
-11108 distinct stages measured (11514 requests), 60.340 s
-predicted latency (cuda-profiler): ios 3.729 ms, greedy 3.729 ms, sequential 5.970 ms \
-(1.60x over sequential, 1.00x over greedy)
-note: 1 block(s) keep the greedy stages, predicted faster there than the search within the \
-block's parts
-note: 23 part(s) were scheduled greedily (see --stats-json 'fallback')
-"""
-COMPLETE = """\
-IOS search (cuda-profiler, r=3, s=8, paper endings): 13 parts, 1219 states, 25100 transitions, \
-3679 distinct stages measured (3859 requests), 14.894 s
-predicted latency (cuda-profiler): ios 0.833 ms, greedy 0.893 ms, sequential 1.375 ms \
-(1.65x over sequential, 1.07x over greedy)
-"""
 
-# iosc --log-level info's line (the figures are made up: a search after 8c21dda has not run).
-COUNTERS = """\
-[2026-11-27 20:00:00.000] [info] cuda-profiler: 3679 stages measured (12 merge); 3700 graphs \
-captured (0 replayed instead), 124000 launches, 11500 samples, 0 blocker timeouts; kernels 119 \
-created, 9000 reused; buffers 40 (30 MiB); launch overhead 3 us
-"""
+def search_stats(parts, fallbacks, stages, seconds, ios, greedy, sequential, counters=""):
+    """search_stats.proto as iosc --stats-json writes it (int64 figures as strings)."""
+    return {
+        "cost_source": "cuda-profiler", "schedule": "ios",
+        "parts": [{"states": "230", "transitions": "9000",
+                   "fallback": "time budget" if i < fallbacks else ""} for i in range(parts)],
+        "distinct_stages_measured": str(stages), "search_seconds": seconds,
+        "predicted_latency_ms": ios, "greedy_latency_ms": greedy,
+        "sequential_latency_ms": sequential, "cost_counters": counters}
+
+
+# NasNet: 28 parts, 23 of them scheduled greedily once the time budget was spent.
+NASNET = search_stats(28, 23, 11108, 60.340, 3.729, 3.729, 5.970)
+COMPLETE = search_stats(13, 0, 3679, 14.894, 0.833, 0.893, 1.375)
+# The CUDA profiler's counters (the figures are made up: a search after 8c21dda has not run).
+COUNTERS = ("3679 stages measured (12 merge); 3700 graphs captured (0 replayed instead), "
+            "124000 launches, 11500 samples, 0 blocker timeouts; kernels 119 created, 9000 "
+            "reused; buffers 40 (30 MiB); launch overhead 3 us")
 
 
 def main():
@@ -42,24 +36,23 @@ def main():
     sys.path.insert(0, os.path.join(args.source_dir, "scripts", "gpu"))
     import run_gpu_checks as runner
 
-    nasnet = runner.parse_iosc(subprocess.CompletedProcess([], 0, NASNET, ""))
-    tally.check("the closing note's count, not the warnings plus the note",
+    nasnet = runner.iosc_facts(NASNET)
+    tally.check("the parts that fell back are counted",
                 nasnet.get("parts_scheduled_greedily") == 23, nasnet)
     tally.check("search size", nasnet.get("search", {}).get("parts") == 28 and
-                nasnet["search"]["stages_measured"] == 11108, nasnet)
+                nasnet["search"]["stages_measured"] == 11108 and
+                nasnet["search"]["transitions"] == 28 * 9000, nasnet)
     tally.check("report says 23 of 28 parts",
                 runner.greedy_parts_note(nasnet) == " (23 of 28 parts scheduled greedily)",
                 runner.greedy_parts_note(nasnet))
-    warnings_only = runner.parse_iosc(subprocess.CompletedProcess(
-        [], 0, "\n".join(NASNET.splitlines()[:2]), ""))
-    tally.check("without the note, each warning counts",
-                warnings_only.get("parts_scheduled_greedily") == 2, warnings_only)
-    complete = runner.parse_iosc(subprocess.CompletedProcess([], 0, "", COMPLETE))
+    complete = runner.iosc_facts(COMPLETE)
     tally.check("a complete search: no fallback, nothing added",
                 "parts_scheduled_greedily" not in complete and
                 runner.greedy_parts_note(complete) == "", complete)
     tally.check("predicted speedups", abs(complete["predicted_speedup_over_sequential"] -
                                           1.375 / 0.833) < 1e-9, complete)
+    tally.check("a schedule without the search (greedy): no search figures",
+                runner.iosc_facts({"schedule": "greedy", "predicted_latency_ms": -1}) == {})
     # The batch-1 comparison of --conv-algorithms measure with the default heuristic.
     tally.check("--skip-conv-ab is an option, off by default",
                 runner.parse_args(["out", "--skip-conv-ab"]).skip_conv_ab and
@@ -68,7 +61,7 @@ def main():
                                  "measure/heuristic": 4.54 / 1.372, "rounds": 2})
     tally.check("the sub-step's note gives measure/heuristic",
                 summary == "measure/heuristic 3.31", summary)
-    counted = runner.parse_iosc(subprocess.CompletedProcess([], 0, "", COMPLETE + COUNTERS))
+    counted = runner.iosc_facts(dict(COMPLETE, cost_counters=COUNTERS))
     tally.check("the profiler's counters",
                 counted.get("profiler") == {"stages": 3679, "launches": 124000,
                                             "samples": 11500}, counted)

@@ -1,19 +1,46 @@
 #include "iosc/iosc_options.h"
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cstdio>
 #include <string>
-#include <thread>
+#include <utility>
 #include <vector>
 
 #include "common/help_json.h"
+#include "compile/device_defaults.h"
 #include "iosc/op_support_table.h"
 #include "passes/canonicalize.h"
 #include "util/device_name.h"
 #include "onnx/shape_spec.h"
 
 namespace ios {
+namespace {
+
+// An option spelled as one of `names` on the command line (CLI11 checks it against them) and
+// stored as its typed value; --help shows the spellings and the default's.
+template <typename T>
+CLI::Option* AddNamedOption(CLI::App& app, const std::string& flag, T& value,
+                            const std::vector<std::pair<std::string, T>>& names,
+                            const std::string& help) {
+  std::vector<std::string> spellings;
+  std::string default_name;
+  for (const auto& [name, named] : names) {
+    spellings.push_back(name);
+    if (named == value) default_name = name;
+  }
+  return app
+      .add_option_function<std::string>(
+          flag,
+          [&value, &names](const std::string& text) {
+            for (const auto& [name, named] : names)
+              if (name == text) value = named;
+          },
+          help)
+      ->default_str(default_name)
+      ->check(CLI::IsMember(spellings));
+}
+
+}  // namespace
 
 int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   CLI::App app{"iosc: compile an ONNX CNN into an inter-operator schedule for ios"};
@@ -40,26 +67,22 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
                  "Target device: cpu (stage costs measured on this CPU), sim:V100|A100|H100 "
                  "(analytic GPU model), or a CUDA device: an ordinal such as 0, cuda or cuda:N")
       ->capture_default_str();
-  app.add_option("--schedule", options->schedule,
+  AddNamedOption(app, "--schedule", options->schedule, ScheduleNames(),
                  "ios (IOS search, both strategies), ios-parallel (concurrent execution only), "
                  "ios-merge (operator merge only), greedy (every ready unit per stage) or "
-                 "sequential (one unit per stage)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"ios", "ios-parallel", "ios-merge", "greedy", "sequential"}));
+                 "sequential (one unit per stage)");
   app.add_option("--max-units-per-group", options->max_units_per_group,
                  "IOS pruning r: most units in one group (0 = unlimited)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--max-groups-per-stage", options->max_groups_per_stage,
-                 "IOS pruning s: most groups in one stage (0 = unlimited; on --device cpu the "
-                 "default is at most the core count)")
-      ->capture_default_str()
+                 "IOS pruning s: most groups in one stage (0 = unlimited; default 8, on "
+                 "--device cpu at most the core count)")
+      ->default_str(std::to_string(kDefaultGroupsPerStage))
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--endings", options->endings,
+  AddNamedOption(app, "--endings", options->endings, EndingsNames(),
                  "IOS endings: paper (groups are the connected components of the ending) or "
-                 "reference (single-root groups, as the reference implementation enumerates)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"paper", "reference"}));
+                 "reference (single-root groups, as the reference implementation enumerates)");
   app.add_option("--search-budget", options->search_budget_s,
                  "Seconds for the IOS search; past it the remaining parts are scheduled greedily "
                  "(0 = no budget)")
@@ -77,7 +100,7 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
   app.add_option("--profile-warmup", options->profile_warmup,
                  "Stage profiler: warm-up runs per stage (CPU default 2; CUDA default 3 graph "
                  "launches)")
-      ->capture_default_str()
+      ->default_str(std::to_string(kCpuProfileWarmup))
       ->check(CLI::NonNegativeNumber);
   app.add_option("--profile-repeats", options->profile_repeats,
                  "Stage profiler: timed repeats per stage (the median is kept, outliers "
@@ -108,51 +131,39 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
                  "--profile-repeats samples)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
-  app.add_option("--stage-bounds", options->stage_bounds,
+  AddNamedOption(app, "--stage-bounds", options->stage_bounds, OnOffNames(),
                  "CPU profiling: measure each unit alone at the thread share of a stage and skip "
                  "the candidate stages whose slowest group alone already loses (off: measure "
-                 "every candidate stage, as the paper's search does)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"on", "off"}));
-  app.add_option("--tf32", options->tf32,
+                 "every candidate stage, as the paper's search does)");
+  AddNamedOption(app, "--tf32", options->tf32, OnOffNames(),
                  "CUDA: let fp32 convs and GEMMs use TF32 tensor cores (Ampere and newer). The "
                  "default follows onnxruntime's CUDA execution provider, whose use_tf32 option "
-                 "defaults to true (CUDAExecutionProviderInfo)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"on", "off"}));
-  app.add_option("--conv-algorithms", options->conv_algorithms,
+                 "defaults to true (CUDAExecutionProviderInfo)");
+  AddNamedOption(app, "--conv-algorithms", options->conv_algorithms, ConvAlgorithmNames(),
                  "CUDA: heuristic records no conv algorithm, and iosrun takes cuDNN's heuristic "
                  "choice as it loads the plan, as the stage profiler does; measure times each "
                  "distinct conv's three fastest algorithms by cudnnFind, and the heuristic's, in "
                  "the call the plan makes (with its fused bias and ReLU) and records the fastest "
                  "(cudnnFind's first alone ran 1.05-3.3x slower on an H100: "
-                 "docs/gpu-performance.md)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"measure", "heuristic"}));
-  app.add_option("--slice-views", options->slice_views,
+                 "docs/gpu-performance.md)");
+  AddNamedOption(app, "--slice-views", options->slice_views, OnOffNames(),
                  "Memory plan: let convs write their slices of a Concat's output and read their "
                  "slices of a Split's input in place, so that neither copies (off: every Concat "
-                 "and Split copies, for comparison)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"on", "off"}));
-  app.add_option("--in-place", options->in_place,
+                 "and Split copies, for comparison)");
+  AddNamedOption(app, "--in-place", options->in_place, OnOffNames(),
                  "Memory plan of a --device cpu plan: an elementwise Add, Sub, Mul, Div, Max, Min "
                  "or Sum of two inputs, a standalone activation (Relu, Clip, Sigmoid, ...), or a "
                  "conv's fused residual Add writes its output over an input of its shape that "
                  "no later op reads, as onnxruntime does, so the output stays in the cache (off: "
                  "every output has bytes of its own, for comparison). CUDA plans do not do it "
-                 "yet")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"on", "off"}));
-  app.add_option("--layout", options->layout,
+                 "yet");
+  AddNamedOption(app, "--layout", options->layout, LayoutNames(),
                  "Tensor layouts of a --device cpu plan: auto stores conv outputs channels-last "
                  "(NHWC) and keeps them so between the ops that take it, where this CPU's oneDNN "
                  "has JIT convs for it (AVX-512, AVX2), and channel-blocked (nChw8c) between the "
                  "spatial convs that oneDNN runs blocked (AVX2); channels-last does the same "
                  "without blocked tensors, and row-major keeps every tensor NCHW, both for "
-                 "comparison. GPU plans are row-major")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "channels-last", "row-major"}));
+                 "comparison. GPU plans are row-major");
   app.add_option("--max-streams", options->max_streams,
                  "greedy: most groups (streams) per stage; 0 = the device's default (CPU: its "
                  "cores, GPU: 8)")
@@ -228,14 +239,7 @@ int ParseIoscOptions(int argc, char** argv, IoscOptions* options) {
       return 2;
     }
   }
-  // The CUDA profiler has its own warm-up default (cuda_stage_profiler.h).
-  if (IsCudaDevice(options->device) && app.count("--profile-warmup") == 0)
-    options->profile_warmup = -1;
-  // On the CPU, a stage with more groups than cores only time-slices them, so the search need
-  // not try such stages (and profiling them costs most of the search time).
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (options->device == "cpu" && app.count("--max-groups-per-stage") == 0)
-    options->max_groups_per_stage = std::min(options->max_groups_per_stage, cores);
+  ResolveDeviceDefaults(*options);
   return -1;
 }
 

@@ -16,7 +16,7 @@ namespace {
 // Stages are profiled under the short OpenMP spin that iosrun runs concurrent plans with
 // (util/openmp_spin.h); it changes single-op timings by up to 3x.
 void UseIosrunSpinPolicyForCpuProfiling(const ios::IoscOptions& options, char** argv) {
-  if (options.device != "cpu" || options.schedule.rfind("ios", 0) != 0) return;
+  if (options.device != "cpu" || !ios::IsIosSearch(options.schedule)) return;
   if (options.output_path.empty() && options.stats_json_path.empty()) return;  // no search
   ios::ReexecWithShortOpenMpSpin(argv);  // on failure, profile with the default policy
 }
