@@ -873,15 +873,17 @@ TEST(CpuKernelTest, Pad) {
 
 // ---- The reference fallback ----------------------------------------------------------------
 
+bool HasOwnCpuKernel(const char* op) { return CpuKernelCaps().Find(op) != nullptr; }
+
 TEST(CpuKernelTest, FallsBackToTheReference) {
-  EXPECT_TRUE(HasFastCpuKernel("Conv"));
-  EXPECT_TRUE(HasFastCpuKernel("Concat"));
+  EXPECT_TRUE(HasOwnCpuKernel("Conv"));
+  EXPECT_TRUE(HasOwnCpuKernel("Concat"));
   for (const char* op : {"Erf", "Gelu", "LayerNormalization", "Resize", "Upsample", "ConvTranspose",
                          "Tile", "Where", "Cast"})
-    EXPECT_TRUE(HasFastCpuKernel(op)) << op;
+    EXPECT_TRUE(HasOwnCpuKernel(op)) << op;
   // The ops that only move shapes and constants: compiling folds them (docs/operators.md).
   for (const char* op : {"Shape", "Constant", "ConstantOfShape", "Range"})
-    EXPECT_FALSE(HasFastCpuKernel(op)) << op;
+    EXPECT_FALSE(HasOwnCpuKernel(op)) << op;
   std::mt19937 rng(1616);
   {
     OneNodeCase c("Shape", 13);

@@ -205,6 +205,12 @@ std::vector<std::vector<bool>> SlicesInPlace(const Graph& graph, const MemoryPla
   return in_place;
 }
 
+bool IsSliceInPlace(const Node& node, const std::vector<bool>& slices_in_place, bool is_output,
+                    size_t index) {
+  const bool slices = is_output ? node.op_type == "Split" : node.op_type == "Concat";
+  return slices && index < slices_in_place.size() && slices_in_place[index];
+}
+
 std::vector<bool> OpsMadeRedundantByViews(const std::vector<std::vector<bool>>& in_place) {
   std::vector<bool> redundant(in_place.size(), false);
   for (size_t n = 0; n < in_place.size(); ++n)

@@ -62,6 +62,12 @@ std::vector<TensorView> FindSliceViews(const Graph& graph, const KernelCapsTable
 // same bytes). Empty for other ops.
 std::vector<std::vector<bool>> SlicesInPlace(const Graph& graph, const MemoryPlan& memory);
 
+// Whether operand `index` of `node` (an output when `is_output`, else an input) is a slice that
+// `slices_in_place` (the node's entry of SlicesInPlace) marks: a Concat's slices are its
+// inputs, a Split's its outputs. The op neither reads nor writes such a slice.
+bool IsSliceInPlace(const Node& node, const std::vector<bool>& slices_in_place, bool is_output,
+                    size_t index);
+
 // Per NodeId: true for a Concat or Split whose slices are all in place (`slices_in_place` is
 // SlicesInPlace's answer). Such an op copies nothing and the runtime skips it.
 std::vector<bool> OpsMadeRedundantByViews(const std::vector<std::vector<bool>>& slices_in_place);

@@ -20,10 +20,8 @@ Status CheckPlanOrdering(const Graph& graph, const CommandList& commands,
   // none of them, so it neither reads nor writes their bytes.
   const std::vector<std::vector<bool>> in_place = SlicesInPlace(graph, memory);
   auto untouched = [&](NodeId n, bool is_output, size_t index) {
-    const Node& node = graph.nodes[static_cast<size_t>(n)];
-    const bool slices = is_output ? node.op_type == "Split" : node.op_type == "Concat";
-    const std::vector<bool>& slice_in_place = in_place[static_cast<size_t>(n)];
-    return slices && index < slice_in_place.size() && slice_in_place[index];
+    const size_t node = static_cast<size_t>(n);
+    return IsSliceInPlace(graph.nodes[node], in_place[node], is_output, index);
   };
   return CheckCommandListOrderingOverSpans(graph, commands, spans, untouched);
 }

@@ -27,13 +27,10 @@ StatusOr<NodeBatchStrides> BatchStridesOfNode(const Graph& graph, NodeId id,
                                               const std::vector<bool>& slices_in_place,
                                               const KernelCapsTable& kernels) {
   const Node& node = graph.nodes[static_cast<size_t>(id)];
-  // A Concat's slices are its inputs, a Split's its outputs.
-  const bool slices_are_inputs = node.op_type == "Concat";
-  const bool slices_are_outputs = node.op_type == "Split";
   NodeBatchStrides strides;
-  auto stride_of = [&](ValueId value, bool is_slice, size_t index) -> StatusOr<int64_t> {
+  auto stride_of = [&](ValueId value, bool is_output, size_t index) -> StatusOr<int64_t> {
     if (value == kNoValue || value_strides[value] == 0) return int64_t{0};
-    if (is_slice && index < slices_in_place.size() && slices_in_place[index]) return int64_t{0};
+    if (IsSliceInPlace(node, slices_in_place, is_output, index)) return int64_t{0};
     if (!TakesStridedBatchSlice(graph, node, value, kernels))
       return Internal("the memory plan places '" + graph.values[value].name +
                       "' as a strided view, which the kernel of " + graph.Describe(id) +
@@ -41,11 +38,11 @@ StatusOr<NodeBatchStrides> BatchStridesOfNode(const Graph& graph, NodeId id,
     return value_strides[value];
   };
   for (size_t i = 0; i < node.inputs.size(); ++i) {
-    IOS_ASSIGN_OR_RETURN(int64_t stride, stride_of(node.inputs[i], slices_are_inputs, i));
+    IOS_ASSIGN_OR_RETURN(int64_t stride, stride_of(node.inputs[i], false, i));
     strides.inputs.push_back(stride);
   }
   for (size_t i = 0; i < node.outputs.size(); ++i) {
-    IOS_ASSIGN_OR_RETURN(int64_t stride, stride_of(node.outputs[i], slices_are_outputs, i));
+    IOS_ASSIGN_OR_RETURN(int64_t stride, stride_of(node.outputs[i], true, i));
     strides.outputs.push_back(stride);
   }
   return strides;

@@ -76,36 +76,8 @@ inline Tensor RandomOf(std::mt19937& rng, const Draw& draw, const Dims& dims) {
     if (draw.specials) PlaceSpecials(t);
     return t;
   }
-  Tensor t(draw.dtype, dims);
-  std::uniform_int_distribution<int64_t> dist(static_cast<int64_t>(draw.lo),
-                                              static_cast<int64_t>(draw.hi));
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    const int64_t v = dist(rng);
-    switch (draw.dtype) {
-      case DType::kFloat32:
-        t.data<float>()[i] = static_cast<float>(v);
-        break;
-      case DType::kFloat64:
-        t.data<double>()[i] = static_cast<double>(v);
-        break;
-      case DType::kInt64:
-        t.data<int64_t>()[i] = v;
-        break;
-      case DType::kInt32:
-        t.data<int32_t>()[i] = static_cast<int32_t>(v);
-        break;
-      case DType::kInt8:
-        t.data<int8_t>()[i] = static_cast<int8_t>(v);
-        break;
-      case DType::kUint8:
-      case DType::kBool:
-        t.data<uint8_t>()[i] = static_cast<uint8_t>(v);
-        break;
-      default:
-        break;
-    }
-  }
-  return t;
+  return testing::RandomIntegers(rng, draw.dtype, dims, static_cast<int64_t>(draw.lo),
+                                 static_cast<int64_t>(draw.hi));
 }
 
 // Fixed values: a 1-D int64 tensor (shapes, axes, pads, indices), a float scalar.

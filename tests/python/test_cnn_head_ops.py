@@ -6,14 +6,12 @@ and the IOS search profiled on this CPU: the plan keeps Selu, PRelu and the head
 ReduceMax over H and W as the GlobalMaxPool canonicalisation makes of it), has fused Mish and
 Softplus away, and iosrun --check matches onnxruntime on all three outputs (the largest errors
 are printed)."""
-import os
 import re
-import sys
-from types import SimpleNamespace
 
 import pytest
 
-from ios_tools.cli import check_run, ort_reference, plan_ops, run
+from ios_tools.cli import run
+from model_plans import generated_model, plan, reference  # noqa: F401 (fixtures)
 
 ATOL, RTOL = "1e-5", "1e-4"
 KEPT = ["SpaceToDepth", "PRelu", "Selu", "GlobalMaxPool", "ReduceSum", "LogSoftmax", "ArgMax",
@@ -22,35 +20,7 @@ KEPT = ["SpaceToDepth", "PRelu", "Selu", "GlobalMaxPool", "ReduceSum", "LogSoftm
 
 @pytest.fixture(scope="module")
 def model(source_dir, tmp_path_factory):
-    out = tmp_path_factory.mktemp("model")
-    check_run([sys.executable, os.path.join(source_dir, "scripts", "models", "cnn_head_ops.py"),
-               "--out", out], "cnn_head_ops.py")
-    return str(out / "cnn_head_ops.onnx")
-
-
-@pytest.fixture(scope="module")
-def reference(model, tmp_path_factory):
-    """batch -> onnxruntime's reference folder for it (made once)."""
-    made = {}
-
-    def get(batch):
-        if batch not in made:
-            made[batch] = ort_reference(model, tmp_path_factory.mktemp(f"ref_b{batch}"),
-                                        "--batch", batch)
-        return made[batch]
-    return get
-
-
-@pytest.fixture(scope="module", params=[("1", "greedy"), ("1", "ios"), ("2", "greedy"),
-                                        ("2", "ios")], ids=lambda p: f"b{p[0]}-{p[1]}")
-def plan(request, model, reference, iosc, iosrun, tmp_path_factory):
-    batch, schedule = request.param
-    tmp = tmp_path_factory.mktemp(f"b{batch}_{schedule}")
-    path = str(tmp / "plan.iosplan")
-    check_run([iosc, model, "--batch", batch, "--schedule", schedule, "--device", "cpu",
-               "-o", path], "iosc")
-    return SimpleNamespace(path=path, ops=plan_ops(iosrun, path, tmp),
-                           ref=reference(batch))
+    return generated_model(source_dir, tmp_path_factory, "cnn_head_ops")
 
 
 def test_mish_and_softplus_fused_into_their_convs(plan):

@@ -7,51 +7,20 @@ profiled on this CPU: iosc folds every constant idiom (the plan holds no BatchNo
 Shape or ConstantOfShape, and exactly the two run-time Mod and ScatterND nodes), and iosrun
 --check matches onnxruntime on both outputs. Also: an out-of-range constant ScatterND index is
 refused at compile time naming the node (exit 2, no plan)."""
-import os
-import sys
-from types import SimpleNamespace
-
 import numpy as np
 import onnx
 import pytest
 from onnx import numpy_helper
 
-from ios_tools.cli import check_run, ort_reference, plan_ops, run
+from ios_tools.cli import run
+from model_plans import generated_model, plan, reference  # noqa: F401 (fixtures)
 
 ATOL, RTOL = "1e-5", "1e-4"
 
 
 @pytest.fixture(scope="module")
 def model(source_dir, tmp_path_factory):
-    out = tmp_path_factory.mktemp("model")
-    check_run([sys.executable, os.path.join(source_dir, "scripts", "models",
-                                            "exporter_idioms.py"), "--out", out],
-              "exporter_idioms.py")
-    return str(out / "exporter_idioms.onnx")
-
-
-@pytest.fixture(scope="module")
-def reference(model, tmp_path_factory):
-    """batch -> onnxruntime's reference folder for it (made once)."""
-    made = {}
-
-    def get(batch):
-        if batch not in made:
-            made[batch] = ort_reference(model, tmp_path_factory.mktemp(f"ref_b{batch}"),
-                                        "--batch", batch)
-        return made[batch]
-    return get
-
-
-@pytest.fixture(scope="module", params=[("1", "greedy"), ("1", "ios"), ("2", "greedy"),
-                                        ("2", "ios")], ids=lambda p: f"b{p[0]}-{p[1]}")
-def plan(request, model, reference, iosc, iosrun, tmp_path_factory):
-    batch, schedule = request.param
-    tmp = tmp_path_factory.mktemp(f"b{batch}_{schedule}")
-    path = str(tmp / "plan.iosplan")
-    check_run([iosc, model, "--batch", batch, "--schedule", schedule, "--device", "cpu",
-               "-o", path], "iosc")
-    return SimpleNamespace(path=path, ops=plan_ops(iosrun, path, tmp), ref=reference(batch))
+    return generated_model(source_dir, tmp_path_factory, "exporter_idioms")
 
 
 def test_the_constant_idioms_fold(plan):

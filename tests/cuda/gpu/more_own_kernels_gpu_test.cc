@@ -24,36 +24,8 @@ using testing::kExact;
 using testing::OneNodeGraph;
 using testing::Options;
 using testing::RandomFloats;
+using testing::RandomIntegers;
 using testing::Tolerance;
-
-// Integers in [lo, hi] stored as `dtype` (bool: 0 or 1).
-Tensor RandomIntegers(std::mt19937& rng, DType dtype, Dims dims, int64_t lo, int64_t hi) {
-  Tensor t(dtype, std::move(dims));
-  std::uniform_int_distribution<int64_t> dist(lo, hi);
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    const int64_t v = dist(rng);
-    switch (dtype) {
-      case DType::kInt64:
-        t.data<int64_t>()[i] = v;
-        break;
-      case DType::kInt32:
-        t.data<int32_t>()[i] = static_cast<int32_t>(v);
-        break;
-      case DType::kInt8:
-        t.data<int8_t>()[i] = static_cast<int8_t>(v);
-        break;
-      case DType::kUint8:
-        t.data<uint8_t>()[i] = static_cast<uint8_t>(v);
-        break;
-      case DType::kBool:
-        t.data<uint8_t>()[i] = static_cast<uint8_t>(v & 1);
-        break;
-      default:
-        ADD_FAILURE() << "not an integer type: " << DTypeName(dtype);
-    }
-  }
-  return t;
-}
 
 // Float values of a coarse grid (so that comparisons see equal pairs), as float32.
 Tensor GridFloats(std::mt19937& rng, Dims dims) {

@@ -67,10 +67,9 @@ StatusOr<std::unique_ptr<CpuKernel>> CreateCpuKernel(const CpuKernelContext& con
 // True when the fast kernel for the node takes its tensors in the context's layouts (any node
 // whose tensors are all row-major does).
 bool CpuKernelTakesLayouts(const CpuKernelContext& context);
-// True when CreateCpuKernel would return a kernel of its own (not the reference fallback).
-bool HasFastCpuKernel(const std::string& op_type);
 // The CPU kernel table's capabilities (ops/kernel_caps.h): what the memory planner, the layout
-// pass and the runtime ask of the CPU backend.
+// pass and the runtime ask of the CPU backend. Find(op) is null where CreateCpuKernel runs the
+// reference kernel.
 const KernelCapsTable& CpuKernelCaps();
 // How a kernel CreateCpuKernel made runs its node (runtime/kernel_path.h).
 KernelPath CpuKernelPathOf(const CpuKernel& kernel);

@@ -1,4 +1,4 @@
-// CreateCpuKernel / HasFastCpuKernel: one explicit table of the fast kernels; every other op
+// CreateCpuKernel / CpuKernelCaps: one explicit table of the fast kernels; every other op
 // (and every node a fast kernel declines, such as a non-float Add) runs its reference kernel.
 #include <algorithm>
 #include <iterator>
@@ -228,8 +228,6 @@ bool CpuKernelTakesLayouts(const CpuKernelContext& context) {
       context.node == nullptr ? nullptr : FindFastKernel(context.node->op_type);
   return entry != nullptr && entry->takes_layouts != nullptr && entry->takes_layouts(context);
 }
-
-bool HasFastCpuKernel(const std::string& op_type) { return FindFastKernel(op_type) != nullptr; }
 
 namespace {
 
